@@ -1,0 +1,124 @@
+"""The typed result model shared by the CLI and the service.
+
+Every parser (bash-era summaries, the C application's result_summary.txt / result.txt,
+ioscore's result.json) produces a ``RunResult``; scoring, the rule checks, the CLI and the
+Django service only ever see this model, so the verifier cannot drift from the producer.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+
+class ScoreGroup(str, enum.Enum):
+    NONE = "none"
+    BW = "bw"  # GiB/s
+    MD = "md"  # kIOPS
+
+
+class Severity(str, enum.Enum):
+    INVALID = "invalid"  # blocks a submission
+    WARNING = "warning"  # needs a human look
+    INFO = "info"
+
+
+# The 12 scored phases in execution order (benchmark spec §1.1).
+BW_PHASES = ("ior-easy-write", "ior-hard-write", "ior-easy-read", "ior-hard-read")
+MD_PHASES = (
+    "mdtest-easy-write",
+    "mdtest-hard-write",
+    "find",
+    "mdtest-easy-stat",
+    "mdtest-hard-stat",
+    "mdtest-easy-delete",
+    "mdtest-hard-read",
+    "mdtest-hard-delete",
+)
+SCORED_PHASES = (
+    "ior-easy-write",
+    "mdtest-easy-write",
+    "ior-hard-write",
+    "mdtest-hard-write",
+    "find",
+    "ior-easy-read",
+    "mdtest-easy-stat",
+    "ior-hard-read",
+    "mdtest-hard-stat",
+    "mdtest-easy-delete",
+    "mdtest-hard-read",
+    "mdtest-hard-delete",
+)
+WRITE_PHASES = ("ior-easy-write", "mdtest-easy-write", "ior-hard-write", "mdtest-hard-write")
+
+
+@dataclass
+class RankStat:
+    """One rank's numbers for one phase (only runs that carry them: ioscore result.json, CSVs)."""
+
+    rank: int
+    host: str | None = None
+    start: float | None = None  # seconds since phase start
+    end: float | None = None
+    items: int | None = None  # operations (MD) or bytes (BW)
+    rate: float | None = None  # items/s
+
+
+@dataclass
+class PhaseResult:
+    name: str  # canonical dashed name, e.g. "ior-easy-write"
+    value: float  # in `unit`
+    unit: str  # "GiB/s" or "kIOPS" (normalised; legacy "GB/s" labels mean GiB/s)
+    time: float | None = None  # phase wall time in seconds as printed
+    group: ScoreGroup = ScoreGroup.NONE
+    valid: bool = True  # False when marked [INVALID] / RESULT-invalid
+    invalid_reasons: list[str] = field(default_factory=list)
+    score_txt: float | None = None  # the `score =` value in result.txt, when present
+    ranks: list[RankStat] = field(default_factory=list)
+    timeseries: dict[str, Any] | None = None  # ioscore result.json only
+    extra: dict[str, Any] = field(default_factory=dict)  # e.g. find found/scanned
+
+
+@dataclass
+class Scores:
+    bw: float  # GiB/s
+    md: float  # kIOPS
+    total: float
+    valid: bool = True
+
+
+@dataclass
+class RunResult:
+    """One benchmark run, whatever file format it came from."""
+
+    source: str  # path of the primary file, for messages
+    format: str  # "bash" | "c-app-2020" | "c-app" | "ioscore-json"
+    version: str | None  # e.g. "io500-sc25_v1-3-g..."; None for the bash era
+    mode: str | None  # "standard" | "extended" | None
+    phases: dict[str, PhaseResult]
+    printed: Scores | None  # the [SCORE] line as printed
+    printed_extended: Scores | None = None  # [SCOREX]
+    invalid_markers: list[str] = field(default_factory=list)  # every marker line seen
+    config: dict[str, dict[str, str]] = field(default_factory=dict)  # section -> key -> value
+    config_text: str | None = None  # config-orig.ini verbatim, when present
+    config_hash: str | None = None  # as printed in result.txt
+    score_hash: str | None = None  # as printed in result.txt
+    procs: int | None = None
+    start: datetime | None = None
+    end: datetime | None = None
+    files: list[str] = field(default_factory=list)  # the files the run was read from
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Issue:
+    """What a rule check found; rule checks are pure functions returning lists of these."""
+
+    rule: str  # stable id, e.g. "write-phase-min-runtime"
+    severity: Severity
+    message: str
+    expected: Any = None
+    actual: Any = None
+    phase: str | None = None
