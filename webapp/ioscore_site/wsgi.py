@@ -1,0 +1,9 @@
+"""WSGI entry point (gunicorn ioscore_site.wsgi)."""
+
+import os
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ioscore_site.settings")
+
+from django.core.wsgi import get_wsgi_application  # noqa: E402
+
+application = get_wsgi_application()
