@@ -49,10 +49,16 @@ export DEBUG=0
 echo "== 1/5 a short, NON-COMPLIANT suite run (2 ranks, 3 s stonewall) on ./demo-data"
 mkdir -p demo-data demo-results
 before=$(ls demo-results)
-mpirun --oversubscribe -np 2 suite/build/ioscore-suite examples/demo.ini
+job_cmd=(mpirun --oversubscribe -np 2 suite/build/ioscore-suite examples/demo.ini)
+job_out=$(mktemp)
+"${job_cmd[@]}" 2>&1 | tee "$job_out"
 demo_run=$(comm -13 <(echo "$before") <(ls demo-results) | tail -n 1)
 [[ -n "$demo_run" ]] || { echo "the suite wrote no result directory" >&2; exit 1; }
 demo_run="demo-results/$demo_run"
+# What a site admin uploads beside the results: the launch script and the job's output.
+printf '#!/bin/bash\n# launched by make demo from %s\n%s\n' "$repo_root" "${job_cmd[*]}" > "$demo_run/job.sh"
+mv "$job_out" "$demo_run/job.out"
+ioscore sysinfo --datadir demo-data > "$IOSCORE_VAR/demo-system.json"
 echo "   results in $demo_run"
 
 echo "== 2/5 database (migrations)"
@@ -77,7 +83,8 @@ curl -fsS "http://127.0.0.1:$port/healthz" >/dev/null || { echo "web server did 
 
 echo "== 5/5 upload the demo run through the API, as a site admin would"
 token=$(manage demo_account --username demo --site DEMO --password-file "$IOSCORE_VAR/demo_password")
-ioscore upload "$demo_run" --server "http://127.0.0.1:$port" --token "$token" --allow-invalid \
+ioscore upload "$demo_run" --server "http://127.0.0.1:$port" --token "$token" --force \
+  --system "$IOSCORE_VAR/demo-system.json" \
   | tee "$log_dir/demo-upload.log"
 
 elapsed=$(( $(date +%s) - started ))

@@ -13,13 +13,13 @@ from datetime import datetime
 from typing import Any
 
 
-class ScoreGroup(str, enum.Enum):
+class ScoreGroup(str, enum.Enum):  # noqa: UP042 (str mix-in kept: contract)
     NONE = "none"
     BW = "bw"  # GiB/s
     MD = "md"  # kIOPS
 
 
-class Severity(str, enum.Enum):
+class Severity(str, enum.Enum):  # noqa: UP042 (str mix-in kept: contract)
     INVALID = "invalid"  # blocks a submission
     WARNING = "warning"  # needs a human look
     INFO = "info"
@@ -79,6 +79,7 @@ class PhaseResult:
     ranks: list[RankStat] = field(default_factory=list)
     timeseries: dict[str, Any] | None = None  # ioscore result.json only
     extra: dict[str, Any] = field(default_factory=dict)  # e.g. find found/scanned
+    decimals: int | None = None  # decimals of `value` as printed (3 bash, 6 C app)
 
 
 @dataclass
@@ -110,6 +111,14 @@ class RunResult:
     end: datetime | None = None
     files: list[str] = field(default_factory=list)  # the files the run was read from
     extra: dict[str, Any] = field(default_factory=dict)
+    # Added by the results library (additive, see issue 6):
+    printed_txt: Scores | None = None  # result.txt [SCORE] (MD/BW/SCORE), when present
+    printed_txt_extended: Scores | None = None  # result.txt [SCOREX]
+    score_hash_extended: str | None = None  # result.txt [SCOREX] hash
+    run_dir: str | None = None  # the directory the run was read from
+    timestamp: str | None = None  # the run's "%Y.%m.%d-%H.%M.%S" id, when known
+    total_formula: str = "sqrt"  # "sqrt" (sqrt(BW*MD)) or "product" (SC17's BW*MD)
+    config_files: list[str] = field(default_factory=list)  # config*.ini files next to the run
 
 
 @dataclass

@@ -1,0 +1,1 @@
+"""One module per `ioscore` sub-command; each exports `add_parser(subparsers)`."""

@@ -1,0 +1,314 @@
+"""`ioscore sysinfo [--datadir D]`: describe this client node as leaderboard spec §4 JSON.
+
+Every probe is optional: a missing file or tool is recorded under "unavailable" with the
+reason, never an error. Only reads /proc, /sys, /etc and runs `--version`-style commands.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import re
+import shutil
+import socket
+import subprocess
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+SCHEMA = "ioscore-sysinfo/1"
+
+# /etc/os-release ID -> leaderboard "OS distribution" choice
+_DISTRIBUTIONS = {
+    "rhel": "RedHat",
+    "redhat": "RedHat",
+    "sles": "SUSE Enterprise",
+    "sled": "SUSE Enterprise",
+    "opensuse": "SUSE Community",
+    "opensuse-leap": "SUSE Community",
+    "opensuse-tumbleweed": "SUSE Community",
+    "ubuntu": "Ubuntu",
+    "centos": "CentOS",
+    "rocky": "RockyLinux",
+    "almalinux": "AlmaLinux",
+}
+# mount type -> leaderboard "file-system family"
+_FS_FAMILIES = {
+    "lustre": "Lustre",
+    "gpfs": "Spectrum Scale",
+    "beegfs": "BeeGFS",
+    "nfs": "NAS",
+    "nfs4": "NAS",
+    "cifs": "NAS",
+    "smb3": "NAS",
+    "fuse.dfuse": "DAOS",
+    "daos": "DAOS",
+    "wekafs": "WekaIO",
+    "ceph": "Ceph",
+    "fuse.ceph-fuse": "Ceph",
+}
+_ARCHITECTURES = {
+    "x86_64": "x86_64",
+    "aarch64": "ARM64",
+    "arm64": "ARM64",
+    "ppc64le": "Power",
+    "ppc64": "Power",
+    "riscv64": "RISC-V",
+}
+
+
+class Probe:
+    """Collects values and the reasons for the ones it could not read."""
+
+    def __init__(
+        self,
+        proc_root: Path = Path("/proc"),
+        etc_root: Path = Path("/etc"),
+        sys_root: Path = Path("/sys"),
+    ) -> None:
+        self.proc, self.etc, self.sys = proc_root, etc_root, sys_root
+        self.unavailable: list[dict[str, str]] = []
+
+    def missing(self, field: str, reason: str) -> None:
+        self.unavailable.append({"field": field, "reason": reason})
+
+    def read(self, path: Path, field: str) -> str | None:
+        try:
+            return path.read_text(encoding="utf-8", errors="replace")
+        except OSError as exc:
+            self.missing(field, f"{path}: {exc.strerror or exc}")
+            return None
+
+    def command(self, argv: list[str], field: str, timeout: float = 10.0) -> str | None:
+        if shutil.which(argv[0]) is None:
+            self.missing(field, f"{argv[0]} not installed")
+            return None
+        try:
+            done = subprocess.run(
+                argv,
+                capture_output=True,
+                text=True,
+                timeout=timeout,
+                errors="replace",
+                stdin=subprocess.DEVNULL,
+            )
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            self.missing(field, f"{' '.join(argv)}: {exc}")
+            return None
+        output = (done.stdout or "") + (done.stderr or "")
+        if done.returncode != 0 and not output.strip():
+            self.missing(field, f"{' '.join(argv)} exited {done.returncode}")
+            return None
+        return output
+
+
+def os_info(probe: Probe) -> dict[str, Any]:
+    text = probe.read(probe.etc / "os-release", "os") or ""
+    fields = dict(re.findall(r'^([A-Z_]+)="?([^"\n]*)"?$', text, re.MULTILINE))
+    ident = fields.get("ID", "").lower()
+    return {
+        "distribution": _DISTRIBUTIONS.get(ident, "other") if ident else None,
+        "distribution_id": ident or None,
+        "distribution_name": fields.get("PRETTY_NAME") or fields.get("NAME"),
+        "distribution_version": fields.get("VERSION_ID"),
+        "kernel_version": platform.release() or None,
+    }
+
+
+def cpu_info(probe: Probe) -> dict[str, Any]:
+    text = probe.read(probe.proc / "cpuinfo", "processor") or ""
+    blocks = [b for b in text.split("\n\n") if b.strip()]
+    entries = [
+        dict(
+            (k.strip(), v.strip())
+            for k, _, v in (line.partition(":") for line in block.splitlines())
+            if k.strip()
+        )
+        for block in blocks
+    ]
+    first = entries[0] if entries else {}
+    sockets = {e.get("physical id") for e in entries if "physical id" in e}
+    cores = {(e.get("physical id"), e.get("core id")) for e in entries if "core id" in e}
+    logical = len(entries) or os.cpu_count() or 0
+    socket_count = len(sockets) or (1 if logical else None)
+    cores_per_socket = len(cores) // socket_count if cores and socket_count else None
+    threads = logical // len(cores) if cores else None
+    mhz = first.get("cpu MHz")
+    machine = platform.machine()
+    if not first.get("model name"):
+        probe.missing("processor.model", "no 'model name' in cpuinfo")
+    return {
+        "architecture": _ARCHITECTURES.get(machine, machine or None),
+        "model": first.get("model name") or first.get("cpu") or first.get("Model"),
+        "vendor": first.get("vendor_id") or first.get("CPU implementer"),
+        "sockets": socket_count,
+        "cores_per_socket": cores_per_socket,
+        "threads_per_core": threads,
+        "logical_cpus": logical or None,
+        "frequency_hz": int(float(mhz) * 1e6) if mhz and _is_number(mhz) else None,
+        "microarchitecture": None,  # not derivable reliably; the submitter fills it in
+    }
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def memory_info(probe: Probe) -> dict[str, Any]:
+    text = probe.read(probe.proc / "meminfo", "memory") or ""
+    match = re.search(r"^MemTotal:\s+(\d+)\s*kB", text, re.MULTILINE)
+    return {"net_capacity_bytes": int(match.group(1)) * 1024 if match else None}
+
+
+def mpi_info(probe: Probe) -> dict[str, Any]:
+    for argv in (["mpirun", "--version"], ["mpiexec", "--version"], ["mpichversion"]):
+        output = probe.command(argv, "mpi")
+        if not output:
+            continue
+        for pattern, name in (
+            (r"Open MPI\)?\s+v?([\d.]+\w*)", "Open MPI"),
+            (r"(?:MPICH|HYDRA)[^\n]*?[Vv]ersion:?\s+([\d.]+\w*)", "MPICH"),
+            (r"Intel\(R\) MPI Library[^\n]*?(\d[\d.]+)", "Intel MPI"),
+            (r"MVAPICH2? Version:?\s+([\d.]+\w*)", "MVAPICH"),
+        ):
+            match = re.search(pattern, output)
+            if match:
+                return {"implementation": name, "version": match.group(1), "probe": argv[0]}
+        first = output.strip().splitlines()[0] if output.strip() else ""
+        return {"implementation": None, "version": None, "probe": argv[0], "raw": first}
+    return {"implementation": None, "version": None}
+
+
+def parse_mountinfo(text: str) -> list[dict[str, str]]:
+    """Entries of /proc/self/mountinfo (octal escapes such as \\040 decoded)."""
+    mounts = []
+    for line in text.splitlines():
+        left, sep, right = line.partition(" - ")
+        if not sep:
+            continue
+        fields, tail = left.split(), right.split()
+        if len(fields) < 6 or len(tail) < 2:
+            continue
+        decode = lambda s: re.sub(r"\\([0-7]{3})", lambda m: chr(int(m[1], 8)), s)  # noqa: E731
+        mounts.append(
+            {
+                "mount_point": decode(fields[4]),
+                "mount_options": fields[5],
+                "fs_type": tail[0],
+                "source": decode(tail[1]),
+                "super_options": tail[2] if len(tail) > 2 else "",
+            }
+        )
+    return mounts
+
+
+def datadir_info(probe: Probe, datadir: Path) -> dict[str, Any]:
+    text = probe.read(probe.proc / "self" / "mountinfo", "datadir.mount")
+    resolved = datadir.resolve()
+    info: dict[str, Any] = {"path": str(resolved), "exists": resolved.exists()}
+    if not info["exists"]:
+        probe.missing("datadir", f"{resolved} does not exist (mount of its parent shown)")
+    if text is None:
+        return info
+    best = None
+    for mount in parse_mountinfo(text):
+        point = mount["mount_point"]
+        inside = str(resolved) == point or str(resolved).startswith(point.rstrip("/") + "/")
+        if inside and (best is None or len(point) >= len(best["mount_point"])):
+            best = mount  # the last, longest match is the one that shadows the others
+    if best is None:
+        probe.missing("datadir.mount", f"no mount found for {resolved}")
+        return info
+    info.update(best)
+    info["file_system_family"] = _FS_FAMILIES.get(best["fs_type"], "other")
+    return info
+
+
+def fs_client_versions(probe: Probe) -> dict[str, str | None]:
+    """Client versions of parallel file systems, only probed when their module is present."""
+    versions: dict[str, str | None] = {}
+    sources = {
+        "lustre": [
+            probe.sys / "fs" / "lustre" / "version",
+            probe.proc / "fs" / "lustre" / "version",
+            probe.sys / "module" / "lustre" / "version",
+        ],
+        "beegfs": [probe.sys / "module" / "beegfs" / "version"],
+        "gpfs": [probe.sys / "module" / "mmfs26" / "version"],
+        "daos": [],
+    }
+    commands = {
+        "lustre": ["lctl", "get_param", "-n", "version"],
+        "beegfs": ["beegfs-ctl", "--version"],
+        "gpfs": ["/usr/lpp/mmfs/bin/mmdiag", "--version"],
+        "daos": ["daos", "version"],
+    }
+    for name, paths in sources.items():
+        value = None
+        for path in paths:
+            if path.is_file():
+                value = (probe.read(path, f"fs_clients.{name}") or "").strip() or None
+                break
+        if value is None and shutil.which(commands[name][0]) is not None:
+            output = probe.command(commands[name], f"fs_clients.{name}")
+            value = output.strip().splitlines()[0] if output and output.strip() else None
+        if value is None:
+            probe.missing(f"fs_clients.{name}", "client not installed on this node")
+        versions[name] = value
+    return versions
+
+
+def collect(datadir: Path, probe: Probe | None = None) -> dict[str, Any]:
+    probe = probe or Probe()
+    os_part = os_info(probe)
+    cpu = cpu_info(probe)
+    memory = memory_info(probe)
+    mpi = mpi_info(probe)
+    data = datadir_info(probe, datadir)
+    clients = fs_client_versions(probe)
+    family = data.get("file_system_family")
+    software_version = clients.get(
+        {"Lustre": "lustre", "BeeGFS": "beegfs", "DAOS": "daos", "Spectrum Scale": "gpfs"}.get(
+            family or "", ""
+        )
+    )
+    return {
+        "schema": SCHEMA,
+        "collected_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "hostname": socket.gethostname(),
+        "client_node_group": {
+            "os_distribution": os_part["distribution"],
+            "distribution_version": os_part["distribution_version"],
+            "kernel_version": os_part["kernel_version"],
+            "os": os_part,
+            "processor": cpu,
+            "memory": memory,
+        },
+        "io500_run": {"file_system_family": family, "mpi": mpi},
+        "storage_system": {
+            "software": data.get("fs_type"),
+            "software_version": software_version,
+            "client_access_method": "kernel mount" if data.get("fs_type") else None,
+            "client_mount_options": data.get("mount_options"),
+        },
+        "datadir": data,
+        "fs_clients": clients,
+        "unavailable": probe.unavailable,
+    }
+
+
+def add_parser(sub: Any) -> None:
+    parser = sub.add_parser("sysinfo", help="describe this node as JSON (leaderboard §4)")
+    parser.add_argument("--datadir", type=Path, default=Path("."), help="benchmark data dir")
+    parser.set_defaults(handler=handle)
+
+
+def handle(args: argparse.Namespace) -> int:
+    print(json.dumps(collect(args.datadir), indent=2))
+    return 0

@@ -1,0 +1,353 @@
+"""`ioscore upload DIR|ARCHIVE --server URL --token T`.
+
+Validates locally, packs a directory as tar.gz (an archive is sent as is), uploads it as
+multipart with a progress bar, then follows the server-side validation status. Network errors
+and 5xx answers are retried with the *same bytes*: the server de-duplicates by the archive's
+SHA-256 (also sent as header `X-Archive-SHA256` and field `sha256`), so a retry after a lost
+response cannot create a second submission.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import hashlib
+import io
+import json
+import os
+import sys
+import tarfile
+import tempfile
+import time
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import IO, Any
+
+import requests
+
+from ioscore.commands.validate import add_context_arguments, context_from_args, validate_path
+from ioscore.results import ResultFormatError
+from ioscore.results.archive import is_archive
+
+FINAL_STATES = {
+    "validation_failed",
+    "under_review",
+    "accepted",
+    "rejected",
+    "withdrawn",
+    "draft",
+    "changes_requested",
+    "published",
+}
+RETRY_STATUS = {502, 503, 504}
+
+
+class UploadError(Exception):
+    def __init__(self, message: str, exit_code: int = 3) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
+
+
+def pack_directory(source: Path, target: Path) -> None:
+    """tar.gz of `source` (sorted, no owners, fixed mtime: same input -> same bytes)."""
+
+    def clean(info: tarfile.TarInfo) -> tarfile.TarInfo | None:
+        name = Path(info.name).name
+        if name.startswith("._") or name == "__MACOSX" or not (info.isfile() or info.isdir()):
+            return None
+        info.uid = info.gid = 0
+        info.uname = info.gname = ""
+        info.mtime = 0
+        return info
+
+    with (
+        open(target, "wb") as raw,
+        gzip.GzipFile(filename="", fileobj=raw, mode="wb", mtime=0) as gz,
+        tarfile.open(fileobj=gz, mode="w", format=tarfile.PAX_FORMAT) as tar,
+    ):
+        for path in sorted(source.rglob("*")):
+            if path.is_symlink():
+                continue
+            arcname = str(Path(source.name) / path.relative_to(source))
+            tar.add(path, arcname=arcname, recursive=False, filter=clean)
+
+
+def sha256_of(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+class ProgressBar:
+    def __init__(self, total: int, stream: IO[str], enabled: bool) -> None:
+        self.total, self.stream, self.enabled, self.done, self.last = total, stream, enabled, 0, -1
+
+    def advance(self, count: int) -> None:
+        self.done += count
+        percent = int(100 * self.done / self.total) if self.total else 100
+        if self.enabled and percent != self.last:
+            self.last = percent
+            bar = "#" * (percent // 4)
+            self.stream.write(f"\rupload [{bar:<25}] {percent:3d}% {self.done}/{self.total} B")
+            if percent >= 100:
+                self.stream.write("\n")
+            self.stream.flush()
+
+
+class MultipartBody(io.RawIOBase):
+    """A multipart/form-data body streamed from disk, with a length for Content-Length."""
+
+    def __init__(
+        self, fields: dict[str, str], file_field: str, file_path: Path, progress: ProgressBar | None
+    ) -> None:
+        self.boundary = f"ioscore-{uuid.uuid4().hex}"
+        head = b""
+        for name, value in fields.items():
+            head += (
+                f'--{self.boundary}\r\nContent-Disposition: form-data; name="{name}"'
+                f"\r\n\r\n{value}\r\n"
+            ).encode()
+        head += (
+            f'--{self.boundary}\r\nContent-Disposition: form-data; name="{file_field}"; '
+            f'filename="{file_path.name}"\r\nContent-Type: application/octet-stream'
+            "\r\n\r\n"
+        ).encode()
+        self.parts: list[bytes | Path] = [head, file_path, f"\r\n--{self.boundary}--\r\n".encode()]
+        self.length = len(head) + file_path.stat().st_size + len(self.parts[2])  # type: ignore[arg-type]
+        self.progress = progress
+        self._index, self._offset = 0, 0
+        self._file: IO[bytes] | None = None
+
+    @property
+    def content_type(self) -> str:
+        return f"multipart/form-data; boundary={self.boundary}"
+
+    def __len__(self) -> int:
+        return self.length
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, size: int = -1) -> bytes:  # type: ignore[override]
+        size = size if size and size > 0 else 1 << 16
+        while self._index < len(self.parts):
+            part = self.parts[self._index]
+            if isinstance(part, bytes):
+                chunk = part[self._offset : self._offset + size]
+                self._offset += len(chunk)
+            else:
+                if self._file is None:
+                    self._file = part.open("rb")
+                chunk = self._file.read(size)
+            if chunk:
+                if self.progress:
+                    self.progress.advance(len(chunk))
+                return chunk
+            if self._file is not None:
+                self._file.close()
+                self._file = None
+            self._index, self._offset = self._index + 1, 0
+        return b""
+
+
+def _request_with_retry(
+    send: Callable[[], requests.Response], what: str, retries: int, delay: float, log: IO[str]
+) -> requests.Response:
+    for attempt in range(retries + 1):
+        try:
+            response = send()
+        except (requests.ConnectionError, requests.Timeout) as exc:
+            problem = f"network error: {exc.__class__.__name__}"
+        else:
+            if response.status_code not in RETRY_STATUS:
+                return response
+            problem = f"HTTP {response.status_code}"
+        if attempt == retries:
+            raise UploadError(f"{what} failed after {retries + 1} attempts ({problem})")
+        print(f"ioscore upload: {what}: {problem}; retrying in {delay:.1f} s", file=log)
+        time.sleep(delay)
+        delay = min(delay * 2, 30.0)
+    raise AssertionError("unreachable")
+
+
+def _json(response: requests.Response, what: str) -> dict[str, Any]:
+    try:
+        data = response.json()
+    except ValueError:
+        raise UploadError(
+            f"{what}: server answered HTTP {response.status_code} without JSON: "
+            f"{response.text[:200]!r}"
+        ) from None
+    if not isinstance(data, dict):
+        raise UploadError(f"{what}: unexpected answer {data!r:.200}")
+    return data
+
+
+def upload_archive(
+    archive: Path,
+    server: str,
+    token: str,
+    *,
+    system: str | None = None,
+    questionnaire: str | None = None,
+    retries: int = 4,
+    retry_delay: float = 1.0,
+    poll_interval: float = 2.0,
+    poll_timeout: float = 600.0,
+    progress: bool = True,
+    log: IO[str] | None = None,
+) -> dict[str, Any]:
+    """Upload and follow the status; returns the final status document (plus "url")."""
+    log = log if log is not None else sys.stderr
+    digest = sha256_of(archive)
+    url = server.rstrip("/") + "/api/v1/submissions/"
+    headers = {
+        "Authorization": f"Token {token}",
+        "X-Archive-SHA256": digest,
+        "Accept": "application/json",
+    }
+    fields = {"sha256": digest}
+    if system is not None:
+        fields["system"] = system
+    if questionnaire is not None:
+        fields["questionnaire"] = questionnaire
+
+    def send() -> requests.Response:
+        bar = ProgressBar(0, log, progress and log.isatty())
+        body = MultipartBody(fields, "archive", archive, bar)
+        bar.total = len(body)
+        return requests.post(
+            url,
+            data=body,
+            timeout=(10, 300),
+            headers={
+                **headers,
+                "Content-Type": body.content_type,
+                "Content-Length": str(len(body)),
+            },
+        )
+
+    response = _request_with_retry(send, "upload", retries, retry_delay, log)
+    if response.status_code in (401, 403):
+        raise UploadError(f"upload refused (HTTP {response.status_code}): check --token")
+    created = _json(response, "upload")
+    if response.status_code >= 400:
+        raise UploadError(
+            f"upload rejected (HTTP {response.status_code}): {json.dumps(created)[:500]}"
+        )
+    if created.get("duplicate"):
+        print(
+            f"ioscore upload: this archive (sha256 {digest[:12]}...) was already uploaded; "
+            "showing the existing submission",
+            file=log,
+        )
+    status_url = created.get("status_url")
+    status: dict[str, Any] = dict(created)
+    deadline = time.monotonic() + poll_timeout
+    while status_url and status.get("status") not in FINAL_STATES:
+        if time.monotonic() > deadline:
+            print("ioscore upload: still validating; check the status page later", file=log)
+            break
+        time.sleep(poll_interval)
+        answer = _request_with_retry(
+            lambda: requests.get(status_url, headers=headers, timeout=30),
+            "status",
+            retries,
+            retry_delay,
+            log,
+        )
+        status = _json(answer, "status")
+    status.setdefault("url", created.get("url"))
+    status.setdefault("id", created.get("id"))
+    status["duplicate"] = bool(created.get("duplicate"))
+    status["sha256"] = digest
+    return status
+
+
+def add_parser(sub: Any) -> None:
+    parser = sub.add_parser("upload", help="validate, pack and submit a result")
+    parser.add_argument("path", type=Path, metavar="DIR|ARCHIVE")
+    parser.add_argument("--server", required=True, help="e.g. https://leaderboard.example.org")
+    parser.add_argument(
+        "--token", default=os.environ.get("IOSCORE_TOKEN"), help="API token (or $IOSCORE_TOKEN)"
+    )
+    parser.add_argument("--system", type=Path, help="system description JSON (ioscore sysinfo)")
+    parser.add_argument("--questionnaire", type=Path, help="questionnaire JSON")
+    parser.add_argument("--force", action="store_true", help="upload even if locally invalid")
+    parser.add_argument("--retries", type=int, default=4)
+    parser.add_argument("--poll-timeout", type=float, default=600.0)
+    parser.add_argument("--poll-interval", type=float, default=2.0)
+    add_context_arguments(parser)
+    parser.set_defaults(handler=handle)
+
+
+def _read_json_arg(path: Path | None, what: str) -> str | None:
+    if path is None:
+        return None
+    try:
+        text = path.read_text(encoding="utf-8")
+        json.loads(text)
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UploadError(f"{path}: cannot read {what}: {exc}", 2) from None
+    except json.JSONDecodeError as exc:
+        raise UploadError(f"{path}:{exc.lineno}: {what} is not JSON: {exc.msg}", 2) from None
+    return text
+
+
+def handle(args: argparse.Namespace) -> int:
+    if not args.token:
+        print("ioscore upload: --token (or $IOSCORE_TOKEN) is required", file=sys.stderr)
+        return 2
+    try:
+        context = context_from_args(args)
+        reports, valid = validate_path(args.path, context)
+    except KeyError as exc:
+        print(f"ioscore upload: {exc.args[0]}", file=sys.stderr)
+        return 2
+    except ResultFormatError as exc:
+        print(f"ioscore upload: unreadable: {exc}", file=sys.stderr)
+        return 2
+    for report in reports:
+        for issue in report["issues"]:
+            if issue["severity"] != "info":
+                print(
+                    f"local check: {issue['severity'].upper()} {issue['rule']}: {issue['message']}",
+                    file=sys.stderr,
+                )
+    if not valid and not args.force:
+        print(
+            "ioscore upload: the result is invalid locally; fix it or use --force", file=sys.stderr
+        )
+        return 1
+    try:
+        system = _read_json_arg(args.system, "system description")
+        questionnaire = _read_json_arg(args.questionnaire, "questionnaire")
+        with tempfile.TemporaryDirectory(prefix="ioscore-upload-") as temp:
+            if is_archive(args.path):
+                archive = args.path
+            else:
+                archive = Path(temp) / f"{args.path.resolve().name or 'result'}.tar.gz"
+                pack_directory(args.path.resolve(), archive)
+            status = upload_archive(
+                archive,
+                args.server,
+                args.token,
+                system=system,
+                questionnaire=questionnaire,
+                retries=args.retries,
+                poll_timeout=args.poll_timeout,
+                poll_interval=args.poll_interval,
+            )
+    except UploadError as exc:
+        print(f"ioscore upload: {exc}", file=sys.stderr)
+        return exc.exit_code
+    print(f"submission {status.get('id')}: {status.get('status')}  {status.get('url') or ''}")
+    for issue in status.get("issues") or []:
+        print(
+            f"  {str(issue.get('severity', '')).upper():8} {issue.get('rule')}: "
+            f"{issue.get('message')}"
+        )
+    return 1 if status.get("status") in ("validation_failed", "rejected") else 0

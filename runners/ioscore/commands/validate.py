@@ -1,0 +1,127 @@
+"""`ioscore validate DIR|ARCHIVE [--release SC25] [--json]`.
+
+Exit status: 0 valid, 1 invalid, 2 unreadable (or an unknown release).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from ioscore.results import (
+    CheckContext,
+    Issue,
+    ResultFormatError,
+    RunResult,
+    check,
+    get_release,
+    is_valid,
+    load_path,
+    recompute_scores,
+)
+
+EXIT_VALID, EXIT_INVALID, EXIT_UNREADABLE = 0, 1, 2
+
+
+def add_parser(sub: Any) -> None:
+    parser = sub.add_parser("validate", help="check a result directory or archive")
+    parser.add_argument("path", type=Path, metavar="DIR|ARCHIVE")
+    add_context_arguments(parser)
+    parser.add_argument("--json", action="store_true", help="machine-readable output")
+    parser.set_defaults(handler=handle)
+
+
+def add_context_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--release", help="release acronym, e.g. SC25 (checks version, dates)")
+    parser.add_argument(
+        "--target-list",
+        help="production | research | 10-node-production | 10-node-research | scc",
+    )
+    parser.add_argument("--nodes", type=int, help="declared client nodes")
+    parser.add_argument("--ppn", type=int, help="declared processes per node")
+    parser.add_argument("--scc", action="store_true", default=None, help="SCC rules (30 s)")
+
+
+def context_from_args(args: argparse.Namespace) -> CheckContext:
+    """Raises KeyError for an unknown release (reported by the caller)."""
+    release = get_release(args.release) if args.release else None
+    return CheckContext(
+        release=release,
+        target_list=args.target_list,
+        client_nodes=args.nodes,
+        ppn=args.ppn,
+        scc=args.scc,
+    )
+
+
+def issue_to_dict(issue: Issue) -> dict[str, Any]:
+    data = asdict(issue)
+    data["severity"] = issue.severity.value
+    for key in ("expected", "actual"):
+        if not isinstance(data[key], (str, int, float, bool, type(None), list, dict)):
+            data[key] = str(data[key])
+    return data
+
+
+def run_report(run: RunResult, issues: list[Issue]) -> dict[str, Any]:
+    scores = recompute_scores(run)
+    return {
+        "run_dir": run.run_dir,
+        "format": run.format,
+        "version": run.version,
+        "mode": run.mode,
+        "printed": asdict(run.printed) if run.printed else None,
+        "recomputed": asdict(scores),
+        "valid": is_valid(issues),
+        "issues": [issue_to_dict(i) for i in issues],
+    }
+
+
+def format_issue(issue: dict[str, Any]) -> str:
+    """One line per issue: severity, rule, message, then expected/actual when known."""
+    text = f"  {str(issue['severity']).upper():8} {issue['rule']}: {issue['message']}"
+    details = [f"{k} {issue[k]}" for k in ("expected", "actual") if issue.get(k) is not None]
+    return text + (f" ({', '.join(details)})" if details else "")
+
+
+def validate_path(path: Path, context: CheckContext) -> tuple[list[dict[str, Any]], bool]:
+    """Load and check every run; raises ResultFormatError when something is unreadable."""
+    reports = []
+    all_valid = True
+    for run in load_path(path):
+        issues = check(run, context)
+        all_valid = all_valid and is_valid(issues)
+        reports.append(run_report(run, issues))
+    return reports, all_valid
+
+
+def handle(args: argparse.Namespace) -> int:
+    try:
+        context = context_from_args(args)
+    except KeyError as exc:
+        print(f"ioscore validate: {exc.args[0]}", file=sys.stderr)
+        return EXIT_UNREADABLE
+    try:
+        reports, valid = validate_path(args.path, context)
+    except ResultFormatError as exc:
+        if args.json:
+            print(json.dumps({"valid": False, "error": str(exc), "runs": []}, indent=2))
+        print(f"ioscore validate: unreadable: {exc}", file=sys.stderr)
+        return EXIT_UNREADABLE
+    if args.json:
+        print(json.dumps({"valid": valid, "runs": reports}, indent=2, default=str))
+    else:
+        for report in reports:
+            printed = report["printed"]["total"] if report["printed"] else None
+            print(
+                f"{report['run_dir']}: {report['format']} version={report['version']!r} "
+                f"TOTAL printed={printed} recomputed={report['recomputed']['total']:.6f} -> "
+                f"{'VALID' if report['valid'] else 'INVALID'}"
+            )
+            for issue in report["issues"]:
+                print(format_issue(issue))
+    return EXIT_VALID if valid else EXIT_INVALID

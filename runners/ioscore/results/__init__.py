@@ -1,0 +1,86 @@
+"""Django-free results library shared by the `ioscore` CLI and the leaderboard service.
+
+Public API (the service imports these names; keep them stable):
+
+* ``find_runs(path) -> list[Path]``: run directories (holding result_summary.txt or
+  result.json) below a directory; skips macOS ``._*`` files and ``__MACOSX``.
+* ``load_run(run_dir) -> RunResult``: parse one run directory (result.json preferred, else
+  result_summary.txt + result.txt + config*.ini) of any IO500 era into the typed model.
+* ``load_path(path) -> list[RunResult]``: every run in a directory or an archive
+  (.tar.gz/.tgz/.tar/.zip, extracted safely into a temporary directory).
+* ``recompute_scores(run) -> Scores``: BW, MD and TOTAL per the version's rules (SC17's
+  TOTAL = BW x MD, zeros skipped since SC21); ``recompute_extended_scores`` for [SCOREX].
+* ``config_hash(config)``, ``score_hash(version, phase_scores, md, bw, total, valid)``,
+  ``kv_hash``; ``verify_hashes(run) -> HashCheck`` compares them with the printed ones.
+* ``check(run, context) -> list[Issue]``: every rule of ``rules.RULES`` (pure functions);
+  ``CheckContext`` carries the release, target list, declared nodes/ppn and the SCC flag;
+  ``is_valid(issues)`` is True when no issue is INVALID.
+* ``get_release(acronym)`` / ``Release``: accepted tags and the run-date window of a release.
+* ``ResultFormatError``: unreadable, unknown, truncated or wrongly encoded input; its message
+  names the file and line (attributes ``path``, ``line``, ``reason``).
+
+Model types (``model.py``): RunResult, PhaseResult, Scores, Issue, Severity, ScoreGroup.
+"""
+
+from ioscore.results.archive import ArchiveLimits
+from ioscore.results.errors import ResultFormatError
+from ioscore.results.hashing import (
+    HashCheck,
+    config_hash,
+    extended_score_hash,
+    kv_hash,
+    score_hash,
+    verify_hashes,
+)
+from ioscore.results.loader import find_runs, load_run
+from ioscore.results.model import (
+    BW_PHASES,
+    MD_PHASES,
+    SCORED_PHASES,
+    WRITE_PHASES,
+    Issue,
+    PhaseResult,
+    RankStat,
+    RunResult,
+    ScoreGroup,
+    Scores,
+    Severity,
+)
+from ioscore.results.paths import load_path
+from ioscore.results.releases import BUILTIN_RELEASES, Release, get_release
+from ioscore.results.rules import RULES, CheckContext, check, is_valid
+from ioscore.results.scoring import recompute_extended_scores, recompute_scores
+
+__all__ = [
+    "BUILTIN_RELEASES",
+    "BW_PHASES",
+    "MD_PHASES",
+    "RULES",
+    "SCORED_PHASES",
+    "WRITE_PHASES",
+    "ArchiveLimits",
+    "CheckContext",
+    "HashCheck",
+    "Issue",
+    "PhaseResult",
+    "RankStat",
+    "Release",
+    "ResultFormatError",
+    "RunResult",
+    "ScoreGroup",
+    "Scores",
+    "Severity",
+    "check",
+    "config_hash",
+    "extended_score_hash",
+    "find_runs",
+    "get_release",
+    "is_valid",
+    "kv_hash",
+    "load_path",
+    "load_run",
+    "recompute_extended_scores",
+    "recompute_scores",
+    "score_hash",
+    "verify_hashes",
+]

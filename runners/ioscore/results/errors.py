@@ -1,0 +1,49 @@
+"""Errors raised by the results library.
+
+Every problem with an input file is reported as a ``ResultFormatError`` that names the file
+(and the line, when there is one), so the CLI and the service can show it without a traceback.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class ResultFormatError(Exception):
+    """Unreadable, unknown, truncated or wrongly encoded result input."""
+
+    def __init__(self, path: str | Path, message: str, line: int | None = None) -> None:
+        self.path = str(path)
+        self.line = line
+        self.reason = message
+        where = f"{self.path}:{line}" if line is not None else self.path
+        super().__init__(f"{where}: {message}")
+
+
+def read_text(path: Path, max_bytes: int = 64 * 1024 * 1024) -> str:
+    """Read a result file as strict UTF-8 text, naming the file and line of any problem."""
+    try:
+        size = path.stat().st_size
+        if size > max_bytes:
+            raise ResultFormatError(path, f"file too large ({size} bytes, limit {max_bytes})")
+        data = path.read_bytes()
+    except ResultFormatError:
+        raise
+    except OSError as exc:
+        raise ResultFormatError(path, f"cannot read file: {exc.strerror or exc}") from None
+    nul = data.find(b"\0")
+    if nul >= 0:
+        line = data.count(b"\n", 0, nul) + 1
+        raise ResultFormatError(path, "binary data (NUL byte), not a text result file", line)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        bad = data[exc.start : exc.start + 1].hex()
+        raise ResultFormatError(
+            path, f"not UTF-8 text (byte 0x{bad} at column {column})", line
+        ) from None
+    if text.startswith("\ufeff"):
+        text = text[1:]  # a BOM is harmless; editors on Windows add it
+    return text

@@ -1,0 +1,11 @@
+#!/bin/bash
+# ioscore benchmark job for Flux (rendered by `ioscore run --scheduler flux`).
+#flux: --job-name=${job_name}
+#flux: -N ${nodes}
+#flux: -n ${ranks}
+#flux: -t ${walltime_minutes}m
+${scheduler_extra}
+set -euo pipefail
+cd ${workdir}
+flux run -N ${nodes} -n ${ranks} --tasks-per-node=${ppn} ${suite} ${config} ${suite_args}
+echo "ioscore: results are in "${resultdir}"/<timestamp of this run>"

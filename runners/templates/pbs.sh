@@ -1,0 +1,11 @@
+#!/bin/bash
+# ioscore benchmark job for PBS Pro / OpenPBS (rendered by `ioscore run --scheduler pbs`).
+#PBS -N ${job_name}
+#PBS -l select=${nodes}:ncpus=${ppn}:mpiprocs=${ppn}
+#PBS -l walltime=${walltime}
+#PBS -j oe
+${scheduler_extra}
+set -euo pipefail
+cd ${workdir}
+mpiexec -np ${ranks} ${suite} ${config} ${suite_args}
+echo "ioscore: results are in "${resultdir}"/<timestamp of this run>"

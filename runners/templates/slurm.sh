@@ -1,0 +1,13 @@
+#!/bin/bash
+# ioscore benchmark job for Slurm (rendered by `ioscore run --scheduler slurm`).
+#SBATCH --job-name=${job_name}
+#SBATCH --nodes=${nodes}
+#SBATCH --ntasks=${ranks}
+#SBATCH --ntasks-per-node=${ppn}
+#SBATCH --time=${walltime}
+#SBATCH --output=${job_name}-%j.out
+${scheduler_extra}
+set -euo pipefail
+cd ${workdir}
+srun --ntasks=${ranks} --ntasks-per-node=${ppn} ${suite} ${config} ${suite_args}
+echo "ioscore: results are in "${resultdir}"/<timestamp of this run>"

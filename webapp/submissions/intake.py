@@ -1,0 +1,230 @@
+"""Receiving an uploaded results archive: store it unchanged, de-duplicate, create the
+submission and queue validation only after the transaction commits.
+
+The archive is written once under ``IOSCORE_ARCHIVE_DIR/<sha[:2]>/<sha256>.<kind>``; the
+same bytes uploaded again resolve to the existing submission (``duplicate=True``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import secrets
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from accounts.models import Site
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from . import archive_safety, contact, system_description
+from .models import (
+    LevelChange,
+    Questionnaire,
+    Release,
+    Status,
+    Submission,
+    SystemDescription,
+    TargetList,
+)
+from .questionnaire import LEVEL_KEY
+from .workflow import OWNER, transition
+
+
+class IntakeError(Exception):
+    """The upload is refused; ``field`` names the form/API field, ``str()`` says why."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+@dataclass
+class IntakeResult:
+    submission: Submission
+    duplicate: bool
+
+
+def parse_json_field(name: str, text: str | None) -> dict[str, Any] | None:
+    """A JSON object from a form field; errors name the field, line and column."""
+    if text is None or not str(text).strip():
+        return None
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise IntakeError(
+            name, f"{name}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
+        ) from None
+    if not isinstance(value, dict):
+        raise IntakeError(name, f"{name}: must be a JSON object, got {type(value).__name__}")
+    return value
+
+
+def open_release() -> Release:
+    """The nearest release whose submission deadline has not passed (spec §7)."""
+    release = (
+        Release.objects.filter(submission_deadline__gte=timezone.now().date())
+        .order_by("submission_deadline")
+        .first()
+    )
+    if release is None:
+        raise IntakeError("archive", "no release is open for submissions")
+    return release
+
+
+def _spool(upload: Any) -> tuple[Path, str, int]:
+    """Copy the upload into the media tmp dir, hashing as we go."""
+    tmp_dir = Path(settings.MEDIA_ROOT) / "tmp"
+    tmp_dir.mkdir(parents=True, exist_ok=True)
+    path = tmp_dir / f"upload-{secrets.token_hex(8)}"
+    digest = hashlib.sha256()
+    size = 0
+    with path.open("xb") as out:
+        for chunk in upload.chunks():
+            size += len(chunk)
+            if size > settings.IOSCORE_UPLOAD_MAX_BYTES:
+                out.close()
+                path.unlink()
+                raise IntakeError(
+                    "archive", f"archive larger than {settings.IOSCORE_UPLOAD_MAX_BYTES} bytes"
+                )
+            digest.update(chunk)
+            out.write(chunk)
+    return path, digest.hexdigest(), size
+
+
+def receive_upload(
+    upload: Any,
+    *,
+    user: Any,
+    site: Site,
+    system: dict[str, Any] | None = None,
+    questionnaire: dict[str, Any] | None = None,
+    target_list: str = TargetList.RESEARCH,
+) -> IntakeResult:
+    if upload is None:
+        raise IntakeError("archive", "archive: a results archive file is required")
+    if target_list not in TargetList.values:
+        raise IntakeError("target_list", f"target_list must be one of {TargetList.values}")
+    spooled, sha256, size = _spool(upload)
+    try:
+        existing = Submission.objects.filter(archive_sha256=sha256).first()
+        if existing is not None:
+            return IntakeResult(existing, duplicate=True)
+        try:
+            archive_safety.inspect(spooled, archive_safety.Limits.from_settings())
+            kind = archive_safety.archive_kind(spooled)
+        except archive_safety.UnsafeArchive as exc:
+            raise IntakeError("archive", f"archive rejected: {exc}") from None
+        release = open_release()
+        final = Path(settings.IOSCORE_ARCHIVE_DIR) / sha256[:2] / f"{sha256}.{kind}"
+        final.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(spooled, final)  # same name = same bytes, so replacing is harmless
+        try:
+            submission = _create(
+                upload, final, sha256, size, user, site, release, system, questionnaire, target_list
+            )
+        except IntegrityError:
+            # A concurrent upload of the same bytes won the race.
+            existing = Submission.objects.filter(archive_sha256=sha256).first()
+            if existing is None:
+                raise
+            return IntakeResult(existing, duplicate=True)
+        return IntakeResult(submission, duplicate=False)
+    finally:
+        spooled.unlink(missing_ok=True)
+
+
+@transaction.atomic
+def _create(
+    upload: Any,
+    final: Path,
+    sha256: str,
+    size: int,
+    user: Any,
+    site: Site,
+    release: Release,
+    system: dict[str, Any] | None,
+    questionnaire: dict[str, Any] | None,
+    target_list: str,
+) -> Submission:
+    submission = Submission.objects.create(
+        release=release,
+        owner=user,
+        site=site,
+        status=Status.DRAFT,
+        archive=str(final.relative_to(settings.MEDIA_ROOT)),
+        archive_name=os.path.basename(getattr(upload, "name", "") or "")[:255],
+        archive_sha256=sha256,
+        archive_size=size,
+        target_list=target_list,
+        scc=target_list == TargetList.SCC,
+    )
+    save_metadata(submission, system, questionnaire, user)
+    transition(submission, Status.SUBMITTED, user, "uploaded", role=OWNER)
+    enqueue_validation(submission.pk)
+    return submission
+
+
+def save_metadata(
+    submission: Submission,
+    system: dict[str, Any] | None,
+    questionnaire: dict[str, Any] | None,
+    actor: Any,
+) -> None:
+    """Store the system tree (flattened when it validates) and the questionnaire."""
+    if system is not None:
+        valid = not system_description.validate(system)
+        flat = system_description.flatten(system) if valid else {}
+        tree, private = _split_contact(system)
+        if private.get("email"):
+            flat["submitter_email_encrypted"] = contact.encrypt(private["email"])
+        if private.get("name"):
+            flat["submitter_name"] = private["name"][:200]
+        SystemDescription.objects.update_or_create(
+            submission=submission,
+            defaults={"schema_version": str(system.get("schema", "")), "data": tree, **flat},
+        )
+        show = private.get("show_publicly")
+        if isinstance(show, bool) and show != submission.show_submitter:
+            submission.show_submitter = show
+            submission.save(update_fields=["show_submitter", "updated"])
+    if questionnaire is not None:
+        answers = dict(questionnaire)
+        claimed = answers.get(LEVEL_KEY, "")
+        record, _ = Questionnaire.objects.get_or_create(submission=submission)
+        if isinstance(claimed, str) and claimed != record.claimed_level:
+            LevelChange.objects.create(
+                questionnaire=record,
+                kind=LevelChange.CLAIMED,
+                old_level=record.claimed_level,
+                new_level=claimed[:20],
+                actor=actor if actor and actor.is_authenticated else None,
+            )
+            record.claimed_level = claimed[:20]
+        record.answers = answers
+        record.save()
+
+
+def _split_contact(system: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The tree without the submitter's name and e-mail, and those private values."""
+    tree = dict(system)
+    submitter = tree.get("submitter")
+    if not isinstance(submitter, dict):
+        return tree, {}
+    public = dict(submitter)
+    private = {key: public.pop(key) for key in ("name", "email") if key in public}
+    private["show_publicly"] = public.get("show_publicly")
+    tree["submitter"] = public
+    return tree, {k: v for k, v in private.items() if not isinstance(v, str) or v}
+
+
+def enqueue_validation(submission_id: int) -> None:
+    """Queue the Celery task once the surrounding transaction has committed."""
+    from validation.tasks import validate_submission
+
+    queue = settings.IOSCORE_VALIDATION_QUEUE  # read now: tests point it at their own worker
+    transaction.on_commit(lambda: validate_submission.apply_async((submission_id,), queue=queue))

@@ -1,0 +1,140 @@
+"""The structured system description (spec §4): schema validation, units, flattening.
+
+The tree is validated against ``schemas/ioscore-system-1.schema.json``; the list columns of
+``SystemDescription`` are derived from it here and nowhere else.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+
+SCHEMA_VERSION = "ioscore-system/1"
+SCHEMA_PATH = Path(__file__).resolve().parent / "schemas" / "ioscore-system-1.schema.json"
+
+_DECIMAL = {"K": 10**3, "M": 10**6, "G": 10**9, "T": 10**12, "P": 10**15, "E": 10**18}
+_BINARY = {"K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40, "P": 2**50, "E": 2**60}
+_HZ = {"Hz": 1, "kHz": 10**3, "MHz": 10**6, "GHz": 10**9}
+METADATA_ROLES = {"MDS", "metadata"}
+DATA_ROLES = {"OSS", "storage", "data", "NSD", "OSD", "server"}
+
+
+@dataclass
+class Problem:
+    path: str  # JSON path of the offending key, e.g. "run.client_nodes"
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path or '(top level)'}: {self.message}"
+
+
+@cache
+def schema() -> dict[str, Any]:
+    return json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+
+
+def validate(data: Any) -> list[Problem]:
+    """Every schema violation, each naming the key path."""
+    validator = jsonschema.Draft202012Validator(schema())
+    problems = []
+    for error in sorted(validator.iter_errors(data), key=lambda e: list(map(str, e.path))):
+        path = ".".join(str(part) for part in error.absolute_path)
+        problems.append(Problem(path, error.message))
+    return problems
+
+
+def to_base(quantity: dict[str, Any] | None) -> float | None:
+    """{value, unit} -> bytes, bytes/s or Hz (bit rates are converted to bytes/s)."""
+    if not quantity:
+        return None
+    value = float(quantity["value"])
+    unit: str = quantity["unit"]
+    if unit in _HZ:
+        return value * _HZ[unit]
+    bits = "bit" in unit
+    stem = unit.split("/")[0].replace("bit", "").replace("B", "")
+    if stem.endswith("i"):
+        factor = _BINARY[stem[0].upper()]
+    elif stem:
+        factor = _DECIMAL[stem[0].upper()]
+    else:
+        factor = 1
+    return value * factor / (8 if bits else 1)
+
+
+def _int(value: float | None) -> int | None:
+    return None if value is None else round(value)
+
+
+def _servers(data: dict[str, Any], roles: set[str]) -> dict[str, Any]:
+    groups = [g for g in data.get("server_groups", []) if g.get("role") in roles]
+    if not groups:
+        return {}
+    first = groups[0]
+    media = first.get("media") or [{}]
+    primary = next((m for m in media if m.get("primary")), media[0])
+    links = first.get("interconnects") or []
+    network = ""
+    if links:
+        speed = links[0].get("speed", {})
+        network = f"{links[0].get('type', '')} {speed.get('value', '')} {speed.get('unit', '')}"
+    return {
+        "nodes": sum(g.get("count", 0) for g in groups),
+        "devices": sum(
+            g.get("count", 0) * sum(m.get("devices_per_server", 0) for m in g.get("media", []))
+            for g in groups
+        ),
+        "media_type": primary.get("type", ""),
+        "interface": primary.get("interface", ""),
+        "network": network.strip(),
+        "memory_bytes": _int(to_base((first.get("memory") or {}).get("capacity"))),
+        "os_version": f"{first.get('os_distribution', '')} {first.get('os_version', '')}".strip(),
+    }
+
+
+def flatten(data: dict[str, Any]) -> dict[str, Any]:
+    """The typed list columns of ``SystemDescription`` from a *valid* tree."""
+    site = data.get("site", {})
+    client = data.get("client_system", {})
+    run = data.get("run", {})
+    storage = data.get("storage_system", {})
+    nodes = (data.get("client_node_groups") or [{}])[0]
+    flat: dict[str, Any] = {
+        "institution": site.get("institution", ""),
+        "system": client.get("name", ""),
+        "storage_vendor": storage.get("vendor", ""),
+        "fs_type": storage.get("software", ""),
+        "fs_name": storage.get("name", ""),
+        "fs_version": storage.get("software_version", ""),
+        "client_nodes": run.get("client_nodes"),
+        "procs_per_node": run.get("procs_per_node"),
+        "total_procs": (
+            run["client_nodes"] * run["procs_per_node"]
+            if "client_nodes" in run and "procs_per_node" in run
+            else None
+        ),
+        "client_os": nodes.get("os_distribution", ""),
+        "client_os_version": nodes.get("os_version", ""),
+        "client_kernel": nodes.get("kernel_version", ""),
+        "storage_capacity_bytes": _int(to_base(run.get("usable_capacity"))),
+        "client_network_bw": to_base(run.get("client_network_bandwidth")),
+        "server_network_bw": to_base(run.get("server_network_bandwidth")),
+        "data_center_url": site.get("web_page", ""),
+    }
+    software_version = storage.get("software_version", "")
+    for prefix, roles in (("md", METADATA_ROLES), ("ds", DATA_ROLES)):
+        group = _servers(data, roles)
+        flat[f"{prefix}_nodes"] = group.get("nodes")
+        flat[f"{prefix}_devices"] = group.get("devices")
+        flat[f"{prefix}_media_type"] = group.get("media_type", "")
+        flat[f"{prefix}_interface"] = group.get("interface", "")
+        flat[f"{prefix}_network"] = group.get("network", "")
+        flat[f"{prefix}_memory_bytes"] = group.get("memory_bytes")
+        flat[f"{prefix}_software_version"] = software_version if group else ""
+        flat[f"{prefix}_os_version"] = group.get("os_version", "")
+    return flat

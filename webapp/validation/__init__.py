@@ -1,0 +1,1 @@
+"""Asynchronous validation of uploaded archives (Celery) with the shared results library."""

@@ -1,0 +1,267 @@
+"""What one validation run computes, without touching the database.
+
+``evaluate(archive, sandbox, context)`` unpacks the archive safely into ``sandbox``, selects
+the run, parses and checks it with ``ioscore.results``, and adds the archive- and
+metadata-level checks the service owns (spec §9: 1-3, 19, 20). The Celery task stores the
+``Outcome`` atomically.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from submissions import archive_safety, questionnaire, system_description
+
+from . import results_api
+
+log = logging.getLogger(__name__)
+INVALID = "invalid"
+WARNING = "warning"
+INFO = "info"
+
+# Job files (spec §9.3): a launch script and the job's output must be in the upload.
+JOB_SCRIPT_SUFFIXES = (".sh", ".slurm", ".sbatch", ".pbs", ".job", ".flux", ".bash", ".lsf")
+JOB_OUTPUT_SUFFIXES = (".out", ".log", ".err", ".stdout", ".stderr", ".o", ".e")
+
+
+@dataclass
+class IssueRow:
+    rule: str
+    severity: str
+    message: str
+    expected: Any = None
+    actual: Any = None
+    phase: str = ""
+
+
+@dataclass
+class Context:
+    release: Any  # submissions.Release row
+    target_list: str
+    scc: bool
+    system: dict[str, Any] | None
+    questionnaire: dict[str, Any] | None
+    run_dir: str = ""  # a run the submitter picked, relative to the archive root
+
+
+@dataclass
+class Outcome:
+    issues: list[IssueRow] = field(default_factory=list)
+    run: Any = None  # ioscore.results.RunResult
+    scores: Any = None
+    run_dir: str = ""
+    fatal: str = ""  # the archive could not be used at all
+
+    @property
+    def blocking(self) -> bool:
+        return any(issue.severity == INVALID for issue in self.issues)
+
+
+def _json_safe(value: Any) -> Any:
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, (list, tuple)):
+        return [_json_safe(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _json_safe(v) for k, v in value.items()}
+    return str(value)
+
+
+def _job_file_issues(root: Path) -> list[IssueRow]:
+    scripts, outputs = [], []
+    for dirpath, _dirs, files in os.walk(root):
+        for name in files:
+            path = Path(dirpath) / name
+            if archive_safety.ignored(name) or path.stat().st_size == 0:
+                continue
+            lower = name.lower()
+            if lower.endswith(JOB_SCRIPT_SUFFIXES):
+                scripts.append(name)
+            elif lower.endswith(JOB_OUTPUT_SUFFIXES) or lower.startswith(("slurm-", "stdout")):
+                outputs.append(name)
+    issues = []
+    if not scripts:
+        issues.append(
+            IssueRow(
+                "archive-job-script",
+                INVALID,
+                "no non-empty job or launch script in the upload (e.g. run.sh, job.slurm)",
+                expected="a file ending in " + "/".join(JOB_SCRIPT_SUFFIXES),
+                actual=None,
+            )
+        )
+    if not outputs:
+        issues.append(
+            IssueRow(
+                "archive-job-output",
+                INVALID,
+                "no non-empty job stdout/stderr in the upload (e.g. slurm-123.out, job.log)",
+                expected="a file ending in " + "/".join(JOB_OUTPUT_SUFFIXES),
+                actual=None,
+            )
+        )
+    return issues
+
+
+def _metadata_issues(ctx: Context) -> list[IssueRow]:
+    issues: list[IssueRow] = []
+    if ctx.system is None:
+        issues.append(
+            IssueRow(
+                "system-description",
+                INVALID,
+                "no system description was submitted (spec §4 is required)",
+            )
+        )
+    else:
+        for problem in system_description.validate(ctx.system)[:50]:
+            issues.append(
+                IssueRow("system-description", INVALID, str(problem), actual=problem.path)
+            )
+    if ctx.questionnaire is None:
+        issues.append(
+            IssueRow("questionnaire", INVALID, "no reproducibility questionnaire was submitted")
+        )
+    else:
+        for key, message in questionnaire.problems(ctx.questionnaire):
+            issues.append(IssueRow("questionnaire", INVALID, message, actual=key or None))
+    return issues
+
+
+def _library_context(ctx: Context) -> Any:
+    from ioscore.results import CheckContext
+    from submissions.releases import to_library
+
+    run = (ctx.system or {}).get("run") or {}
+    nodes = run.get("client_nodes") if isinstance(run.get("client_nodes"), int) else None
+    ppn = run.get("procs_per_node") if isinstance(run.get("procs_per_node"), int) else None
+    return CheckContext(
+        release=to_library(ctx.release),
+        target_list=ctx.target_list,
+        client_nodes=nodes,
+        ppn=ppn,
+        scc=ctx.scc,
+    )
+
+
+def evaluate(archive: Path, sandbox: Path, ctx: Context) -> Outcome:
+    outcome = Outcome()
+    root = sandbox / "archive"
+    try:
+        archive_safety.extract(archive, root, archive_safety.Limits.from_settings())
+    except archive_safety.UnsafeArchive as exc:
+        outcome.fatal = f"archive rejected: {exc}"
+        outcome.issues.append(IssueRow("archive-safety", INVALID, outcome.fatal))
+        return outcome
+    except FileNotFoundError:
+        # Other OSErrors (a full disk) propagate: the task retries them.
+        outcome.fatal = "the stored archive is missing; please upload it again"
+        outcome.issues.append(IssueRow("archive-missing", INVALID, outcome.fatal))
+        return outcome
+    outcome.issues += _job_file_issues(root)
+    outcome.issues += _metadata_issues(ctx)
+
+    format_error = results_api.result_format_error()
+    try:
+        runs = results_api.find_runs(root)
+    except format_error as exc:
+        runs = []
+        outcome.issues.append(IssueRow("run-selection", INVALID, str(exc)))
+    relative = [str(Path(r).relative_to(root)) for r in runs]
+    if ctx.run_dir:
+        chosen = [r for r, rel in zip(runs, relative, strict=True) if rel == ctx.run_dir]
+    else:
+        chosen = list(runs)
+    if not runs:
+        outcome.issues.append(
+            IssueRow(
+                "run-selection",
+                INVALID,
+                "no run found: no directory with result_summary.txt or result.json",
+            )
+        )
+        return outcome
+    if len(chosen) != 1:
+        outcome.issues.append(
+            IssueRow(
+                "run-selection",
+                INVALID,
+                "several runs found; pick one"
+                if not ctx.run_dir
+                else f"the selected run {ctx.run_dir!r} is not in the archive",
+                expected="exactly one run directory",
+                actual=relative,
+            )
+        )
+        return outcome
+    outcome.run_dir = str(Path(chosen[0]).relative_to(root))
+    try:
+        _check_run(outcome, Path(chosen[0]), root, ctx)
+    except format_error as exc:
+        # Show the path inside the archive, not the sandbox.
+        outcome.issues.append(
+            IssueRow("result-format", INVALID, str(exc).replace(str(root) + os.sep, ""))
+        )
+    except Exception as exc:
+        # A bug in a checker is not the submitter's fault, but the run cannot pass unchecked.
+        log.exception("checks crashed on %s", chosen[0])
+        outcome.issues.append(
+            IssueRow(
+                "checker-error",
+                INVALID,
+                f"the automatic checks failed unexpectedly ({type(exc).__name__}: {exc}); "
+                "the committee can see this; please contact them",
+            )
+        )
+    return outcome
+
+
+def _check_run(outcome: Outcome, run_dir: Path, root: Path, ctx: Context) -> None:
+    run = results_api.load_run(run_dir)
+    outcome.run = run
+    outcome.scores = results_api.recompute_scores(run)
+    check = results_api.library_function("check")
+    for issue in check(run, _library_context(ctx)):
+        outcome.issues.append(
+            IssueRow(
+                rule=issue.rule,
+                severity=getattr(issue.severity, "value", str(issue.severity)),
+                message=str(issue.message).replace(str(root) + os.sep, ""),
+                expected=_json_safe(issue.expected),
+                actual=_json_safe(issue.actual),
+                phase=issue.phase or "",
+            )
+        )
+
+
+def aware(value: datetime | None) -> datetime | None:
+    if value is None:
+        return None
+    return value if value.tzinfo else value.replace(tzinfo=UTC)
+
+
+def phase_rows(run: Any) -> list[dict[str, Any]]:
+    rows = []
+    for order, (name, phase) in enumerate(run.phases.items()):
+        rows.append(
+            {
+                "name": name,
+                "order": order,
+                "value": phase.value,
+                "unit": phase.unit,
+                "group": getattr(phase.group, "value", str(phase.group)),
+                "time": phase.time,
+                "valid": phase.valid,
+                "invalid_reasons": list(phase.invalid_reasons),
+                "score_txt": phase.score_txt,
+                "extra": _json_safe(phase.extra),
+                "ranks": [_json_safe(vars(rank)) for rank in phase.ranks],
+                "timeseries": _json_safe(phase.timeseries),
+            }
+        )
+    return rows
