@@ -66,6 +66,7 @@ manage migrate --noinput >/dev/null
 
 echo "== 3/5 the real IO500 results from $IOSCORE_CORPUS_DIR"
 manage import_io500 "$IOSCORE_CORPUS_DIR"
+manage build_lists
 
 echo "== 4/5 Celery worker and web server on 127.0.0.1:$port"
 stop_pidfile "$run_dir/web.pid"

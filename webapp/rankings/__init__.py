@@ -1,0 +1,1 @@
+"""Ranked lists, entries and corrections (owned by the rankings engineer)."""

@@ -1,0 +1,255 @@
+"""Read-only REST API under /api/v1/: lists, list entries, public results and their phases.
+
+Entries use the same query parameters and the same record shape as the CSV/JSON downloads
+(``listview`` + ``records``), so the API and the exports always agree.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.shortcuts import get_object_or_404
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import generics, serializers
+from rest_framework.exceptions import ValidationError
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from submissions.models import PhaseResult, Submission
+
+from .listview import COLUMNS, LEVEL_LABELS, ViewState, entry_queryset
+from .models import RankedList
+from .phases import PHASES
+from .records import entry_record
+from .visibility import visible_entries, visible_lists, visible_submissions
+
+
+class PublicListSerializer(serializers.ModelSerializer):
+    release = serializers.CharField(source="release.acronym")
+    release_date = serializers.DateField(source="release.release_date")
+    list_type = serializers.CharField(source="list_type.slug")
+    list_name = serializers.CharField(source="list_type.name")
+    entries_url = serializers.SerializerMethodField()
+    csv_url = serializers.SerializerMethodField()
+
+    class Meta:
+        model = RankedList
+        fields = [
+            "id",
+            "release",
+            "release_date",
+            "list_type",
+            "list_name",
+            "state",
+            "revision",
+            "published_at",
+            "entries_url",
+            "csv_url",
+        ]
+
+    def _url(self, obj: RankedList, suffix: str) -> str:
+        path = f"/lists/{obj.release.acronym}/{obj.list_type.slug}{suffix}"
+        request = self.context.get("request")
+        return request.build_absolute_uri(path) if request is not None else path
+
+    def get_entries_url(self, obj: RankedList) -> str:
+        request = self.context.get("request")
+        path = f"/api/v1/lists/{obj.release.acronym}/{obj.list_type.slug}/entries/"
+        return request.build_absolute_uri(path) if request is not None else path
+
+    def get_csv_url(self, obj: RankedList) -> str:
+        return self._url(obj, ".csv")
+
+
+class PublicEntrySerializer(serializers.Serializer):
+    """The public entry record (see ``records.RECORD_FIELDS``)."""
+
+    submission_id = serializers.IntegerField()
+    rank = serializers.IntegerField()
+    bw_rank = serializers.IntegerField()
+    md_rank = serializers.IntegerField()
+    score = serializers.FloatField()
+    bw = serializers.FloatField(help_text="GiB/s")
+    md = serializers.FloatField(help_text="kIOPS")
+    list = serializers.CharField()
+    release = serializers.CharField()
+    list_revision = serializers.IntegerField()
+    origin_release = serializers.CharField()
+    carried_over = serializers.BooleanField()
+    institution = serializers.CharField()
+    system = serializers.CharField()
+    storage_vendor = serializers.CharField()
+    fs_type = serializers.CharField()
+    fs_name = serializers.CharField()
+    fs_version = serializers.CharField()
+    client_nodes = serializers.IntegerField(allow_null=True)
+    procs_per_node = serializers.IntegerField(allow_null=True)
+    total_procs = serializers.IntegerField(allow_null=True)
+    reproducibility = serializers.CharField()
+    award_score = serializers.BooleanField()
+    award_bw = serializers.BooleanField()
+    award_md = serializers.BooleanField()
+    phases = serializers.DictField(child=serializers.FloatField(allow_null=True))
+
+    def to_representation(self, instance: Any) -> dict[str, Any]:
+        record = dict(instance)
+        record["phases"] = {p: record.pop(p) for p in PHASES}
+        return record
+
+
+class PublicPhaseSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = PhaseResult
+        fields = ["name", "order", "value", "unit", "group", "time", "valid", "invalid_reasons"]
+
+
+class PublicResultSerializer(serializers.ModelSerializer):
+    release = serializers.CharField(source="release.acronym")
+    institution = serializers.CharField(source="site.name")
+    system = serializers.SerializerMethodField()
+    reproducibility = serializers.SerializerMethodField()
+    phases = PublicPhaseSerializer(many=True, read_only=True)
+
+    class Meta:
+        model = Submission
+        fields = [
+            "id",
+            "release",
+            "institution",
+            "system",
+            "benchmark_version",
+            "run_mode",
+            "run_start",
+            "procs",
+            "score_total",
+            "score_bw",
+            "score_md",
+            "score_valid",
+            "reproducibility",
+            "phases",
+        ]
+
+    def get_system(self, obj: Submission) -> str:
+        description = getattr(obj, "system_description", None)
+        if description is not None and description.system:
+            return description.system
+        return obj.client_system.name if obj.client_system_id else ""  # type: ignore[union-attr]
+
+    def get_reproducibility(self, obj: Submission) -> str:
+        questionnaire = getattr(obj, "questionnaire", None)
+        return LEVEL_LABELS.get(questionnaire.assigned_level, "") if questionnaire else ""
+
+
+class ListsView(generics.ListAPIView):
+    """Every visible ranked list (release x list type)."""
+
+    serializer_class = PublicListSerializer
+
+    def get_queryset(self) -> Any:
+        return visible_lists(self.request.user).order_by(
+            "-release__release_date", "list_type__order"
+        )
+
+
+class ListDetailView(generics.RetrieveAPIView):
+    serializer_class = PublicListSerializer
+
+    def get_object(self) -> RankedList:
+        return get_object_or_404(
+            visible_lists(self.request.user),
+            release__acronym=self.kwargs["release"],
+            list_type__slug=self.kwargs["list_type"],
+        )
+
+
+_ENTRY_PARAMETERS = [
+    OpenApiParameter("sort", OpenApiTypes.STR, enum=list(COLUMNS)),
+    OpenApiParameter("dir", OpenApiTypes.STR, enum=["asc", "desc"]),
+    OpenApiParameter("fs", OpenApiTypes.STR, description="FS type (case-insensitive)"),
+    OpenApiParameter("vendor", OpenApiTypes.STR),
+    OpenApiParameter("year", OpenApiTypes.INT, description="year of the origin release"),
+    OpenApiParameter("nodes_min", OpenApiTypes.INT),
+    OpenApiParameter("nodes_max", OpenApiTypes.INT),
+    OpenApiParameter("level", OpenApiTypes.STR, enum=["none", *LEVEL_LABELS.keys()]),
+    OpenApiParameter("q", OpenApiTypes.STR, description="text search"),
+]
+
+
+class ListEntriesView(generics.ListAPIView):
+    """Entries of one list; same filters and numbers as the list page and its CSV."""
+
+    serializer_class = PublicEntrySerializer
+
+    @extend_schema(parameters=_ENTRY_PARAMETERS)
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return super().get(request, *args, **kwargs)
+
+    def get_queryset(self) -> Any:
+        the_list = get_object_or_404(
+            visible_lists(self.request.user),
+            release__acronym=self.kwargs["release"],
+            list_type__slug=self.kwargs["list_type"],
+        )
+        state = ViewState.from_query(self.request.query_params)
+        if state.errors:
+            raise ValidationError({"query": state.errors})
+        rows = entry_queryset(visible_entries(self.request.user, the_list), state)
+        return _Records(rows, the_list)
+
+
+class _Records:
+    """A lazily sliced queryset that yields public records (pagination-friendly)."""
+
+    def __init__(self, rows: Any, the_list: RankedList) -> None:
+        self.rows = rows
+        self.the_list = the_list
+
+    def count(self) -> int:
+        return int(self.rows.count())
+
+    def __len__(self) -> int:
+        return self.count()
+
+    def __getitem__(self, item: Any) -> Any:
+        sliced = self.rows[item]
+        if isinstance(item, slice):
+            return [entry_record(e, self.the_list) for e in sliced]
+        return entry_record(sliced, self.the_list)
+
+    def __iter__(self) -> Any:
+        return (entry_record(e, self.the_list) for e in self.rows)
+
+
+def _public_results(request: Any) -> Any:
+    return (
+        visible_submissions(request.user)
+        .select_related("release", "site", "client_system", "system_description", "questionnaire")
+        .prefetch_related("phases")
+        .order_by("id")
+    )
+
+
+class ResultsView(generics.ListAPIView):
+    """Public (accepted, released) submissions with their phases."""
+
+    serializer_class = PublicResultSerializer
+
+    def get_queryset(self) -> Any:
+        return _public_results(self.request)
+
+
+class ResultDetailView(generics.RetrieveAPIView):
+    serializer_class = PublicResultSerializer
+
+    def get_queryset(self) -> Any:
+        return _public_results(self.request)
+
+
+class ResultPhasesView(generics.ListAPIView):
+    serializer_class = PublicPhaseSerializer
+    pagination_class = None
+
+    def get_queryset(self) -> Any:
+        submission = get_object_or_404(visible_submissions(self.request.user), pk=self.kwargs["pk"])
+        return submission.phases.order_by("order", "name")

@@ -1,0 +1,221 @@
+"""Chart data for the pages (plain dicts, serialised with ``json_script``; the browser code in
+``static/js/rankings.js`` turns them into plotly traces) and small table helpers."""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+from django.db.models import Max, QuerySet
+
+from submissions.models import PhaseResult, Submission, SystemDescription
+
+from .models import RankedList
+from .phases import PHASE_FIELDS, PHASES, unit
+
+# A rank whose phase ended this much later than the median rank counts as a straggler.
+STRAGGLER_FACTOR = 1.10
+
+
+def list_best(ranked_list: RankedList) -> dict[str, float]:
+    row = ranked_list.entries.aggregate(**{f: Max(f) for f in PHASE_FIELDS})
+    return {p: row[f] for p, f in zip(PHASES, PHASE_FIELDS, strict=True) if row[f]}
+
+
+def history_best(submissions: QuerySet[Submission]) -> dict[str, float]:
+    rows = (
+        PhaseResult.objects.filter(submission__in=submissions, name__in=PHASES)
+        .values("name")
+        .annotate(best=Max("value"))
+    )
+    return {r["name"]: r["best"] for r in rows if r["best"]}
+
+
+def radar_payload(
+    series: Sequence[tuple[str, dict[str, float]]],
+    list_values: dict[str, float] | None,
+    history_values: dict[str, float],
+    list_label: str,
+) -> dict[str, Any]:
+    """Raw phase values per trace plus the two references the browser may normalise to:
+    the context list's best (or, in compare, the best of the compared set) and history's."""
+    if list_values is None:
+        list_values = (
+            {p: max((v.get(p) or 0.0) for _, v in series) for p in PHASES} if series else {}
+        )
+        list_label = list_label or "best of this comparison"
+    return {
+        "phases": list(PHASES),
+        "units": [unit(p) for p in PHASES],
+        "traces": [
+            {"name": name, "values": [values.get(p) for p in PHASES]} for name, values in series
+        ],
+        "references": {
+            "list": {"label": list_label, "values": [list_values.get(p) for p in PHASES]},
+            "history": {
+                "label": "best in history",
+                "values": [history_values.get(p) for p in PHASES],
+            },
+        },
+    }
+
+
+def bars_payload(series: Sequence[tuple[str, dict[str, float]]]) -> dict[str, Any]:
+    return {
+        "phases": list(PHASES),
+        "units": [unit(p) for p in PHASES],
+        "traces": [
+            {"name": name, "values": [values.get(p) for p in PHASES]} for name, values in series
+        ],
+    }
+
+
+def timeseries_payload(phases: Iterable[PhaseResult]) -> list[dict[str, Any]]:
+    """Aggregate throughput over time per phase, for runs that recorded a time series."""
+    out = []
+    for phase in phases:
+        series = phase.timeseries or {}
+        aggregate = series.get("aggregate") if isinstance(series, dict) else None
+        bucket = series.get("bucket_s") if isinstance(series, dict) else None
+        if not aggregate or not isinstance(bucket, int | float) or bucket <= 0:
+            continue
+        out.append(
+            {
+                "phase": phase.name,
+                "unit": "items/s",
+                "t": [round(i * bucket, 6) for i in range(len(aggregate))],
+                "rate": [v / bucket if isinstance(v, int | float) else None for v in aggregate],
+            }
+        )
+    return out
+
+
+def spread_payload(phases: Iterable[PhaseResult]) -> list[dict[str, Any]]:
+    """Per-rank end times per phase with stragglers (end > 1.1 x median end) marked."""
+    out = []
+    for phase in phases:
+        ranks = [
+            r
+            for r in (phase.ranks or [])
+            if isinstance(r, dict) and isinstance(r.get("end"), int | float)
+        ]
+        if len(ranks) < 2:
+            continue
+        ends = [float(r["end"]) for r in ranks]
+        median = statistics.median(ends)
+        limit = median * STRAGGLER_FACTOR
+        out.append(
+            {
+                "phase": phase.name,
+                "ranks": [r.get("rank", i) for i, r in enumerate(ranks)],
+                "hosts": [str(r.get("host") or "") for r in ranks],
+                "end": ends,
+                "median": median,
+                "stragglers": [
+                    r.get("rank", i) for i, r in enumerate(ranks) if float(r["end"]) > limit
+                ],
+            }
+        )
+    return out
+
+
+def best_payload(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    return {
+        "releases": [r["release__acronym"] for r in rows],
+        "score": [r["best_score"] for r in rows],
+        "bw": [r["best_bw"] for r in rows],
+        "md": [r["best_md"] for r in rows],
+    }
+
+
+def distribution_payload(
+    releases: list[str], values: dict[str, list[float]], metric: str
+) -> dict[str, Any]:
+    metric_unit = {"score": "", "bw": "GiB/s", "md": "kIOPS"}.get(metric) or unit(metric)
+    return {
+        "metric": metric,
+        "unit": metric_unit,
+        "releases": [r for r in releases if values.get(r)],
+        "values": [values[r] for r in releases if values.get(r)],
+    }
+
+
+def submission_label(submission: Submission) -> str:
+    description = getattr(submission, "system_description", None)
+    system = ""
+    if description is not None and description.system:
+        system = description.system
+    elif submission.client_system_id:
+        system = submission.client_system.name  # type: ignore[union-attr]
+    return f"#{submission.pk} {system or submission.site.name} ({submission.release.acronym})"
+
+
+def ratio_row(
+    label: str,
+    metric_unit: str,
+    subs: Sequence[Submission],
+    baseline: Submission | None,
+    value_of: Callable[[Submission], float | None],
+) -> dict[str, Any]:
+    base = value_of(baseline) if baseline is not None else None
+    cells = []
+    for sub in subs:
+        value = value_of(sub)
+        ratio = value / base if value is not None and base else None
+        cells.append({"value": value, "ratio": ratio})
+    return {"label": label, "unit": metric_unit, "cells": cells}
+
+
+DESCRIPTION_FIELDS: tuple[tuple[str, str], ...] = (
+    ("institution", "Institution"),
+    ("system", "System"),
+    ("storage_vendor", "Storage vendor"),
+    ("fs_type", "FS type"),
+    ("fs_name", "FS name"),
+    ("fs_version", "FS version"),
+    ("client_nodes", "Client nodes"),
+    ("procs_per_node", "Procs per node"),
+    ("total_procs", "Total procs"),
+    ("client_os", "Client OS"),
+    ("client_os_version", "Client OS version"),
+    ("client_kernel", "Client kernel"),
+    ("md_nodes", "Metadata servers"),
+    ("md_devices", "Metadata devices"),
+    ("md_media_type", "Metadata media"),
+    ("md_interface", "Metadata interface"),
+    ("md_network", "Metadata network"),
+    ("md_software_version", "Metadata software"),
+    ("ds_nodes", "Data servers"),
+    ("ds_devices", "Data devices"),
+    ("ds_media_type", "Data media"),
+    ("ds_interface", "Data interface"),
+    ("ds_network", "Data network"),
+    ("ds_software_version", "Data software"),
+    ("storage_capacity_bytes", "Storage capacity (bytes)"),
+    ("client_network_bw", "Client network (bytes/s)"),
+    ("server_network_bw", "Server network (bytes/s)"),
+)
+
+
+def description_rows(description: SystemDescription | None) -> list[tuple[str, Any]]:
+    if description is None:
+        return []
+    rows = []
+    for name, label in DESCRIPTION_FIELDS:
+        value = getattr(description, name)
+        if value not in (None, ""):
+            rows.append((label, value))
+    return rows
+
+
+def description_diff(subs: Sequence[Submission]) -> list[dict[str, Any]]:
+    """System description fields side by side; ``differs`` marks rows that are not equal."""
+    descriptions = [getattr(s, "system_description", None) for s in subs]
+    rows = []
+    for name, label in DESCRIPTION_FIELDS:
+        values = [getattr(d, name) if d is not None else None for d in descriptions]
+        if all(v in (None, "") for v in values):
+            continue
+        rows.append({"label": label, "values": values, "differs": len(set(values)) > 1})
+    return rows

@@ -1,0 +1,270 @@
+"""The state of a list view (sort, columns, filters, search, page) and the query behind it.
+
+The list page, its CSV/JSON downloads and the API's entries endpoint all parse the same query
+string with ``ViewState.from_query`` and read rows with ``entry_queryset``, so every view of a
+list gives the same rows and the same numbers. Re-sorting changes only the display order; the
+rank shown is always the frozen ``ListEntry.rank``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlencode
+
+from django.db.models import Case, F, IntegerField, Q, QuerySet, Value, When
+
+from submissions.models import LEVEL_ORDER, Release, ReproducibilityLevel
+
+from .models import ListEntry
+from .phases import PHASES, field_name, unit
+
+
+@dataclass(frozen=True)
+class Column:
+    key: str
+    label: str
+    sort: str  # queryset expression name to order by
+    numeric: bool = False
+    unit: str = ""
+
+
+# Text columns fall back to the entities when the flattened description is blank.
+COLUMNS: dict[str, Column] = {
+    c.key: c
+    for c in [
+        Column("rank", "Rank", "position", numeric=True),
+        Column("release", "Release", "origin_date"),
+        Column("institution", "Institution", "institution"),
+        Column("system", "System", "system"),
+        Column("vendor", "Storage vendor", "storage_vendor"),
+        Column("fs_type", "FS type", "fs_type"),
+        Column("client_nodes", "Client nodes", "client_nodes", numeric=True),
+        Column("procs", "Total procs", "total_procs", numeric=True),
+        Column("score", "Score", "score", numeric=True),
+        Column("bw", "BW", "bw", numeric=True, unit="GiB/s"),
+        Column("md", "MD", "md", numeric=True, unit="kIOPS"),
+        Column("bw_rank", "BW rank", "bw_rank", numeric=True),
+        Column("md_rank", "MD rank", "md_rank", numeric=True),
+        Column("level", "Reproducibility", "level_order"),
+        *[Column(field_name(p), p, field_name(p), numeric=True, unit=unit(p)) for p in PHASES],
+    ]
+}
+DEFAULT_COLUMNS = (
+    "rank",
+    "release",
+    "institution",
+    "system",
+    "vendor",
+    "fs_type",
+    "client_nodes",
+    "procs",
+    "score",
+    "bw",
+    "md",
+    "level",
+)
+ALWAYS_SHOWN = ("rank",)
+PAGE_SIZES = (25, 50, 100, 200)
+DEFAULT_PAGE_SIZE = 50
+LEVEL_LABELS = dict(ReproducibilityLevel.choices)
+
+
+class ViewStateError(ValueError):
+    """A query-string value we cannot use; the message names the parameter."""
+
+
+def _int(query: Any, name: str, minimum: int = 0) -> int | None:
+    text = (query.get(name) or "").strip()
+    if not text:
+        return None
+    try:
+        value = int(text)
+    except ValueError:
+        raise ViewStateError(f"parameter {name!r} must be a whole number, got {text!r}") from None
+    if value < minimum:
+        raise ViewStateError(f"parameter {name!r} must be at least {minimum}, got {value}")
+    return value
+
+
+@dataclass
+class ViewState:
+    sort: str = "rank"
+    descending: bool = False
+    columns: tuple[str, ...] = DEFAULT_COLUMNS
+    fs_type: str = ""
+    vendor: str = ""
+    year: int | None = None
+    nodes_min: int | None = None
+    nodes_max: int | None = None
+    level: str = ""
+    q: str = ""
+    page: int = 1
+    per_page: int = DEFAULT_PAGE_SIZE
+    errors: list[str] = field(default_factory=list)
+
+    @classmethod
+    def from_query(cls, query: Any) -> ViewState:
+        """Parse the query string. Unknown or bad values are reported in ``errors`` (shown
+        on the page, 400 in the API) and replaced by the default, never a traceback."""
+        state = cls()
+        sort = (query.get("sort") or "rank").strip()
+        if sort in COLUMNS:
+            state.sort = sort
+        else:
+            state.errors.append(f"parameter 'sort': unknown column {sort!r}")
+        direction = (query.get("dir") or "").strip()
+        if direction not in ("", "asc", "desc"):
+            state.errors.append(f"parameter 'dir' must be 'asc' or 'desc', got {direction!r}")
+        numeric_default_desc = COLUMNS[state.sort].numeric and state.sort not in (
+            "rank",
+            "bw_rank",
+            "md_rank",
+            "client_nodes",
+            "procs",
+        )
+        state.descending = direction == "desc" or (direction == "" and numeric_default_desc)
+        # "cols=a,b" (permalinks) or repeated "col=a&col=b" (the column checkboxes).
+        picked = query.getlist("col") if hasattr(query, "getlist") else []
+        cols = ",".join(picked) if picked else query.get("cols")
+        if cols:
+            keys = [c for c in cols.split(",") if c]
+            unknown = [c for c in keys if c not in COLUMNS]
+            if unknown:
+                state.errors.append(f"parameter 'cols': unknown column(s) {', '.join(unknown)}")
+            chosen = [c for c in keys if c in COLUMNS]
+            state.columns = tuple(dict.fromkeys([*ALWAYS_SHOWN, *chosen]))
+        state.fs_type = (query.get("fs") or "").strip()
+        state.vendor = (query.get("vendor") or "").strip()
+        state.level = (query.get("level") or "").strip()
+        if state.level and state.level not in LEVEL_LABELS and state.level != "none":
+            state.errors.append(f"parameter 'level': unknown level {state.level!r}")
+            state.level = ""
+        state.q = (query.get("q") or "").strip()[:200]
+        for name, attr, minimum in (
+            ("year", "year", 1900),
+            ("nodes_min", "nodes_min", 0),
+            ("nodes_max", "nodes_max", 0),
+            ("page", "page", 1),
+            ("per_page", "per_page", 1),
+        ):
+            try:
+                value = _int(query, name, minimum)
+            except ViewStateError as error:
+                state.errors.append(str(error))
+                continue
+            if value is not None:
+                setattr(state, attr, value)
+        if state.per_page not in PAGE_SIZES:
+            state.errors.append(
+                f"parameter 'per_page' must be one of {', '.join(map(str, PAGE_SIZES))}"
+            )
+            state.per_page = DEFAULT_PAGE_SIZE
+        return state
+
+    def query(self, **overrides: Any) -> str:
+        """The permalink query string of this state (defaults omitted), with overrides."""
+        values: dict[str, Any] = {
+            "sort": self.sort if self.sort != "rank" else "",
+            "dir": ("desc" if self.descending else "asc") if self.sort != "rank" else "",
+            "cols": ",".join(self.columns) if self.columns != DEFAULT_COLUMNS else "",
+            "fs": self.fs_type,
+            "vendor": self.vendor,
+            "year": self.year or "",
+            "nodes_min": "" if self.nodes_min is None else self.nodes_min,
+            "nodes_max": "" if self.nodes_max is None else self.nodes_max,
+            "level": self.level,
+            "q": self.q,
+            "per_page": self.per_page if self.per_page != DEFAULT_PAGE_SIZE else "",
+            "page": self.page if self.page != 1 else "",
+        }
+        values.update(overrides)
+        return urlencode({k: v for k, v in values.items() if v not in ("", None)})
+
+    @property
+    def filtered(self) -> bool:
+        return bool(
+            self.fs_type
+            or self.vendor
+            or self.year
+            or self.level
+            or self.q
+            or self.nodes_min is not None
+            or self.nodes_max is not None
+        )
+
+
+def _level_order_expression() -> Any:
+    return Case(
+        *[When(level=level, then=Value(index)) for index, level in enumerate(LEVEL_ORDER)],
+        default=Value(-1),
+        output_field=IntegerField(),
+    )
+
+
+def annotated_entries(entries: QuerySet[ListEntry]) -> QuerySet[ListEntry]:
+    """Entries with everything a row shows. The display columns are flattened onto the entry
+    by the builder, so this joins only the origin release: the planner's work (not the
+    execution) dominated when the row data came from eight joined tables."""
+    return entries.select_related("origin_release").annotate(
+        origin_date=F("origin_release__release_date"),
+        origin_acronym=F("origin_release__acronym"),
+    )
+
+
+def filtered_entries(entries: QuerySet[ListEntry], state: ViewState) -> QuerySet[ListEntry]:
+    """The view's filters on plain entry columns: counting needs no join unless the year or
+    a text search asks for the origin release."""
+    qs = entries
+    if state.fs_type:
+        qs = qs.filter(fs_type__iexact=state.fs_type)
+    if state.vendor:
+        qs = qs.filter(storage_vendor__iexact=state.vendor)
+    if state.year:
+        qs = qs.filter(origin_release__release_date__year=state.year)
+    if state.nodes_min is not None:
+        qs = qs.filter(client_nodes__gte=state.nodes_min)
+    if state.nodes_max is not None:
+        qs = qs.filter(client_nodes__lte=state.nodes_max)
+    if state.level == "none":
+        qs = qs.filter(level="")
+    elif state.level:
+        qs = qs.filter(level=state.level)
+    if state.q:
+        q = state.q
+        qs = qs.filter(
+            Q(institution__icontains=q)
+            | Q(system__icontains=q)
+            | Q(storage_vendor__icontains=q)
+            | Q(fs_type__icontains=q)
+            | Q(fs_name__icontains=q)
+            | Q(origin_release__acronym__iexact=q)
+        )
+    return qs
+
+
+def entry_queryset(entries: QuerySet[ListEntry], state: ViewState) -> QuerySet[ListEntry]:
+    """Filtered, display-ready and in the view's order (the frozen position breaks ties)."""
+    qs = annotated_entries(filtered_entries(entries, state))
+    if state.sort == "level":
+        qs = qs.annotate(level_order=_level_order_expression())
+    expression = F(COLUMNS[state.sort].sort)
+    ordering = (
+        expression.desc(nulls_last=True) if state.descending else expression.asc(nulls_last=True)
+    )
+    return qs.order_by(ordering, "position")
+
+
+def facet_values(entries: QuerySet[ListEntry]) -> dict[str, Any]:
+    """Choices for the filter controls: what occurs in this list, from one DISTINCT scan of
+    the entry table (the combinations are few: a few hundred rows even for 10,000 entries)."""
+    combos = set(
+        entries.order_by().values_list("fs_type", "storage_vendor", "origin_release_id").distinct()
+    )
+    release_ids = {release for _, _, release in combos}
+    years = Release.objects.filter(pk__in=release_ids).values_list("release_date", flat=True)
+    return {
+        "fs_types": sorted({fs for fs, _, _ in combos if fs}, key=str.lower),
+        "vendors": sorted({vendor for _, vendor, _ in combos if vendor}, key=str.lower),
+        "years": sorted({day.year for day in years}, reverse=True),
+    }

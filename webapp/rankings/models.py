@@ -1,0 +1,166 @@
+"""Ranked lists, their entries and the public correction log (spec leaderboard.md §2, §3, §8).
+
+A ``RankedList`` is one list type in one release. Its ``ListEntry`` rows are a frozen snapshot:
+entry score, BW, MD and the 12 scored phase values are copied when the submission first enters
+the list (and carried unchanged into later releases), so a committee re-score is an explicit
+``Correction`` instead of a silent change. Ranks are stored, never computed at display time.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+
+from submissions.models import ListType, Release, StorageSystem, Submission
+
+
+class ListState(models.TextChoices):
+    DRAFT = "draft", "Draft"
+    FROZEN = "frozen", "Frozen"
+    PUBLISHED = "published", "Published"
+
+
+class RankedList(models.Model):
+    release = models.ForeignKey(Release, on_delete=models.PROTECT, related_name="ranked_lists")
+    list_type = models.ForeignKey(ListType, on_delete=models.PROTECT, related_name="ranked_lists")
+    state = models.CharField(max_length=10, choices=ListState.choices, default=ListState.DRAFT)
+    revision = models.PositiveIntegerField(default=1, help_text="bumped by every correction")
+    built_at = models.DateTimeField(default=timezone.now)
+    frozen_at = models.DateTimeField(null=True, blank=True)
+    published_at = models.DateTimeField(null=True, blank=True)
+    doi = models.CharField(max_length=200, blank=True)
+
+    class Meta:
+        ordering = ["-release__release_date", "list_type__order"]
+        constraints = [
+            models.UniqueConstraint(fields=["release", "list_type"], name="ranked_list_unique")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.list_type.name} list at {self.release.acronym}"
+
+    @property
+    def is_locked(self) -> bool:
+        """Frozen and published lists change only through corrections."""
+        return self.state != ListState.DRAFT
+
+
+class ListEntry(models.Model):
+    """One submission on one list, with the numbers and ranks frozen for that list."""
+
+    ranked_list = models.ForeignKey(RankedList, on_delete=models.CASCADE, related_name="entries")
+    submission = models.ForeignKey(Submission, on_delete=models.PROTECT, related_name="entries")
+    position = models.PositiveIntegerField(help_text="display order: score desc, then time")
+    rank = models.PositiveIntegerField(help_text="competition rank by entry score")
+    bw_rank = models.PositiveIntegerField()
+    md_rank = models.PositiveIntegerField()
+    score = models.FloatField(help_text="entry score (SCORE), frozen")
+    bw = models.FloatField(help_text="GiB/s, frozen")
+    md = models.FloatField(help_text="kIOPS, frozen")
+    # The 12 scored phases, frozen with the score (GiB/s for ior-*, kIOPS otherwise).
+    ior_easy_write = models.FloatField(null=True)
+    mdtest_easy_write = models.FloatField(null=True)
+    ior_hard_write = models.FloatField(null=True)
+    mdtest_hard_write = models.FloatField(null=True)
+    find = models.FloatField(null=True)
+    ior_easy_read = models.FloatField(null=True)
+    mdtest_easy_stat = models.FloatField(null=True)
+    ior_hard_read = models.FloatField(null=True)
+    mdtest_hard_stat = models.FloatField(null=True)
+    mdtest_easy_delete = models.FloatField(null=True)
+    mdtest_hard_read = models.FloatField(null=True)
+    mdtest_hard_delete = models.FloatField(null=True)
+    # Display columns flattened from the submission's description when the list is built,
+    # so the list page reads one table (see listview); a rename is a correction (spec §8).
+    institution = models.CharField(max_length=300, blank=True)
+    system = models.CharField(max_length=200, blank=True)
+    storage_vendor = models.CharField(max_length=200, blank=True)
+    fs_type = models.CharField(max_length=100, blank=True)
+    fs_name = models.CharField(max_length=200, blank=True)
+    fs_version = models.CharField(max_length=100, blank=True)
+    client_nodes = models.IntegerField(null=True)
+    procs_per_node = models.IntegerField(null=True)
+    total_procs = models.IntegerField(null=True)
+    level = models.CharField(max_length=20, blank=True, help_text="reproducibility verdict")
+    submitted_at = models.DateTimeField(help_text="tie-break: earlier submission first")
+    carried_over = models.BooleanField(default=False)
+    origin_release = models.ForeignKey(Release, on_delete=models.PROTECT, related_name="+")
+    award_score = models.BooleanField(default=False)
+    award_bw = models.BooleanField(default=False)
+    award_md = models.BooleanField(default=False)
+    pinned = models.BooleanField(default=False, help_text="kept by a committee pin")
+    # De-dup bookkeeping (spec §3: the builder flags candidates): submissions of the same
+    # storage system that this entry displaced on a de-duplicated list.
+    displaced = models.JSONField(default=list, blank=True)
+
+    class Meta:
+        ordering = ["ranked_list", "position"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["ranked_list", "submission"], name="list_entry_unique_submission"
+            )
+        ]
+        indexes = [
+            models.Index(fields=["ranked_list", "position"], name="entry_list_position"),
+        ]
+
+    def __str__(self) -> str:
+        return f"#{self.rank} {self.submission_id} on {self.ranked_list_id}"
+
+
+class StoragePin(models.Model):
+    """Committee decision: on lists of this type, show this submission for its storage system
+    even when another of the same system scores higher (spec §3 de-dup)."""
+
+    list_type = models.ForeignKey(ListType, on_delete=models.CASCADE, related_name="+")
+    storage_system = models.ForeignKey(StorageSystem, on_delete=models.CASCADE, related_name="+")
+    submission = models.ForeignKey(Submission, on_delete=models.CASCADE, related_name="+")
+    reason = models.TextField()
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+    created = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["list_type", "storage_system"], name="storage_pin_unique"
+            )
+        ]
+
+
+class CorrectionKind(models.TextChoices):
+    ADDED = "added", "Entry added"
+    REMOVED = "removed", "Entry removed"
+    MOVED = "moved", "Entry moved between lists"
+    SCORE = "score", "Score changed"
+    RENAME = "rename", "Metadata renamed"
+
+
+class Correction(models.Model):
+    """A post-publication change of a list (spec §8), shown in the public changelog."""
+
+    ranked_list = models.ForeignKey(
+        RankedList, on_delete=models.CASCADE, related_name="corrections"
+    )
+    kind = models.CharField(max_length=10, choices=CorrectionKind.choices)
+    submission = models.ForeignKey(
+        Submission, on_delete=models.PROTECT, null=True, blank=True, related_name="corrections"
+    )
+    old_value = models.JSONField(null=True, blank=True)
+    new_value = models.JSONField(null=True, blank=True)
+    reason = models.TextField()
+    approved_by = models.ManyToManyField(settings.AUTH_USER_MODEL, blank=True, related_name="+")
+    revision = models.PositiveIntegerField(help_text="list revision this change produced")
+    created = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["created", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()} on {self.ranked_list} (rev {self.revision})"

@@ -1,0 +1,74 @@
+"""One public record per list entry: the shape shared by the CSV, the JSON download and the
+API, so all three give the same numbers. Never contains the submitter's contact."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .listview import LEVEL_LABELS
+from .models import ListEntry, RankedList
+from .phases import PHASE_FIELDS, PHASES
+
+RECORD_FIELDS: tuple[str, ...] = (
+    "submission_id",
+    "rank",
+    "bw_rank",
+    "md_rank",
+    "score",
+    "bw",
+    "md",
+    "list",
+    "release",
+    "list_revision",
+    "origin_release",
+    "carried_over",
+    "institution",
+    "system",
+    "storage_vendor",
+    "fs_type",
+    "fs_name",
+    "fs_version",
+    "client_nodes",
+    "procs_per_node",
+    "total_procs",
+    "reproducibility",
+    "award_score",
+    "award_bw",
+    "award_md",
+    *PHASES,
+)
+
+
+def entry_record(entry: ListEntry, ranked_list: RankedList) -> dict[str, Any]:
+    """``entry`` must come from ``listview.annotated_entries``."""
+    e: Any = entry
+    record: dict[str, Any] = {
+        "submission_id": e.submission_id,
+        "rank": e.rank,
+        "bw_rank": e.bw_rank,
+        "md_rank": e.md_rank,
+        "score": e.score,
+        "bw": e.bw,
+        "md": e.md,
+        "list": ranked_list.list_type.slug,
+        "release": ranked_list.release.acronym,
+        "list_revision": ranked_list.revision,
+        "origin_release": e.origin_acronym,
+        "carried_over": e.carried_over,
+        "institution": e.institution,
+        "system": e.system,
+        "storage_vendor": e.storage_vendor,
+        "fs_type": e.fs_type,
+        "fs_name": e.fs_name,
+        "fs_version": e.fs_version,
+        "client_nodes": e.client_nodes,
+        "procs_per_node": e.procs_per_node,
+        "total_procs": e.total_procs,
+        "reproducibility": LEVEL_LABELS.get(e.level, ""),
+        "award_score": e.award_score,
+        "award_bw": e.award_bw,
+        "award_md": e.award_md,
+    }
+    for phase, field in zip(PHASES, PHASE_FIELDS, strict=True):
+        record[phase] = getattr(e, field)
+    return record

@@ -1,0 +1,92 @@
+"""Table rows of a list page, rendered in Python.
+
+A page shows up to 200 rows x ~13 columns. Rendering each cell through template tags (or
+even ``format_html``) cost more than all the database work, so each row is built here as
+one string: text values go through ``escape``; numbers are formatted by ``num`` (digits,
+commas, a dot); links are built from integer ids and an escaped list key.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from django.urls import reverse
+from django.utils.html import escape
+from django.utils.safestring import SafeString, mark_safe
+
+from .listview import LEVEL_LABELS, Column
+from .templatetags.rankings_tags import num
+
+# Column key -> attribute of an entry from listview.annotated_entries.
+ATTRIBUTES = {"release": "origin_acronym", "vendor": "storage_vendor", "procs": "total_procs"}
+LINKED = ("institution", "system")
+DASH = "\u2013"  # shown for missing values
+AWARD_MARKUP = (
+    (
+        "award_score",
+        '<span class="award" title="Award: highest score of the release" '
+        'aria-label="Score award">★</span>',
+    ),
+    (
+        "award_bw",
+        '<span class="award award-bw" title="Award: highest bandwidth of the release" '
+        'aria-label="Bandwidth award">BW</span>',
+    ),
+    (
+        "award_md",
+        '<span class="award award-md" title="Award: highest metadata rate of the '
+        'release" aria-label="Metadata award">MD</span>',
+    ),
+)
+NO_LEVEL = '<span class="muted" title="No reproducibility level">\u2013</span>'
+LEVEL_MARKUP = {
+    level: f'<span class="badge level-{level}" title="Reproducibility level (committee '
+    f'verdict)">{escape(label)}</span>'
+    for level, label in LEVEL_LABELS.items()
+}
+
+
+def _cell(entry: Any, key: str, numeric: bool, link: str) -> str:
+    if key == "rank":
+        marks = "".join(markup for flag, markup in AWARD_MARKUP if getattr(entry, flag))
+        if entry.carried_over:
+            marks += (
+                f'<span class="carried" title="Carried over from '
+                f'{escape(entry.origin_acronym)}">↺</span>'
+            )
+        return (
+            f'<td class="num rank" data-col="rank"><a href="{link}" title="Submission '
+            f'#{entry.submission_id}">{entry.rank}</a>{marks}</td>'
+        )
+    value = getattr(entry, ATTRIBUTES.get(key, key), None)
+    if key in LINKED:
+        return f'<td data-col="{key}"><a href="{link}">{escape(value or DASH)}</a></td>'
+    if key == "level":
+        return f'<td data-col="level">{LEVEL_MARKUP.get(value or "", NO_LEVEL)}</td>'
+    if numeric:
+        return f'<td class="num" data-col="{key}">{num(value)}</td>'
+    return f'<td data-col="{key}">{escape(value or DASH)}</td>'
+
+
+def render_rows(
+    entries: Iterable[Any], columns: Sequence[Column], list_key: str
+) -> list[SafeString]:
+    """``list_key`` is "<release>/<type>": the submission page normalises its radar to it."""
+    template = reverse("rankings:result", args=[0])  # "/results/0/"
+    prefix, suffix = template.rsplit("0", 1)
+    query = f"?list={escape(list_key)}"
+    specs = [(c.key, c.numeric) for c in columns]
+    rows = []
+    for entry in entries:
+        sid = entry.submission_id
+        link = f"{prefix}{sid}{suffix}{query}"
+        cells = "".join(_cell(entry, key, numeric, link) for key, numeric in specs)
+        rows.append(
+            mark_safe(
+                f'<tr data-submission="{sid}"><td class="pick"><input type="checkbox" '
+                f'form="compare-form" name="pick" value="{sid}" id="pick-{sid}" '
+                f'aria-label="Select #{sid} for comparison"></td>{cells}</tr>'
+            )
+        )
+    return rows

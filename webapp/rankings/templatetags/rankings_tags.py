@@ -1,0 +1,102 @@
+"""Template helpers for list cells and numbers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import template
+from django.utils.html import format_html, format_html_join
+
+register = template.Library()
+
+# Column key -> attribute of an annotated ListEntry (see listview.annotated_entries).
+_ATTRIBUTES = {
+    "release": "origin_acronym",
+    "vendor": "storage_vendor",
+    "procs": "total_procs",
+}
+
+
+@register.filter
+def cell(entry: Any, key: str) -> Any:
+    return getattr(entry, _ATTRIBUTES.get(key, key), None)
+
+
+@register.filter
+def num(value: Any, digits: int = 2) -> str:
+    """Fixed decimals with thousands separators; a dash for missing values."""
+    if value is None or value == "":
+        return "\u2013"
+    if isinstance(value, int) and not isinstance(value, bool):
+        return f"{value:,}"
+    try:
+        return f"{float(value):,.{int(digits)}f}"
+    except (TypeError, ValueError):
+        return str(value)
+
+
+@register.filter
+def ratio(value: Any) -> str:
+    if value is None:
+        return "\u2013"
+    return f"{float(value):.2f}\u00d7"
+
+
+@register.filter
+def get_item(mapping: Any, key: Any) -> Any:
+    return mapping.get(key) if hasattr(mapping, "get") else None
+
+
+@register.filter
+def level_label(level: str) -> str:
+    from rankings.listview import LEVEL_LABELS
+
+    return LEVEL_LABELS.get(level, "")
+
+
+# Row-level markup as tags, not {% include %}: a list page renders these for every row.
+_AWARDS = (
+    ("award_score", "award", "Award: highest score of the release", "Score award", "★"),
+    (
+        "award_bw",
+        "award award-bw",
+        "Award: highest bandwidth of the release",
+        "Bandwidth award",
+        "BW",
+    ),
+    (
+        "award_md",
+        "award award-md",
+        "Award: highest metadata rate of the release",
+        "Metadata award",
+        "MD",
+    ),
+)
+
+
+@register.simple_tag
+def awards(entry: Any) -> str:
+    return format_html_join(
+        "",
+        '<span class="{}" title="{}" aria-label="{}">{}</span>',
+        (
+            (css, title, label, text)
+            for flag, css, title, label, text in _AWARDS
+            if getattr(entry, flag, False)
+        ),
+    )
+
+
+@register.simple_tag
+def level_badge(level: str) -> str:
+    from rankings.listview import LEVEL_LABELS
+
+    if not level:
+        return format_html(
+            '<span class="muted" title="{}">\u2013</span>', "No reproducibility level"
+        )
+    return format_html(
+        '<span class="badge level-{}" title="Reproducibility level (committee verdict)">{}</span>',
+        level,
+        LEVEL_LABELS.get(level, level),
+    )
