@@ -139,13 +139,13 @@ def _start_worker(queue: str, media: Path) -> subprocess.Popen[bytes]:
 def _bench_uploads(count: int, submission_id: str) -> dict[str, list[float]]:
     from datetime import timedelta
 
-    from accounts.models import ApiToken, Site
     from django.contrib.auth.models import Group, User
     from django.core.files.uploadedfile import SimpleUploadedFile
     from django.utils import timezone
     from rest_framework.test import APIClient
-    from submissions.models import Release, Submission
 
+    from accounts.models import ApiToken, Site
+    from submissions.models import Release, Submission
     from tests.webapp.helpers import QUESTIONNAIRE, corpus_archive, example_system
 
     user = User.objects.create_user("bench")

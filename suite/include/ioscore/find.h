@@ -10,8 +10,9 @@
  *     is given; -size compares st_size exactly; -newer compares ctime at whole seconds, >=;
  *   - nothing below the root is followed through symlinks; other file systems are not entered
  *     unless cross_mounts is set.
- * Large directories are read with getdents64 in 1 MiB batches, and a batch of names can be
- * handed to an idle rank, so one huge directory is shared out (see src/find/find_engine.c).
+ * Large directories are read with getdents64 in 1 MiB batches and shared out between ranks:
+ * split by directory-offset ranges where the cookie order is known (tmpfs), otherwise handed
+ * over in batches of names. Design and counting rules: src/find/README.md.
  */
 #ifndef IOSCORE_FIND_H
 #define IOSCORE_FIND_H
@@ -27,7 +28,10 @@ struct ioscore_find_opts {
     int64_t size_bytes;       /* -size Nc: exact size in bytes; -1 = no size predicate */
     int cross_mounts;         /* 0 = do not descend into other file systems */
     int verbose;              /* >0: report every error on stderr (else the first few) */
-    FILE *print_matches;      /* non-NULL: each rank prints the path of every match here */
+    int no_range_split;       /* 1: share big directories only as batches of names (the
+                                 fallback used where cookie order is unknown) */
+    FILE *print_matches;      /* non-NULL on every rank: rank 0 writes the path of every
+                                 match (all ranks') here, one per line, lines never mixed */
 };
 
 /* Counters of one rank; the engine reduces them into the totals on every rank. */
@@ -72,7 +76,6 @@ int ioscore_find_check_pattern(const char *name_pattern);
  * which writes find.csv in pfind's format (spec §5.5) to `path`. Returns 0, or -errno from
  * opening/writing the file (the same code on every rank).
  */
-int ioscore_find_write_csv(MPI_Comm comm, const struct ioscore_find_result *res,
-                           const char *path);
+int ioscore_find_write_csv(MPI_Comm comm, const struct ioscore_find_result *res, const char *path);
 
 #endif

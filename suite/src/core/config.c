@@ -1,0 +1,548 @@
+/*
+ * INI parsing and the IO500 option table; see include/ioscore/config.h.
+ * The line grammar is the reference one (spec §4.1), written as POSIX extended regexes.
+ */
+#include "ioscore/config.h"
+
+#include <ctype.h>
+#include <regex.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ioscore/hash.h"
+#include "ioscore/util.h"
+
+#define H_API "backend and options for this phase, e.g. POSIX --posix.odirect"
+#define H_RUN "run this phase"
+
+static const struct ios_option opt_global[] = {
+    {"datadir", IOS_OPT_STRING, "./datafiles", "root directory for the test data"},
+    {"timestamp-datadir", IOS_OPT_BOOL, "TRUE", "append /<timestamp> to datadir"},
+    {"resultdir", IOS_OPT_STRING, "./results", "root directory for the results"},
+    {"timestamp-resultdir", IOS_OPT_BOOL, "TRUE", "append /<timestamp> to resultdir"},
+    {"api", IOS_OPT_STRING, "POSIX", "backend plus options: POSIX [--posix.odirect] or DUMMY"},
+    {"drop-caches", IOS_OPT_BOOL, "FALSE", "run drop-caches-cmd before each I/O phase"},
+    {"drop-caches-cmd", IOS_OPT_STRING, "sudo -n bash -c \"echo 3 > /proc/sys/vm/drop_caches\"",
+     "cache purging command, run on every rank"},
+    {"io-buffers-on-gpu", IOS_OPT_BOOL, "FALSE", "allocate I/O buffers on the GPU (unsupported)"},
+    {"verbosity", IOS_OPT_UINT, "1", "0 quiet; >0 t_start/t_end/t_delta lines; >1 more keys"},
+    {"scc", IOS_OPT_BOOL, "FALSE", "Student Cluster Competition rules (minimum write 30 s)"},
+    {"dataPacketType", IOS_OPT_STRING, "timestamp", "timestamp|offset|incompressible|random"},
+};
+static const struct ios_option opt_debug[] = {
+    {"stonewall-time", IOS_OPT_INT, "300", "write deadline in s; anything but 300 is INVALID"},
+    {"pause-dir", IOS_OPT_STRING, NULL, "wait while <dir>/<phase> exists; INVALIDATES the run"},
+};
+static const struct ios_option opt_ior_easy[] = {
+    {"API", IOS_OPT_STRING, NULL, H_API},
+    {"transferSize", IOS_OPT_STRING, "2m", "transfer size"},
+    {"blockSize", IOS_OPT_STRING, "9920000m", "block size per rank; a multiple of transferSize"},
+    {"filePerProc", IOS_OPT_BOOL, "TRUE", "one file per rank"},
+    {"uniqueDir", IOS_OPT_BOOL, "FALSE", "one directory per rank"},
+    {"run", IOS_OPT_BOOL, "TRUE", H_RUN},
+    {"verbosity", IOS_OPT_INT, NULL, "extra log detail"},
+};
+static const struct ios_option opt_api_run[] = {
+    {"API", IOS_OPT_STRING, NULL, H_API},
+    {"run", IOS_OPT_BOOL, "TRUE", H_RUN},
+};
+static const struct ios_option opt_run_only[] = {
+    {"run", IOS_OPT_BOOL, "TRUE", H_RUN},
+};
+static const struct ios_option opt_mdtest_easy[] = {
+    {"API", IOS_OPT_STRING, NULL, H_API},
+    {"n", IOS_OPT_UINT64, "1000000", "files per rank (upper bound)"},
+    {"run", IOS_OPT_BOOL, "TRUE", H_RUN},
+};
+static const struct ios_option opt_mdworkbench[] = {
+    {"API", IOS_OPT_STRING, NULL, H_API},
+    {"waitingTime", IOS_OPT_FLOAT, "0.0", "waiting time of an operation relative to runtime"},
+    {"precreatePerSet", IOS_OPT_UINT64, NULL, "files to precreate per set"},
+    {"filesPerProc", IOS_OPT_UINT64, NULL, "files per iteration and set"},
+    {"run", IOS_OPT_BOOL, "TRUE", H_RUN},
+    {"verbosity", IOS_OPT_INT, NULL, "extra log detail"},
+};
+static const struct ios_option opt_find[] = {
+    {"external-script", IOS_OPT_STRING, NULL, "external program used instead of the engine"},
+    {"external-mpi-args", IOS_OPT_STRING, "", "prefix of the external command"},
+    {"external-extra-args", IOS_OPT_STRING, "", "arguments before the standard ones"},
+    {"nproc", IOS_OPT_UINT, NULL, "number of ranks taking part (the first nproc)"},
+    {"run", IOS_OPT_BOOL, "TRUE", H_RUN},
+    {"pfind-queue-length", IOS_OPT_INT, "10000", "work queue length (>= 10)"},
+    {"pfind-steal-next", IOS_OPT_BOOL, "FALSE", "steal from the next rank"},
+    {"pfind-parallelize-single-dir-access-using-hashing", IOS_OPT_BOOL, "FALSE",
+     "split single directories by hashing"},
+};
+static const struct ios_option opt_ior_hard[] = {
+    {"API", IOS_OPT_STRING, NULL, H_API},
+    {"segmentCount", IOS_OPT_INT, "10000000", "47008-byte records per rank (upper bound)"},
+    {"collective", IOS_OPT_BOOL, NULL, "collective I/O (unsupported by POSIX)"},
+    {"run", IOS_OPT_BOOL, "TRUE", H_RUN},
+    {"verbosity", IOS_OPT_INT, NULL, "extra log detail"},
+};
+static const struct ios_option opt_ior_hard_phase[] = {
+    {"API", IOS_OPT_STRING, NULL, H_API},
+    {"collective", IOS_OPT_BOOL, NULL, "collective I/O (unsupported by POSIX)"},
+    {"run", IOS_OPT_BOOL, "TRUE", H_RUN},
+};
+static const struct ios_option opt_mdtest_hard[] = {
+    {"API", IOS_OPT_STRING, NULL, H_API},
+    {"n", IOS_OPT_UINT64, "1000000", "files per rank (upper bound)"},
+    {"files-per-dir", IOS_OPT_UINT64, NULL, "file limit per directory; INVALIDATES the run"},
+    {"run", IOS_OPT_BOOL, "TRUE", H_RUN},
+};
+
+#define SEC(name, opts, optional)                                                                  \
+    {                                                                                              \
+        name, opts, (int)(sizeof opts / sizeof opts[0]), optional                                  \
+    }
+
+static const struct ios_section sections[] = {
+    SEC("global", opt_global, 0),
+    SEC("debug", opt_debug, 0),
+    SEC("ior-easy", opt_ior_easy, 0),
+    SEC("ior-easy-write", opt_api_run, 0),
+    SEC("mdtest-easy", opt_mdtest_easy, 0),
+    SEC("mdtest-easy-write", opt_api_run, 0),
+    SEC("mdworkbench", opt_mdworkbench, 1),
+    SEC("mdworkbench-create", opt_run_only, 1),
+    {"timestamp", NULL, 0, 0},
+    SEC("find-easy", opt_find, 1),
+    SEC("ior-hard", opt_ior_hard, 0),
+    SEC("ior-hard-write", opt_ior_hard_phase, 0),
+    SEC("mdtest-hard", opt_mdtest_hard, 0),
+    SEC("mdtest-hard-write", opt_api_run, 0),
+    SEC("find", opt_find, 0),
+    SEC("find-hard", opt_find, 1),
+    SEC("mdworkbench-bench", opt_run_only, 1),
+    SEC("ior-easy-read", opt_api_run, 0),
+    SEC("mdtest-easy-stat", opt_api_run, 0),
+    SEC("ior-hard-read", opt_ior_hard_phase, 0),
+    SEC("mdtest-hard-stat", opt_api_run, 0),
+    SEC("mdworkbench-delete", opt_run_only, 1),
+    SEC("mdtest-easy-delete", opt_api_run, 0),
+    SEC("mdtest-hard-read", opt_api_run, 0),
+    SEC("mdtest-hard-delete", opt_api_run, 0),
+    SEC("ior-rnd4K-easy-read", opt_api_run, 0),
+};
+#define N_SECTIONS ((int)(sizeof sections / sizeof sections[0]))
+
+const struct ios_section *ios_config_sections(int *count)
+{
+    *count = N_SECTIONS;
+    return sections;
+}
+
+static int find_section(const char *name)
+{
+    for (int s = 0; s < N_SECTIONS; s++)
+        if (ios_streq_nocase(sections[s].name, name))
+            return s;
+    return -1;
+}
+
+static int find_option(int s, const char *name)
+{
+    for (int o = 0; o < sections[s].n_options; o++)
+        if (ios_streq_nocase(sections[s].options[o].name, name))
+            return o;
+    return -1;
+}
+
+static void set_value(struct ios_config *cfg, int s, int o, const char *value, int line)
+{
+    free(cfg->values[s][o]);
+    cfg->values[s][o] = value ? strdup(value) : NULL;
+    if (value && !cfg->values[s][o])
+        ios_fatal("out of memory");
+    cfg->lines[s][o] = line;
+}
+
+void ios_config_init(struct ios_config *cfg, const char *filename)
+{
+    memset(cfg, 0, sizeof *cfg);
+    snprintf(cfg->filename, sizeof cfg->filename, "%s", filename);
+    for (int s = 0; s < N_SECTIONS; s++)
+        for (int o = 0; o < sections[s].n_options; o++)
+            set_value(cfg, s, o, sections[s].options[o].def, 0);
+}
+
+void ios_config_free(struct ios_config *cfg)
+{
+    for (int s = 0; s < N_SECTIONS; s++)
+        for (int o = 0; o < sections[s].n_options; o++)
+            free(cfg->values[s][o]);
+    free(cfg->text);
+    cfg->text = NULL;
+}
+
+/* Checks `value` against the type and stores it (booleans normalized). */
+static int check_and_set(struct ios_config *cfg, int s, int o, const char *value, int line,
+                         char *err, size_t err_len)
+{
+    const struct ios_option *opt = &sections[s].options[o];
+    const char *expected = NULL;
+    const char *p = value;
+    switch (opt->type) {
+    case IOS_OPT_STRING:
+        break;
+    case IOS_OPT_INT:
+        if (*p == '-')
+            p++;
+        /* fall through */
+    case IOS_OPT_UINT:
+    case IOS_OPT_UINT64:
+        if (!*p)
+            expected = "an integer";
+        for (; *p && !expected; p++)
+            if (!isdigit((unsigned char)*p))
+                expected = opt->type == IOS_OPT_INT ? "an integer" : "a non-negative integer";
+        break;
+    case IOS_OPT_FLOAT:
+        for (; *p && !expected; p++)
+            if (!isdigit((unsigned char)*p) && !strchr("e.+-", *p))
+                expected = "a number";
+        break;
+    case IOS_OPT_BOOL:
+        if (ios_streq_nocase(value, "true") || strcmp(value, "1") == 0) {
+            value = "TRUE";
+        } else if (ios_streq_nocase(value, "false") || strcmp(value, "0") == 0) {
+            value = "FALSE";
+        } else {
+            expected = "TRUE or FALSE";
+        }
+        break;
+    }
+    if (expected) {
+        snprintf(err, err_len, "%s:%d: [%s] %s: bad value '%s' (expected %s)", cfg->filename, line,
+                 sections[s].name, opt->name, value, expected);
+        return -1;
+    }
+    set_value(cfg, s, o, value, line);
+    return 0;
+}
+
+int ios_config_set(struct ios_config *cfg, const char *section, const char *key, const char *value,
+                   int line, char *err, size_t err_len)
+{
+    int s = find_section(section);
+    if (s < 0) {
+        snprintf(err, err_len, "%s:%d: unknown section [%s]", cfg->filename, line, section);
+        return -1;
+    }
+    int o = find_option(s, key);
+    if (o < 0) {
+        snprintf(err, err_len, "%s:%d: unknown key '%s' in section [%s]", cfg->filename, line, key,
+                 sections[s].name);
+        return -1;
+    }
+    if (!*value) /* the reference ignores empty values: the default stays */
+        return 0;
+    return check_and_set(cfg, s, o, value, line, err, err_len);
+}
+
+/* Location of an option for messages about values: "file:line" or "file (default)". */
+static void where(const struct ios_config *cfg, const char *section, const char *key, char *buf,
+                  size_t len)
+{
+    int s = find_section(section), o = find_option(s, key);
+    if (cfg->lines[s][o] > 0)
+        snprintf(buf, len, "%s:%d", cfg->filename, cfg->lines[s][o]);
+    else
+        snprintf(buf, len, "%s (default)", cfg->filename);
+}
+
+/* Cross-option rules that the reference enforces only later, inside IOR; we check up front. */
+static int semantic_checks(struct ios_config *cfg, char *err, size_t err_len)
+{
+    char loc[1100];
+    uint64_t transfer = 0, block = 0;
+    const char *t = ios_cfg_str(cfg, "ior-easy", "transferSize");
+    const char *b = ios_cfg_str(cfg, "ior-easy", "blockSize");
+    if (ios_parse_size(t, &transfer) != 0 || transfer == 0) {
+        where(cfg, "ior-easy", "transferSize", loc, sizeof loc);
+        snprintf(err, err_len,
+                 "%s: [ior-easy] transferSize: bad size '%s' (digits with an "
+                 "optional k/m/g/t/p suffix)",
+                 loc, t);
+        return -1;
+    }
+    if (ios_parse_size(b, &block) != 0 || block == 0) {
+        where(cfg, "ior-easy", "blockSize", loc, sizeof loc);
+        snprintf(err, err_len,
+                 "%s: [ior-easy] blockSize: bad size '%s' (digits with an "
+                 "optional k/m/g/t/p suffix)",
+                 loc, b);
+        return -1;
+    }
+    if (transfer % 8 != 0 || block % transfer != 0) {
+        where(cfg, "ior-easy", "blockSize", loc, sizeof loc);
+        snprintf(err, err_len,
+                 "%s: [ior-easy] blockSize: %s must be a multiple of "
+                 "transferSize %s, and transferSize a multiple of 8",
+                 loc, b, t);
+        return -1;
+    }
+    const char *packet = ios_cfg_str(cfg, "global", "dataPacketType");
+    if (!packet || !strchr("toir", tolower((unsigned char)packet[0]))) {
+        where(cfg, "global", "dataPacketType", loc, sizeof loc);
+        snprintf(err, err_len,
+                 "%s: [global] dataPacketType: bad value '%s' (expected "
+                 "timestamp, offset, incompressible or random)",
+                 loc, packet ? packet : "");
+        return -1;
+    }
+    if (ios_cfg_int(cfg, "debug", "stonewall-time", 300) <= 0) {
+        where(cfg, "debug", "stonewall-time", loc, sizeof loc);
+        snprintf(err, err_len, "%s: [debug] stonewall-time: must be > 0", loc);
+        return -1;
+    }
+    if (ios_cfg_int(cfg, "ior-hard", "segmentCount", 1) <= 0) {
+        where(cfg, "ior-hard", "segmentCount", loc, sizeof loc);
+        snprintf(err, err_len, "%s: [ior-hard] segmentCount: must be > 0", loc);
+        return -1;
+    }
+    static const char *finds[] = {"find-easy", "find", "find-hard"};
+    for (int i = 0; i < 3; i++) {
+        if (ios_cfg_int(cfg, finds[i], "pfind-queue-length", 10000) < 10) {
+            where(cfg, finds[i], "pfind-queue-length", loc, sizeof loc);
+            snprintf(err, err_len, "%s: [%s] pfind-queue-length: must be >= 10", loc, finds[i]);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* Copies regex group g of `line` into out (bounded). */
+static void group_text(const char *line, const regmatch_t *m, int g, char *out, size_t len)
+{
+    size_t n = 0;
+    if (m[g].rm_so >= 0)
+        n = (size_t)(m[g].rm_eo - m[g].rm_so);
+    if (n >= len)
+        n = len - 1;
+    memcpy(out, line + (m[g].rm_so >= 0 ? m[g].rm_so : 0), n);
+    out[n] = '\0';
+}
+
+int ios_config_parse(struct ios_config *cfg, const char *text, char *err, size_t err_len)
+{
+    regex_t re_section, re_option, re_empty;
+    regcomp(&re_section,
+            "^[[:space:]]*\\[[[:space:]]*([0-9A-Za-z_-]+)[[:space:]]*\\][[:space:]]*"
+            "([[:space:]][#;].*)?$",
+            REG_EXTENDED);
+    regcomp(&re_option,
+            "^[[:space:]]*([0-9A-Za-z_.-]+)[[:space:]]*=[[:space:]]*([^#;]*)[[:space:]]*"
+            "([[:space:]][#;].*)?$",
+            REG_EXTENDED);
+    regcomp(&re_empty, "^[[:space:]]*([#;].*)?$", REG_EXTENDED);
+
+    free(cfg->text);
+    cfg->text = strdup(text);
+    char *copy = strdup(text);
+    if (!cfg->text || !copy)
+        ios_fatal("out of memory");
+    int rc = 0, line_no = 0, section = -1;
+    char *save = NULL;
+    /* strtok_r would skip empty lines and miscount; split by hand. */
+    for (char *line = copy; line && rc == 0;) {
+        char *next = strchr(line, '\n');
+        if (next)
+            *next++ = '\0';
+        line_no++;
+        size_t len = strlen(line);
+        while (len > 0 && (line[len - 1] == '\r' || line[len - 1] == ' ' || line[len - 1] == '\t'))
+            line[--len] = '\0';
+        regmatch_t m[4];
+        char name[256], value[4096];
+        if (regexec(&re_empty, line, 0, NULL, 0) == 0) {
+            /* blank or comment */
+        } else if (regexec(&re_section, line, 4, m, 0) == 0) {
+            group_text(line, m, 1, name, sizeof name);
+            section = find_section(name);
+            if (section < 0) {
+                snprintf(err, err_len, "%s:%d: unknown section [%s]", cfg->filename, line_no, name);
+                rc = -1;
+            }
+        } else if (regexec(&re_option, line, 4, m, 0) == 0) {
+            group_text(line, m, 1, name, sizeof name);
+            group_text(line, m, 2, value, sizeof value);
+            size_t vlen = strlen(value);
+            while (vlen > 0 && isspace((unsigned char)value[vlen - 1]))
+                value[--vlen] = '\0';
+            if (section < 0) {
+                snprintf(err, err_len, "%s:%d: key '%s' appears before the first [section]",
+                         cfg->filename, line_no, name);
+                rc = -1;
+            } else {
+                rc =
+                    ios_config_set(cfg, sections[section].name, name, value, line_no, err, err_len);
+            }
+        } else {
+            snprintf(err, err_len,
+                     "%s:%d: cannot parse line '%.200s' (expected [section], "
+                     "key = value, or a comment)",
+                     cfg->filename, line_no, line);
+            rc = -1;
+        }
+        line = next;
+    }
+    (void)save;
+    free(copy);
+    regfree(&re_section);
+    regfree(&re_option);
+    regfree(&re_empty);
+    if (rc == 0)
+        rc = semantic_checks(cfg, err, err_len);
+    return rc;
+}
+
+static void lookup(const char *section, const char *key, int *s, int *o)
+{
+    *s = find_section(section);
+    *o = *s >= 0 ? find_option(*s, key) : -1;
+    if (*o < 0)
+        ios_fatal("internal: option [%s] %s is not in the table", section, key);
+}
+
+const char *ios_cfg_str(const struct ios_config *cfg, const char *section, const char *key)
+{
+    int s, o;
+    lookup(section, key, &s, &o);
+    return cfg->values[s][o];
+}
+
+int ios_cfg_bool(const struct ios_config *cfg, const char *section, const char *key, int unset)
+{
+    const char *v = ios_cfg_str(cfg, section, key);
+    if (!v)
+        return unset;
+    return strcmp(v, "TRUE") == 0;
+}
+
+int64_t ios_cfg_int(const struct ios_config *cfg, const char *section, const char *key,
+                    int64_t unset)
+{
+    const char *v = ios_cfg_str(cfg, section, key);
+    int64_t out;
+    if (!v || ios_parse_int64(v, &out) != 0)
+        return unset;
+    return out;
+}
+
+uint64_t ios_cfg_size(const struct ios_config *cfg, const char *section, const char *key)
+{
+    uint64_t out = 0;
+    if (ios_parse_size(ios_cfg_str(cfg, section, key), &out) != 0)
+        return 0;
+    return out;
+}
+
+/* Does this section have the option? (phase sections like [timestamp] have none) */
+static int has_option(const char *section, const char *key)
+{
+    int s = find_section(section);
+    return s >= 0 && find_option(s, key) >= 0;
+}
+
+const char *ios_cfg_api(const struct ios_config *cfg, const char *phase, const char *group)
+{
+    if (phase && has_option(phase, "API") && ios_cfg_str(cfg, phase, "API"))
+        return ios_cfg_str(cfg, phase, "API");
+    if (group && has_option(group, "API") && ios_cfg_str(cfg, group, "API"))
+        return ios_cfg_str(cfg, group, "API");
+    return ios_cfg_str(cfg, "global", "api");
+}
+
+int ios_cfg_run(const struct ios_config *cfg, const char *phase, const char *group)
+{
+    if (phase && has_option(phase, "run") && !ios_cfg_bool(cfg, phase, "run", 1))
+        return 0;
+    if (group && has_option(group, "run") && !ios_cfg_bool(cfg, group, "run", 1))
+        return 0;
+    return 1;
+}
+
+void ios_config_write_ini(const struct ios_config *cfg, FILE *out)
+{
+    for (int s = 0; s < N_SECTIONS; s++) {
+        fprintf(out, "[%s]\n", sections[s].name);
+        for (int o = 0; o < sections[s].n_options; o++)
+            fprintf(out, "%s = %s\n", sections[s].options[o].name,
+                    cfg->values[s][o] ? cfg->values[s][o] : "");
+        fprintf(out, "\n");
+    }
+}
+
+uint32_t ios_config_hash(const struct ios_config *cfg)
+{
+    uint32_t h = 0;
+    for (int s = 0; s < N_SECTIONS; s++)
+        for (int o = 0; o < sections[s].n_options; o++)
+            if (cfg->values[s][o])
+                h ^= ios_hash_kv(sections[s].options[o].name, cfg->values[s][o]);
+    return h;
+}
+
+uint32_t ios_config_hash_ini_text(const char *text)
+{
+    uint32_t h = 0;
+    const char *line = text;
+    while (line && *line) {
+        const char *end = strchr(line, '\n');
+        size_t len = end ? (size_t)(end - line) : strlen(line);
+        char buf[8192];
+        if (len >= sizeof buf)
+            len = sizeof buf - 1;
+        memcpy(buf, line, len);
+        buf[len] = '\0';
+        while (len > 0 && (buf[len - 1] == '\r'))
+            buf[--len] = '\0';
+        char *eq = strstr(buf, " = ");
+        if (buf[0] != '[' && buf[0] != '#' && buf[0] != ';' && eq) {
+            *eq = '\0';
+            const char *key = buf, *value = eq + 3;
+            /* config.ini cannot tell "unset" from "": only these defaults are real "". */
+            int empty_is_value =
+                strcmp(key, "external-mpi-args") == 0 || strcmp(key, "external-extra-args") == 0;
+            if (*value || empty_is_value)
+                h ^= ios_hash_kv(key, value);
+        }
+        line = end ? end + 1 : NULL;
+    }
+    return h;
+}
+
+static const char *type_name(enum ios_opt_type t)
+{
+    switch (t) {
+    case IOS_OPT_STRING:
+        return "string";
+    case IOS_OPT_INT:
+        return "int";
+    case IOS_OPT_UINT:
+        return "uint";
+    case IOS_OPT_UINT64:
+        return "uint64";
+    case IOS_OPT_FLOAT:
+        return "float";
+    case IOS_OPT_BOOL:
+        return "bool";
+    }
+    return "?";
+}
+
+void ios_config_list(FILE *out)
+{
+    for (int s = 0; s < N_SECTIONS; s++) {
+        fprintf(out, "[%s]%s\n", sections[s].name,
+                sections[s].optional ? "  (optional: extended mode only)" : "");
+        for (int o = 0; o < sections[s].n_options; o++) {
+            const struct ios_option *opt = &sections[s].options[o];
+            fprintf(out, "  %-20s %-7s default=%-12s %s\n", opt->name, type_name(opt->type),
+                    opt->def ? (opt->def[0] ? opt->def : "\"\"") : "(unset)", opt->help);
+        }
+        fprintf(out, "\n");
+    }
+}

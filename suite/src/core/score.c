@@ -1,0 +1,86 @@
+/* Scores and the score hash; see include/ioscore/score.h. */
+#include "ioscore/score.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "ioscore/hash.h"
+
+static const struct {
+    const char *name;
+    enum ios_group group;
+} scored_phases[] = {
+    {"ior-easy-write", IOS_GROUP_BW},
+    {"mdtest-easy-write", IOS_GROUP_MD},
+    {"ior-hard-write", IOS_GROUP_BW},
+    {"mdtest-hard-write", IOS_GROUP_MD},
+    {"find", IOS_GROUP_MD},
+    {"ior-easy-read", IOS_GROUP_BW},
+    {"mdtest-easy-stat", IOS_GROUP_MD},
+    {"ior-hard-read", IOS_GROUP_BW},
+    {"mdtest-hard-stat", IOS_GROUP_MD},
+    {"mdtest-easy-delete", IOS_GROUP_MD},
+    {"mdtest-hard-read", IOS_GROUP_MD},
+    {"mdtest-hard-delete", IOS_GROUP_MD},
+};
+
+enum ios_group ios_phase_group(const char *phase)
+{
+    char name[64];
+    size_t i = 0;
+    for (; phase[i] && i < sizeof name - 1; i++)
+        name[i] = phase[i] == '_' ? '-' : phase[i];
+    name[i] = '\0';
+    for (size_t k = 0; k < sizeof scored_phases / sizeof scored_phases[0]; k++)
+        if (strcmp(scored_phases[k].name, name) == 0)
+            return scored_phases[k].group;
+    return IOS_GROUP_NONE;
+}
+
+double ios_geometric_mean(const double *values, int n)
+{
+    /* Sum of logs rather than a running product: thousands of GiB/s over 8 phases would
+       still fit a double, but the log form keeps the rounding independent of order. */
+    double log_sum = 0.0;
+    int used = 0;
+    for (int i = 0; i < n; i++) {
+        if (values[i] > 0.0) {
+            log_sum += log(values[i]);
+            used++;
+        }
+    }
+    return used ? exp(log_sum / used) : 0.0;
+}
+
+struct ios_scores ios_compute_scores(const char *const *names, const double *scores, int n)
+{
+    double bw[16], md[16];
+    int nbw = 0, nmd = 0;
+    for (int i = 0; i < n; i++) {
+        enum ios_group g = ios_phase_group(names[i]);
+        if (g == IOS_GROUP_BW && nbw < 16)
+            bw[nbw++] = scores[i];
+        else if (g == IOS_GROUP_MD && nmd < 16)
+            md[nmd++] = scores[i];
+    }
+    struct ios_scores s;
+    s.md = ios_geometric_mean(md, nmd);
+    s.bw = ios_geometric_mean(bw, nbw);
+    s.total = sqrt(s.bw * s.md);
+    return s;
+}
+
+uint32_t ios_score_hash(const char *version, const char *const *names, const double *scores, int n,
+                        struct ios_scores s, int valid)
+{
+    uint32_t h = ios_hash_kv("version", version);
+    for (int i = 0; i < n; i++)
+        if (ios_phase_group(names[i]) != IOS_GROUP_NONE)
+            h ^= ios_hash_kv_score(names[i], scores[i]);
+    h ^= ios_hash_kv_score("MD", s.md);
+    h ^= ios_hash_kv_score("BW", s.bw);
+    h ^= ios_hash_kv_score("SCORE", s.total);
+    if (!valid)
+        h ^= ios_hash_kv("valid", "NO");
+    return h;
+}

@@ -1,0 +1,307 @@
+/*
+ * ioscore-suite: the IO500-style standard run as one MPI program.
+ *
+ *   mpirun -np N ioscore-suite CONFIG.ini [options]
+ *
+ * main only parses arguments, reads and broadcasts the INI, works out the rank placement and
+ * hands over to the scheduler (src/core/run.c). Every configuration error is reported before
+ * any file is created.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ioscore/config.h"
+#include "ioscore/run.h"
+#include "ioscore/score.h"
+#include "ioscore/version.h"
+
+struct cli {
+    const char *ini;
+    const char *timestamp;
+    const char *score_from[1024];
+    int n_score_from;
+    const char *hash_ini[1024];
+    int n_hash_ini;
+    int dry_run, cleanup, keep_data, verbose, quiet, list, version, config_hash;
+    int simulate_ppn;
+};
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: mpirun -np N ioscore-suite CONFIG.ini [options]\n"
+            "  --dry-run            print every phase's workload and sizes; touch nothing\n"
+            "  --cleanup            remove what an earlier run created (known names only)\n"
+            "  --timestamp TS       use TS (%%Y.%%m.%%d-%%H.%%M.%%S) instead of the current time\n"
+            "  --keep-data          do not remove the data after scoring (see --cleanup)\n"
+            "  --verbose, -v        more output (repeatable)\n"
+            "  --quiet, -q          no summary on stdout\n"
+            "  --list, -l           list every section and option with its default\n"
+            "  --config-hash        print the config hash of CONFIG.ini\n"
+            "  --version            print the version\n"
+            "  --mode=standard      the only mode implemented\n"
+            "  --simulate-ppn K     treat ranks as block-mapped on nodes of K ranks (testing)\n"
+            "helpers (no run):\n"
+            "  --score-from FILE.. recompute the scores of result.txt/result_summary.txt files\n"
+            "  --hash-config-ini F.. config hash of config.ini files as written\n");
+}
+
+/* Returns 0, or 2 after printing a message (on rank 0). */
+static int parse_args(int argc, char **argv, struct cli *cli, int rank)
+{
+    memset(cli, 0, sizeof *cli);
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *next = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(a, "--dry-run") == 0)
+            cli->dry_run = 1;
+        else if (strcmp(a, "--cleanup") == 0)
+            cli->cleanup = 1;
+        else if (strcmp(a, "--keep-data") == 0)
+            cli->keep_data = 1;
+        else if (strcmp(a, "--verbose") == 0 || strcmp(a, "-v") == 0)
+            cli->verbose++;
+        else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0)
+            cli->quiet = 1;
+        else if (strcmp(a, "--list") == 0 || strcmp(a, "-l") == 0)
+            cli->list = 1;
+        else if (strcmp(a, "--version") == 0)
+            cli->version = 1;
+        else if (strcmp(a, "--config-hash") == 0)
+            cli->config_hash = 1;
+        else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            if (rank == 0)
+                usage(stdout);
+            return 1;
+        } else if (strcmp(a, "--mode=standard") == 0) {
+        } else if (strncmp(a, "--mode", 6) == 0) {
+            if (rank == 0)
+                fprintf(stderr,
+                        "ioscore-suite: ERROR: %s: only --mode=standard is "
+                        "implemented\n",
+                        a);
+            return 2;
+        } else if (strncmp(a, "--timestamp=", 12) == 0)
+            cli->timestamp = a + 12;
+        else if (strcmp(a, "--timestamp") == 0 && next) {
+            cli->timestamp = next;
+            i++;
+        } else if (strcmp(a, "--score-from") == 0 && next) {
+            /* every following argument that is not an option is one more file */
+            while (i + 1 < argc && argv[i + 1][0] != '-' && cli->n_score_from < 1024)
+                cli->score_from[cli->n_score_from++] = argv[++i];
+        } else if (strcmp(a, "--hash-config-ini") == 0 && next) {
+            while (i + 1 < argc && argv[i + 1][0] != '-' && cli->n_hash_ini < 1024)
+                cli->hash_ini[cli->n_hash_ini++] = argv[++i];
+        } else if (strcmp(a, "--simulate-ppn") == 0 && next) {
+            cli->simulate_ppn = atoi(next);
+            i++;
+            if (cli->simulate_ppn <= 0) {
+                if (rank == 0)
+                    fprintf(stderr,
+                            "ioscore-suite: ERROR: --simulate-ppn needs a positive "
+                            "number, got '%s'\n",
+                            next);
+                return 2;
+            }
+        } else if (a[0] == '-') {
+            if (rank == 0) {
+                fprintf(stderr, "ioscore-suite: ERROR: unknown or incomplete option '%s'\n", a);
+                usage(stderr);
+            }
+            return 2;
+        } else if (!cli->ini) {
+            cli->ini = a;
+        } else {
+            if (rank == 0)
+                fprintf(stderr, "ioscore-suite: ERROR: unexpected argument '%s'\n", a);
+            return 2;
+        }
+    }
+    return 0;
+}
+
+/* Rank 0 reads the INI and broadcasts the bytes; every rank parses them. */
+static int load_config(struct ios_run *run, const char *path)
+{
+    long long len = -1;
+    char *text = NULL;
+    int err = 0;
+    if (run->rank == 0) {
+        size_t n = 0;
+        text = ios_read_file(path, &n);
+        if (!text)
+            err = errno;
+        else
+            len = (long long)n;
+    }
+    MPI_Bcast(&len, 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD);
+    MPI_Bcast(&err, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (len < 0) {
+        if (run->rank == 0)
+            fprintf(stderr, "ioscore-suite: ERROR: cannot read config file %s: %s\n", path,
+                    strerror(err));
+        return 2;
+    }
+    if (run->rank != 0) {
+        text = calloc((size_t)len + 1, 1);
+        if (!text)
+            ios_fatal("out of memory");
+    }
+    MPI_Bcast(text, (int)len, MPI_CHAR, 0, MPI_COMM_WORLD);
+    text[len] = '\0';
+    ios_config_init(&run->cfg, path);
+    char msg[2048];
+    int rc = ios_config_parse(&run->cfg, text, msg, sizeof msg);
+    free(text);
+    if (rc != 0) {
+        if (run->rank == 0)
+            fprintf(stderr, "ioscore-suite: ERROR: %s\n", msg);
+        return 2;
+    }
+    return 0;
+}
+
+/* Host names of every rank; ppn0, node count and block mapping (spec §8.1). */
+static void placement(struct ios_run *run, int simulate_ppn)
+{
+    int len = 0;
+    char name[MPI_MAX_PROCESSOR_NAME];
+    MPI_Get_processor_name(name, &len);
+    if (simulate_ppn > 0)
+        snprintf(run->host, sizeof run->host, "%.40s#node%d", name, run->rank / simulate_ppn);
+    else
+        snprintf(run->host, sizeof run->host, "%.63s", name);
+    run->hosts = calloc((size_t)run->size, sizeof *run->hosts);
+    if (!run->hosts)
+        ios_fatal("out of memory");
+    MPI_Allgather(run->host, IOS_HOST_MAX, MPI_CHAR, run->hosts, IOS_HOST_MAX, MPI_CHAR,
+                  MPI_COMM_WORLD);
+    run->ppn0 = 0;
+    run->nnodes = 0;
+    for (int r = 0; r < run->size; r++) {
+        if (strcmp(run->hosts[r], run->hosts[0]) == 0)
+            run->ppn0++;
+        int seen = 0;
+        for (int q = 0; q < r && !seen; q++)
+            seen = strcmp(run->hosts[q], run->hosts[r]) == 0;
+        run->nnodes += !seen;
+    }
+    run->block_mapped = run->size > 1 && strcmp(run->hosts[1], run->hosts[0]) == 0;
+}
+
+static void resolve_dirs(struct ios_run *run)
+{
+    const char *data = ios_cfg_str(&run->cfg, "global", "datadir");
+    const char *res = ios_cfg_str(&run->cfg, "global", "resultdir");
+    if (ios_cfg_bool(&run->cfg, "global", "timestamp-datadir", 1))
+        ios_path(run->datadir, sizeof run->datadir, "%s/%s", data, run->timestamp);
+    else
+        ios_path(run->datadir, sizeof run->datadir, "%s", data);
+    if (ios_cfg_bool(&run->cfg, "global", "timestamp-resultdir", 1))
+        ios_path(run->resdir, sizeof run->resdir, "%s/%s", res, run->timestamp);
+    else
+        ios_path(run->resdir, sizeof run->resdir, "%s", res);
+}
+
+static int finish(int code)
+{
+    MPI_Finalize();
+    return code;
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    /* a rank that dies or fails in MPI takes the job down with a message */
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    static struct ios_run run;
+    MPI_Comm_rank(MPI_COMM_WORLD, &run.rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &run.size);
+    run.version = ios_version();
+    run.mode = "standard";
+    run.valid = 1;
+
+    struct cli cli;
+    int rc = parse_args(argc, argv, &cli, run.rank);
+    if (rc != 0)
+        return finish(rc == 1 ? 0 : rc);
+    if (cli.version) {
+        if (run.rank == 0)
+            printf("%s\n", run.version);
+        return finish(0);
+    }
+    if (cli.list) {
+        if (run.rank == 0)
+            ios_config_list(stdout);
+        return finish(0);
+    }
+    if (cli.n_score_from > 0) {
+        rc = 0;
+        for (int i = 0; i < cli.n_score_from && run.rank == 0; i++) {
+            rc |= ios_score_from_file(cli.score_from[i], stdout);
+            printf("\n");
+        }
+        return finish(rc);
+    }
+    if (cli.n_hash_ini > 0) {
+        for (int i = 0; i < cli.n_hash_ini && run.rank == 0; i++) {
+            char *text = ios_read_file(cli.hash_ini[i], NULL);
+            if (!text) {
+                fprintf(stderr, "ioscore-suite: ERROR: cannot read %s: %s\n", cli.hash_ini[i],
+                        strerror(errno));
+                return finish(2);
+            }
+            printf("%X %s\n", ios_config_hash_ini_text(text), cli.hash_ini[i]);
+            free(text);
+        }
+        return finish(0);
+    }
+    if (!cli.ini) {
+        if (run.rank == 0)
+            usage(stderr);
+        return finish(2);
+    }
+    if ((rc = load_config(&run, cli.ini)) != 0)
+        return finish(rc);
+    run.config_hash = ios_config_hash(&run.cfg);
+    if (cli.config_hash) {
+        if (run.rank == 0)
+            printf("%X\n", run.config_hash);
+        return finish(0);
+    }
+
+    char ts[32] = "";
+    if (cli.timestamp) {
+        snprintf(ts, sizeof ts, "%s", cli.timestamp);
+    } else if (run.rank == 0) {
+        ios_format_time(ios_wtime(), "%Y.%m.%d-%H.%M.%S", ts, sizeof ts);
+    }
+    MPI_Bcast(ts, sizeof ts, MPI_CHAR, 0, MPI_COMM_WORLD);
+    if (strchr(ts, '/') || strcmp(ts, "..") == 0 || !ts[0]) {
+        if (run.rank == 0)
+            fprintf(stderr, "ioscore-suite: ERROR: --timestamp '%s' must be a plain name\n", ts);
+        return finish(2);
+    }
+    snprintf(run.timestamp, sizeof run.timestamp, "%s", ts);
+    placement(&run, cli.simulate_ppn);
+    resolve_dirs(&run);
+    run.verbosity = (int)ios_cfg_int(&run.cfg, "global", "verbosity", 1) + cli.verbose;
+    run.quiet = cli.quiet;
+    run.keep_data = cli.keep_data;
+    run.stonewall = (int)ios_cfg_int(&run.cfg, "debug", "stonewall-time", 300);
+    run.minwrite = ios_cfg_bool(&run.cfg, "global", "scc", 0) ? 30 : 300;
+    run.packet = ios_packet_from_string(ios_cfg_str(&run.cfg, "global", "dataPacketType"));
+
+    if (cli.dry_run) {
+        if (run.rank == 0)
+            ios_run_describe(&run, stdout);
+        return finish(0);
+    }
+    if (cli.cleanup)
+        return finish(ios_run_cleanup_only(&run));
+    rc = ios_run_phases(&run);
+    return finish(rc);
+}

@@ -1,0 +1,493 @@
+/*
+ * The IOR-style phases (benchmark spec §1.3.1, §1.3.2, §1.3.7, §2.2): ior-easy-write/-read,
+ * ior-hard-write/-read and ior-rnd4K-easy-read. One engine, parameterised by layout:
+ *   easy, file per process:  <datadir>/ior-easy/ior_file_easy.%08d, transfer j at j*t
+ *   easy, shared file:       <datadir>/ior-easy/ior_file_easy, rank p's block at p*blockSize
+ *   hard:                    <datadir>/ior-hard/file, record j of rank p at (j*N + p)*47008
+ * Writes run under the stonewall with wear-out and end with fsync inside the timed window;
+ * reads handle exactly the status file's count of the writer shifted by ios_ior_shift().
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ioscore/phases.h"
+
+#define IOR_HARD_RECORD 47008
+#define RND4K_BLOCK 4096
+#define RND4K_MAX_READS 10000000ull
+
+enum ior_layout { LAYOUT_EASY_FPP, LAYOUT_EASY_SHARED, LAYOUT_HARD };
+enum ior_access { ACCESS_WRITE, ACCESS_READ, ACCESS_RANDOM_READ };
+
+struct ior_job {
+    enum ior_layout layout;
+    enum ior_access access;
+    uint64_t xfer;          /* bytes per transfer */
+    uint64_t block;         /* easy: bytes per rank; hard: = xfer */
+    uint64_t max_transfers; /* per rank */
+    const char *status;     /* status file name, NULL for rnd4K */
+};
+
+static void easy_params(const struct ios_run *run, uint64_t *xfer, uint64_t *block, int *fpp,
+                        int *unique)
+{
+    *xfer = ios_cfg_size(&run->cfg, "ior-easy", "transferSize");
+    *block = ios_cfg_size(&run->cfg, "ior-easy", "blockSize");
+    *fpp = ios_cfg_bool(&run->cfg, "ior-easy", "filePerProc", 1);
+    *unique = ios_cfg_bool(&run->cfg, "ior-easy", "uniqueDir", 0);
+}
+
+/* Path of the file holding rank p's data. */
+static void data_path(const struct ios_run *run, enum ior_layout layout, int p, char *buf,
+                      size_t len)
+{
+    if (layout == LAYOUT_HARD) {
+        ios_path(buf, len, "%s/ior-hard/file", run->datadir);
+    } else if (layout == LAYOUT_EASY_SHARED) {
+        ios_path(buf, len, "%s/ior-easy/ior_file_easy", run->datadir);
+    } else if (ios_cfg_bool(&run->cfg, "ior-easy", "uniqueDir", 0)) {
+        ios_path(buf, len, "%s/ior-easy/%d/ior_file_easy.%08d", run->datadir, p, p);
+    } else {
+        ios_path(buf, len, "%s/ior-easy/ior_file_easy.%08d", run->datadir, p);
+    }
+}
+
+static uint64_t offset_of(const struct ior_job *job, int nranks, int p, uint64_t j)
+{
+    switch (job->layout) {
+    case LAYOUT_EASY_FPP:
+        return j * job->xfer;
+    case LAYOUT_EASY_SHARED:
+        return (uint64_t)p * job->block + j * job->xfer;
+    case LAYOUT_HARD:
+        return (j * (uint64_t)nranks + (uint64_t)p) * job->xfer;
+    }
+    return 0;
+}
+
+/* Rank 0 creates the phase's top directory (validate step of the reference). */
+static int ensure_top_dir(struct ios_phase_ctx *ctx, const char *name)
+{
+    int rc = 0;
+    if (ctx->run->rank == 0) {
+        char path[IOS_PATH_MAX];
+        ios_path(path, sizeof path, "%s/%s", ctx->run->datadir, name);
+        rc = ctx->be.ops->mkdir(&ctx->be, path, 0700);
+        if (rc == -EEXIST)
+            rc = 0;
+        if (rc != 0)
+            ios_phase_error(ctx, rc, "mkdir %s", path);
+    }
+    MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    return rc;
+}
+
+/* splitmix64 for random offsets (rnd4K is not verified, any good generator will do). */
+static uint64_t next_random(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+struct io_state {
+    struct ios_phase_ctx *ctx;
+    const struct ior_job *job;
+    int target; /* the rank whose data is accessed */
+    char path[IOS_PATH_MAX];
+    int64_t handle;
+    int open_ok;
+    void *buf;
+    int verify;           /* reads: compare with the writer's pattern */
+    uint64_t file_blocks; /* rnd4K: blocks in the target file */
+    uint64_t rng;
+};
+
+/* One transfer number j; returns 0 or -1 after recording an error. */
+static int do_transfer(struct io_state *st, uint64_t j)
+{
+    struct ios_phase_ctx *ctx = st->ctx;
+    const struct ior_job *job = st->job;
+    struct ios_run *run = ctx->run;
+    uint64_t off;
+    if (job->access == ACCESS_RANDOM_READ)
+        off = (next_random(&st->rng) % st->file_blocks) * RND4K_BLOCK;
+    else
+        off = offset_of(job, run->size, st->target, j);
+    ssize_t n;
+    if (job->access == ACCESS_WRITE) {
+        if (ios_packet_varies_per_item(run->packet))
+            ios_pattern_fill(st->buf, job->xfer, ctx->seed, run->rank, run->packet, off);
+        n = ctx->be.ops->pwrite(&ctx->be, st->handle, st->buf, job->xfer, (off_t)off);
+    } else {
+        n = ctx->be.ops->pread(&ctx->be, st->handle, st->buf, job->xfer, (off_t)off);
+    }
+    if (n < 0) {
+        ios_phase_error(ctx, (int)n, "%s %s at offset %" PRIu64,
+                        job->access == ACCESS_WRITE ? "write" : "read", st->path, off);
+        return -1;
+    }
+    if ((uint64_t)n != job->xfer) {
+        ios_phase_error(
+            ctx, -EIO,
+            "short %s of %s at offset %" PRIu64 ": %zd of %" PRIu64 " bytes (end of file?)",
+            job->access == ACCESS_WRITE ? "write" : "read", st->path, off, n, job->xfer);
+        return -1;
+    }
+    if (job->access == ACCESS_READ && st->verify) {
+        if (!ios_pattern_matches(st->buf, job->xfer, ctx->seed, st->target, run->packet, off)) {
+            if (ctx->mine.verify_errors == 0)
+                fprintf(stderr,
+                        "ioscore-suite: %s: rank %d: data mismatch in %s at offset %" PRIu64
+                        " (written by rank %d)\n",
+                        ctx->phase->name, run->rank, st->path, off, st->target);
+            ctx->mine.verify_errors += 1;
+        }
+    }
+    ctx->mine.items += 1;
+    ctx->mine.bytes += (double)job->xfer;
+    return 0;
+}
+
+/* The shared engine: open, barrier, loop (stonewall + wear-out), fsync, barrier, close. */
+static void run_job(struct ios_phase_ctx *ctx, const struct ior_job *job)
+{
+    struct ios_run *run = ctx->run;
+    struct io_state st;
+    memset(&st, 0, sizeof st);
+    st.ctx = ctx;
+    st.job = job;
+    int shift = ios_ior_shift(run);
+    if (job->access == ACCESS_WRITE)
+        st.target = run->rank;
+    else if (job->access == ACCESS_RANDOM_READ)
+        st.target =
+            job->layout == LAYOUT_EASY_FPP ? (run->rank + 2 * shift) % run->size : run->rank;
+    else
+        st.target = (run->rank + shift) % run->size;
+    data_path(run, job->layout, st.target, st.path, sizeof st.path);
+
+    uint64_t limit = job->max_transfers;
+    if (job->access == ACCESS_READ) {
+        int64_t pairs = ios_status_read_bcast(run, job->status);
+        if (pairs > 0 && (uint64_t)pairs < limit)
+            limit = (uint64_t)pairs;
+    }
+    st.buf = ios_alloc_buffer(&ctx->be, job->xfer);
+    if (job->access == ACCESS_WRITE) {
+        ios_pattern_fill(st.buf, job->xfer, ctx->seed, run->rank, run->packet, 0);
+    } else if (job->access == ACCESS_READ) {
+        st.verify = (ctx->be.ops->caps & IOS_CAP_STORES_DATA) != 0;
+    }
+
+    ctx->mine.start = ios_wtime();
+    int flags = job->access == ACCESS_WRITE ? IOS_OPEN_WRITE | IOS_OPEN_CREATE : IOS_OPEN_READ;
+    int rc = ctx->be.ops->open(&ctx->be, st.path, flags, &st.handle);
+    if (rc != 0)
+        ios_phase_error(ctx, rc, "open %s", st.path);
+    st.open_ok = rc == 0;
+    if (st.open_ok && job->access == ACCESS_RANDOM_READ) {
+        int64_t size = 0;
+        rc = ctx->be.ops->stat_size(&ctx->be, st.path, &size);
+        if (rc != 0)
+            ios_phase_error(ctx, rc, "stat %s", st.path);
+        st.file_blocks = (uint64_t)(size > 0 ? size : 0) / RND4K_BLOCK;
+        if (!(ctx->be.ops->caps & IOS_CAP_STORES_DATA))
+            st.file_blocks = 1;
+        if (rc == 0 && st.file_blocks == 0)
+            ios_phase_error(ctx, -EINVAL, "%s is smaller than one 4 KiB block", st.path);
+        st.rng = (uint64_t)(ios_wtime() * 1e6) ^ ((uint64_t)run->rank << 40);
+    }
+    MPI_Barrier(MPI_COMM_WORLD); /* -g: after open */
+
+    double deadline = job->access == ACCESS_READ ? 0 : (double)run->stonewall;
+    ctx->mine.loop_start = ios_wtime();
+    uint64_t j = 0;
+    int ok = ctx->mine.io_error == 0;
+    while (ok && j < limit) {
+        if (do_transfer(&st, j) != 0) {
+            ok = 0;
+            break;
+        }
+        j++;
+        double now = ios_wtime();
+        ios_timeseries_add(&ctx->ts, now);
+        if (deadline > 0 && now - ctx->mine.loop_start > deadline) {
+            ctx->mine.hit_deadline = 1;
+            break;
+        }
+    }
+    ctx->mine.first_done = ios_wtime();
+    ctx->mine.items_at_deadline = (double)j;
+    ctx->mine.bytes_at_deadline = (double)j * (double)job->xfer;
+
+    /* wear-out: everyone continues to the busiest rank's count */
+    if (deadline > 0) {
+        unsigned long long mine = j, max_pairs = 0;
+        MPI_Allreduce(&mine, &max_pairs, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
+        while (ok && j < max_pairs) {
+            if (do_transfer(&st, j) != 0) {
+                ok = 0;
+                break;
+            }
+            j++;
+            ios_timeseries_add(&ctx->ts, ios_wtime());
+        }
+        ctx->res->stonewall_time = ctx->mine.first_done - ctx->mine.loop_start;
+        ctx->res->has_stonewall = 1;
+        ctx->res->deadline_s = deadline;
+        if (job->status)
+            ios_status_write(run, job->status, (int64_t)max_pairs);
+        double sw_bytes = ctx->mine.bytes_at_deadline, sw_sum = 0;
+        MPI_Reduce(&sw_bytes, &sw_sum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+        if (job->access == ACCESS_WRITE) {
+            if (run->verbosity > 1)
+                ios_phase_key(ctx, "accessed-pairs", "%llu", max_pairs);
+            double t = ctx->res->stonewall_time > 0 ? ctx->res->stonewall_time : 1e-9;
+            ios_phase_key(ctx, "throughput-stonewall", "%.2f", sw_sum / t / 1073741824.0);
+        }
+    }
+    if (job->access == ACCESS_WRITE && st.open_ok && ok) {
+        rc = ctx->be.ops->fsync(&ctx->be, st.handle); /* -e: inside the timed window */
+        if (rc != 0)
+            ios_phase_error(ctx, rc, "fsync %s", st.path);
+    }
+    ctx->mine.loop_end = ios_wtime();
+    MPI_Barrier(MPI_COMM_WORLD); /* -g: after the I/O loop */
+    if (st.open_ok) {
+        rc = ctx->be.ops->close(&ctx->be, st.handle);
+        if (rc != 0)
+            ios_phase_error(ctx, rc, "close %s", st.path);
+    }
+    ctx->mine.end = ios_wtime();
+    ctx->mine.end_before_barrier = ctx->mine.end;
+    free(st.buf);
+}
+
+static void exe_key(struct ios_phase_ctx *ctx, const struct ior_job *job, const char *access,
+                    int stonewalled)
+{
+    struct ios_run *run = ctx->run;
+    char extra[128];
+    snprintf(extra, sizeof extra, "%s", access);
+    if (stonewalled)
+        snprintf(extra, sizeof extra, "%s -D %d -O stoneWallingWearOut=1", access, run->stonewall);
+    char file[IOS_PATH_MAX];
+    if (job->layout == LAYOUT_HARD)
+        ios_path(file, sizeof file, "%s/ior-hard/file", run->datadir);
+    else
+        ios_path(file, sizeof file, "%s/ior-easy/ior_file_easy", run->datadir);
+    ios_phase_key(ctx, "exe",
+                  "ioscore-ior --dataPacketType=%s -g -G %d -k -e -o %s -t %" PRIu64 " -b %" PRIu64
+                  " -s %" PRIu64 "%s %s -a %s",
+                  ios_cfg_str(&run->cfg, "global", "dataPacketType"), ctx->seed, file, job->xfer,
+                  job->layout == LAYOUT_HARD ? job->xfer : job->block,
+                  job->layout == LAYOUT_HARD ? job->max_transfers : 1,
+                  job->layout == LAYOUT_EASY_FPP ? " -F" : "", extra, ctx->be.api);
+}
+
+static void easy_job(const struct ios_run *run, struct ior_job *job, enum ior_access access)
+{
+    uint64_t xfer, block;
+    int fpp, unique;
+    easy_params(run, &xfer, &block, &fpp, &unique);
+    job->layout = fpp ? LAYOUT_EASY_FPP : LAYOUT_EASY_SHARED;
+    job->access = access;
+    job->xfer = xfer;
+    job->block = block;
+    job->max_transfers = block / xfer;
+    job->status = "ior-easy";
+}
+
+static void hard_job(const struct ios_run *run, struct ior_job *job, enum ior_access access)
+{
+    job->layout = LAYOUT_HARD;
+    job->access = access;
+    job->xfer = IOR_HARD_RECORD;
+    job->block = IOR_HARD_RECORD;
+    job->max_transfers = (uint64_t)ios_cfg_int(&run->cfg, "ior-hard", "segmentCount", 10000000);
+    job->status = "ior-hard";
+}
+
+static void ior_easy_write(struct ios_phase_ctx *ctx)
+{
+    struct ior_job job;
+    easy_job(ctx->run, &job, ACCESS_WRITE);
+    exe_key(ctx, &job, "-w", 1);
+    if (ensure_top_dir(ctx, "ior-easy") != 0)
+        return;
+    if (job.layout == LAYOUT_EASY_FPP && ios_cfg_bool(&ctx->run->cfg, "ior-easy", "uniqueDir", 0)) {
+        char dir[IOS_PATH_MAX];
+        ios_path(dir, sizeof dir, "%s/ior-easy/%d", ctx->run->datadir, ctx->run->rank);
+        int rc = ctx->be.ops->mkdir(&ctx->be, dir, 0700);
+        if (rc != 0 && rc != -EEXIST)
+            ios_phase_error(ctx, rc, "mkdir %s", dir);
+    }
+    run_job(ctx, &job);
+}
+
+static void ior_easy_read(struct ios_phase_ctx *ctx)
+{
+    struct ior_job job;
+    easy_job(ctx->run, &job, ACCESS_READ);
+    exe_key(ctx, &job, "-r -R", 0);
+    run_job(ctx, &job);
+}
+
+static void ior_hard_write(struct ios_phase_ctx *ctx)
+{
+    struct ior_job job;
+    hard_job(ctx->run, &job, ACCESS_WRITE);
+    exe_key(ctx, &job, "-w", 1);
+    if (ensure_top_dir(ctx, "ior-hard") != 0)
+        return;
+    run_job(ctx, &job);
+}
+
+static void ior_hard_read(struct ios_phase_ctx *ctx)
+{
+    struct ior_job job;
+    hard_job(ctx->run, &job, ACCESS_READ);
+    exe_key(ctx, &job, "-r -R", 0);
+    run_job(ctx, &job);
+}
+
+static void ior_rnd4k_read(struct ios_phase_ctx *ctx)
+{
+    struct ior_job job;
+    easy_job(ctx->run, &job, ACCESS_RANDOM_READ);
+    job.xfer = RND4K_BLOCK;
+    job.block = RND4K_BLOCK;
+    job.max_transfers = RND4K_MAX_READS;
+    job.status = NULL;
+    exe_key(ctx, &job, "-r -z", 1);
+    run_job(ctx, &job);
+}
+
+static void describe_easy(const struct ios_run *run, FILE *out, const char *what)
+{
+    uint64_t xfer, block;
+    int fpp, unique;
+    easy_params(run, &xfer, &block, &fpp, &unique);
+    fprintf(out,
+            "  %s: %s, transferSize %" PRIu64 " B, blockSize %" PRIu64 " B "
+            "(<= %" PRIu64 " transfers per rank, <= %.3f GiB in total)\n",
+            what,
+            fpp ? (unique ? "one file per rank in its own directory" : "one file per rank")
+                : "one shared file, rank r's block at r*blockSize",
+            xfer, block, block / xfer, (double)block * run->size / 1073741824.0);
+}
+
+static void describe_easy_write(const struct ios_run *run, FILE *out)
+{
+    describe_easy(run, out, "sequential write");
+    fprintf(out,
+            "  stonewall %d s with wear-out; fsync at the end; status file %s/ior-easy."
+            "stonewall\n",
+            run->stonewall, run->resdir);
+}
+
+static void describe_easy_read(const struct ios_run *run, FILE *out)
+{
+    describe_easy(run, out, "sequential read + verify");
+    fprintf(out, "  rank r reads the data of rank (r + %d) mod %d, exactly the written count\n",
+            ios_ior_shift(run), run->size);
+}
+
+static void describe_hard(const struct ios_run *run, FILE *out, int write)
+{
+    int64_t seg = ios_cfg_int(&run->cfg, "ior-hard", "segmentCount", 10000000);
+    fprintf(out,
+            "  %s: one shared file %s/ior-hard/file, 47008-byte records interleaved, "
+            "record j of rank p at (j*%d + p)*47008; <= %" PRId64 " records per rank\n",
+            write ? "write" : "read + verify", run->datadir, run->size, seg);
+    if (write)
+        fprintf(out, "  stonewall %d s with wear-out; fsync at the end\n", run->stonewall);
+    else
+        fprintf(out, "  rank r reads the records of rank (r + %d) mod %d\n", ios_ior_shift(run),
+                run->size);
+}
+
+static void describe_hard_write(const struct ios_run *run, FILE *out)
+{
+    describe_hard(run, out, 1);
+}
+static void describe_hard_read(const struct ios_run *run, FILE *out)
+{
+    describe_hard(run, out, 0);
+}
+
+static void describe_rnd4k(const struct ios_run *run, FILE *out)
+{
+    fprintf(out,
+            "  random 4096-byte reads of the ior-easy data (rank r reads the file of rank "
+            "(r + %d) mod %d), deadline %d s with wear-out, <= 10000000 reads per rank; not "
+            "verified, not scored\n",
+            2 * ios_ior_shift(run) % run->size, run->size, run->stonewall);
+}
+
+const struct ios_phase ios_phase_ior_easy_write = {
+    .name = "ior-easy-write",
+    .group = "ior-easy",
+    .score_group = IOS_GROUP_BW,
+    .type = IOS_PHASE_WRITE,
+    .metric = IOS_METRIC_BW,
+    .seed_key = "ior-easy",
+    .csv_kind = "ior",
+    .has_log = 1,
+    .stonewalled = 1,
+    .run = ior_easy_write,
+    .describe = describe_easy_write,
+};
+const struct ios_phase ios_phase_ior_easy_read = {
+    .name = "ior-easy-read",
+    .group = "ior-easy",
+    .score_group = IOS_GROUP_BW,
+    .type = IOS_PHASE_READ,
+    .metric = IOS_METRIC_BW,
+    .seed_key = "ior-easy",
+    .csv_kind = "ior",
+    .has_log = 1,
+    .run = ior_easy_read,
+    .describe = describe_easy_read,
+};
+const struct ios_phase ios_phase_ior_hard_write = {
+    .name = "ior-hard-write",
+    .group = "ior-hard",
+    .score_group = IOS_GROUP_BW,
+    .type = IOS_PHASE_WRITE,
+    .metric = IOS_METRIC_BW,
+    .seed_key = "ior-hard",
+    .csv_kind = "ior",
+    .has_log = 1,
+    .stonewalled = 1,
+    .run = ior_hard_write,
+    .describe = describe_hard_write,
+};
+const struct ios_phase ios_phase_ior_hard_read = {
+    .name = "ior-hard-read",
+    .group = "ior-hard",
+    .score_group = IOS_GROUP_BW,
+    .type = IOS_PHASE_READ,
+    .metric = IOS_METRIC_BW,
+    .seed_key = "ior-hard",
+    .csv_kind = "ior",
+    .has_log = 1,
+    .run = ior_hard_read,
+    .describe = describe_hard_read,
+};
+const struct ios_phase ios_phase_ior_rnd4k_easy_read = {
+    .name = "ior-rnd4K-easy-read",
+    .group = "ior-easy",
+    .score_group = IOS_GROUP_NONE,
+    .type = IOS_PHASE_READ,
+    .metric = IOS_METRIC_BW,
+    .seed_key = "ior-easy",
+    .csv_kind = "ior",
+    .has_log = 1,
+    .run = ior_rnd4k_read,
+    .describe = describe_rnd4k,
+};

@@ -1,0 +1,85 @@
+/* Per-rank CSV files in the IOR and mdtest layouts (benchmark spec §5.5). */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ioscore/report.h"
+
+static const char *md_ops[11] = {
+    "Directory creation", "Directory stat", "Directory read", "Directory rename",
+    "Directory removal",  "File creation",  "File stat",      "File read",
+    "File removal",       "Tree creation",  "Tree removal",
+};
+
+/* Which of the 11 mdtest operations a phase measures. */
+static int md_op_index(const char *phase)
+{
+    if (strstr(phase, "-write"))
+        return 5;
+    if (strstr(phase, "-stat"))
+        return 6;
+    if (strstr(phase, "-read"))
+        return 7;
+    return 8; /* -delete */
+}
+
+static void write_ior(FILE *f, const struct ios_phase_result *res)
+{
+    const char *access = strstr(res->phase->name, "write") ? "write" : "read";
+    double avg_bytes = res->n_ranks ? res->bytes / res->n_ranks : 0;
+    fprintf(f, "access,rank,runtime-with-openclose,runtime,throughput-withopenclose,throughput\n");
+    for (int r = 0; r < res->n_ranks; r++) {
+        const struct ios_rank_stats *s = &res->ranks[r];
+        double with_open = s->end - s->start, io = s->loop_end - s->loop_start;
+        fprintf(f, "%s,%d,%.10e,%.10e,%.10e,%.10e\n", access, r, with_open, io,
+                with_open > 0 ? avg_bytes / with_open : 0.0, io > 0 ? avg_bytes / io : 0.0);
+    }
+}
+
+static void write_mdtest(FILE *f, const struct ios_phase_result *res)
+{
+    int op = md_op_index(res->phase->name);
+    fprintf(f, "rank,items");
+    for (int i = 0; i < 11; i++)
+        fprintf(f, ",rate-%s,time-%s", md_ops[i], md_ops[i]);
+    fprintf(f, "\n");
+    double max_time = 0;
+    for (int r = 0; r < res->n_ranks; r++)
+        if (res->ranks[r].end - res->ranks[r].start > max_time)
+            max_time = res->ranks[r].end - res->ranks[r].start;
+    double per_rank = res->n_ranks ? res->items / res->n_ranks : 0;
+    fprintf(f, "all,%.0f", per_rank);
+    for (int i = 0; i < 11; i++) {
+        if (i == op)
+            fprintf(f, ",%.10e,%.10e", max_time > 0 ? res->items / max_time : 0.0, max_time);
+        else
+            fprintf(f, ",,");
+    }
+    fprintf(f, "\n");
+    for (int r = 0; r < res->n_ranks; r++) {
+        const struct ios_rank_stats *s = &res->ranks[r];
+        double t = s->end_before_barrier - s->start;
+        fprintf(f, "%d,", r);
+        for (int i = 0; i < 9; i++) {
+            if (i == op)
+                fprintf(f, ",%.10e,%.10e", t > 0 ? s->items / t : 0.0, t);
+            else
+                fprintf(f, ",,");
+        }
+        fprintf(f, "\n");
+    }
+}
+
+int ios_report_csv(const struct ios_run *run, const struct ios_phase_result *res)
+{
+    char path[IOS_PATH_MAX];
+    ios_path(path, sizeof path, "%s/%s.csv", run->resdir, res->phase->name);
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -errno;
+    if (strcmp(res->phase->csv_kind, "ior") == 0)
+        write_ior(f, res);
+    else
+        write_mdtest(f, res);
+    return fclose(f) == 0 ? 0 : -errno;
+}

@@ -1,0 +1,200 @@
+/*
+ * result.json (schema suite/schema/ioscore-result-1.schema.json, contract in
+ * docs/ARCHITECTURE.md). Rewritten atomically after every phase, so an interrupted run still
+ * leaves a valid document describing what finished.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "ioscore/json.h"
+#include "ioscore/report.h"
+
+static void iso_time(double t, char *buf, size_t len)
+{
+    time_t secs = (time_t)t;
+    struct tm tm;
+    gmtime_r(&secs, &tm);
+    char base[32];
+    strftime(base, sizeof base, "%Y-%m-%dT%H:%M:%S", &tm);
+    int ms = (int)((t - (double)secs) * 1000.0);
+    if (ms < 0 || ms > 999)
+        ms = 0;
+    snprintf(buf, len, "%s.%03dZ", base, ms);
+}
+
+static void json_time(struct ios_json *j, const char *key, double t)
+{
+    if (t <= 0) {
+        ios_json_null(j, key);
+        return;
+    }
+    char text[48];
+    iso_time(t, text, sizeof text);
+    ios_json_string(j, key, text);
+}
+
+static const char *group_name(enum ios_group g)
+{
+    return g == IOS_GROUP_BW ? "bw" : g == IOS_GROUP_MD ? "md" : "none";
+}
+
+static void write_config(struct ios_json *j, const struct ios_run *run)
+{
+    int n = 0;
+    const struct ios_section *sections = ios_config_sections(&n);
+    ios_json_begin_object(j, "config");
+    for (int s = 0; s < n; s++) {
+        ios_json_begin_object(j, sections[s].name);
+        for (int o = 0; o < sections[s].n_options; o++)
+            ios_json_string(j, sections[s].options[o].name, run->cfg.values[s][o]);
+        ios_json_end_object(j);
+    }
+    ios_json_end_object(j);
+}
+
+static void write_phase(struct ios_json *j, const struct ios_phase_result *res)
+{
+    const struct ios_phase *p = res->phase;
+    ios_json_begin_object(j, NULL);
+    ios_json_string(j, "name", p->name);
+    ios_json_string(j, "group", group_name(p->score_group));
+    ios_json_string(j, "unit", p->name[0] == 'i' ? "GiB/s" : "kIOPS");
+    ios_json_bool(j, "ran", res->ran);
+    ios_json_double(j, "score", res->score);
+    ios_json_double(j, "time", res->t_delta);
+    json_time(j, "t_start", res->t_start);
+    json_time(j, "t_end", res->t_end);
+    ios_json_bool(j, "valid", res->valid);
+    ios_json_begin_array(j, "invalid_reasons");
+    for (int k = 0; k < res->n_reasons; k++)
+        ios_json_string(j, NULL, res->reasons[k]);
+    ios_json_end_array(j);
+    ios_json_int(j, "items", (int64_t)res->items);
+    ios_json_int(j, "bytes", (int64_t)res->bytes);
+    ios_json_int(j, "verify_errors", (int64_t)res->verify_errors);
+    if (res->has_stonewall) {
+        ios_json_begin_object(j, "stonewall");
+        ios_json_double(j, "deadline_s", res->deadline_s);
+        ios_json_int(j, "items_at_deadline_max", (int64_t)res->items_at_deadline_max);
+        ios_json_int(j, "items_at_deadline_sum", (int64_t)res->items_at_deadline_sum);
+        ios_json_int(j, "wearout_items", (int64_t)res->wearout_items);
+        ios_json_double(j, "stonewall_time_rank0", res->stonewall_time);
+        ios_json_end_object(j);
+    } else {
+        ios_json_null(j, "stonewall");
+    }
+    double t0 = INFINITY;
+    for (int r = 0; r < res->n_ranks; r++)
+        t0 = fmin(t0, res->ranks[r].start);
+    ios_json_begin_array(j, "ranks");
+    for (int r = 0; r < res->n_ranks; r++) {
+        const struct ios_rank_stats *s = &res->ranks[r];
+        double span = s->end - s->start;
+        double amount = p->metric == IOS_METRIC_BW ? s->bytes : s->items;
+        ios_json_begin_object(j, NULL);
+        ios_json_int(j, "rank", r);
+        ios_json_string(j, "host", res->hosts[r]);
+        ios_json_double(j, "start", s->start - t0);
+        ios_json_double(j, "first_done", s->first_done > 0 ? s->first_done - t0 : s->end - t0);
+        ios_json_double(j, "end", s->end - t0);
+        ios_json_int(j, "items", (int64_t)s->items);
+        ios_json_int(j, "bytes", (int64_t)s->bytes);
+        ios_json_double(j, "rate", span > 0 ? amount / span : 0.0);
+        ios_json_int(j, "verify_errors", (int64_t)s->verify_errors);
+        ios_json_end_object(j);
+    }
+    ios_json_end_array(j);
+    ios_json_begin_object(j, "timeseries");
+    ios_json_double(j, "bucket_s", 1.0);
+    ios_json_begin_array(j, "aggregate");
+    for (int b = 0; b < res->ts_len; b++)
+        ios_json_int(j, NULL, (int64_t)res->ts_aggregate[b]);
+    ios_json_end_array(j);
+    ios_json_begin_array(j, "per_rank");
+    for (int r = 0; r < res->n_ranks && res->ts_per_rank; r++) {
+        ios_json_begin_array(j, NULL);
+        for (int b = 0; b < res->ts_len; b++)
+            ios_json_int(j, NULL,
+                         (int64_t)res->ts_per_rank[(size_t)r * (size_t)res->ts_len + (size_t)b]);
+        ios_json_end_array(j);
+    }
+    ios_json_end_array(j);
+    ios_json_end_object(j);
+    ios_json_begin_object(j, "extra");
+    if (res->has_find) {
+        ios_json_int(j, "found", (int64_t)res->found);
+        ios_json_int(j, "scanned", (int64_t)res->scanned);
+    }
+    ios_json_begin_object(j, "result_keys"); /* the phase's result.txt keys, as printed */
+    for (int k = 0; k < res->n_keys; k++)
+        ios_json_string(j, res->keys[k].key, res->keys[k].value);
+    ios_json_end_object(j);
+    ios_json_end_object(j);
+    ios_json_end_object(j);
+}
+
+int ios_report_json(const struct ios_run *run)
+{
+    struct ios_json j;
+    ios_json_init(&j);
+    char hex[16];
+    ios_json_begin_object(&j, NULL);
+    ios_json_string(&j, "schema", "ioscore-result/1");
+    ios_json_string(&j, "version", run->version);
+    ios_json_string(&j, "mode", run->mode);
+    ios_json_string(&j, "timestamp", run->timestamp);
+    json_time(&j, "start", run->t_run_start);
+    json_time(&j, "end", run->finished ? run->t_run_end : 0);
+    ios_json_bool(&j, "finished", run->finished);
+    ios_json_bool(&j, "aborted", run->aborted);
+    ios_json_int(&j, "procs", run->size);
+    ios_json_int(&j, "nodes", run->nnodes);
+    ios_json_int(&j, "ppn0", run->ppn0);
+    ios_json_begin_array(&j, "hosts");
+    for (int r = 0; r < run->size; r++) {
+        int seen = 0;
+        for (int q = 0; q < r && !seen; q++)
+            seen = strcmp(run->hosts[q], run->hosts[r]) == 0;
+        if (!seen)
+            ios_json_string(&j, NULL, run->hosts[r]);
+    }
+    ios_json_end_array(&j);
+    ios_json_string(&j, "result_dir", run->resdir);
+    ios_json_string(&j, "data_dir", run->datadir);
+    ios_json_int(&j, "stonewall_s", run->stonewall);
+    ios_json_bool(&j, "valid", run->valid && run->finished);
+    ios_json_begin_array(&j, "invalid_reasons");
+    for (int k = 0; k < run->n_reasons; k++)
+        ios_json_string(&j, NULL, run->reasons[k]);
+    if (!run->finished)
+        ios_json_string(&j, NULL, "run not finished");
+    ios_json_end_array(&j);
+    write_config(&j, run);
+    snprintf(hex, sizeof hex, "%X", run->config_hash);
+    ios_json_string(&j, "config_hash", hex);
+    if (run->finished) {
+        snprintf(hex, sizeof hex, "%X", run->score_hash);
+        ios_json_string(&j, "score_hash", hex);
+        ios_json_begin_object(&j, "scores");
+        ios_json_double(&j, "bw", run->scores.bw);
+        ios_json_double(&j, "md", run->scores.md);
+        ios_json_double(&j, "total", run->scores.total);
+        ios_json_bool(&j, "valid", run->valid);
+        ios_json_end_object(&j);
+    } else {
+        ios_json_null(&j, "score_hash");
+        ios_json_null(&j, "scores");
+    }
+    ios_json_begin_array(&j, "phases");
+    for (int i = 0; i < run->n_results; i++)
+        write_phase(&j, &run->results[i]);
+    ios_json_end_array(&j);
+    ios_json_end_object(&j);
+    char path[IOS_PATH_MAX];
+    ios_path(path, sizeof path, "%s/result.json", run->resdir);
+    int rc = ios_write_file_atomic(path, j.buf, j.len);
+    ios_json_free(&j);
+    return rc;
+}
