@@ -9,6 +9,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+
 from ioscore.commands.run import RunError, render_script
 
 from .conftest import SC25_RUN

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
 from ioscore.cli import main
 from ioscore.commands.upload import pack_directory
 
@@ -163,3 +164,22 @@ def test_multipart_body_length_and_progress(sc25_copy: Path, tmp_path: Path) -> 
     assert len(sent) == len(body)
     assert archive.read_bytes() in sent
     assert screen.getvalue().rstrip().endswith(f"100% {len(body)}/{len(body)} B")
+
+
+def test_upload_request_has_a_length_and_is_not_chunked(sc25_copy: Path, tmp_path: Path) -> None:
+    """gunicorn refuses Content-Length beside Transfer-Encoding: the body must be sized."""
+    import requests
+
+    from ioscore.commands.upload import MultipartBody
+
+    archive = tmp_path / "run.tar.gz"
+    pack_directory(sc25_copy, archive)
+    body = MultipartBody({"sha256": "abc"}, "archive", archive, None)
+    prepared = requests.Request(
+        "POST",
+        "http://127.0.0.1:9/api/v1/submissions/",
+        data=body,
+        headers={"Content-Type": body.content_type},
+    ).prepare()
+    assert prepared.headers["Content-Length"] == str(len(body))
+    assert "Transfer-Encoding" not in prepared.headers

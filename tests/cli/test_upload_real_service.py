@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from ioscore.cli import main
 
 from .conftest import DEV, REPO_ROOT

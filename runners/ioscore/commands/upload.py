@@ -119,6 +119,7 @@ class MultipartBody(io.RawIOBase):
         self.length = len(head) + file_path.stat().st_size + len(self.parts[2])  # type: ignore[arg-type]
         self.progress = progress
         self._index, self._offset = 0, 0
+        self._position = 0
         self._file: IO[bytes] | None = None
 
     @property
@@ -130,6 +131,11 @@ class MultipartBody(io.RawIOBase):
 
     def readable(self) -> bool:
         return True
+
+    def tell(self) -> int:
+        # requests sizes a stream as len() - tell(); without a working tell() it falls back to
+        # chunked transfer encoding, which strict servers (gunicorn) refuse beside a length.
+        return self._position
 
     def read(self, size: int = -1) -> bytes:  # type: ignore[override]
         size = size if size and size > 0 else 1 << 16
@@ -143,6 +149,7 @@ class MultipartBody(io.RawIOBase):
                     self._file = part.open("rb")
                 chunk = self._file.read(size)
             if chunk:
+                self._position += len(chunk)
                 if self.progress:
                     self.progress.advance(len(chunk))
                 return chunk
@@ -223,11 +230,7 @@ def upload_archive(
             url,
             data=body,
             timeout=(10, 300),
-            headers={
-                **headers,
-                "Content-Type": body.content_type,
-                "Content-Length": str(len(body)),
-            },
+            headers={**headers, "Content-Type": body.content_type},
         )
 
     response = _request_with_retry(send, "upload", retries, retry_delay, log)
