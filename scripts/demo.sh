@@ -67,6 +67,12 @@ manage migrate --noinput >/dev/null
 echo "== 3/5 the real IO500 results from $IOSCORE_CORPUS_DIR"
 manage import_io500 "$IOSCORE_CORPUS_DIR"
 manage build_lists
+# The release submissions attach to: open for 30 more days, named after its release month.
+release_date=$(date -u -d "+45 days" +%F)
+release_month=$(date -u -d "$release_date" +%-m)
+release_yy=$(date -u -d "$release_date" +%y)
+if (( release_month <= 7 )); then next_release="ISC$release_yy"; else next_release="SC$release_yy"; fi
+manage add_release "$next_release" --release-date "$release_date" --deadline "$(date -u -d "+30 days" +%F)"
 
 echo "== 4/5 Celery worker and web server on 127.0.0.1:$port"
 stop_pidfile "$run_dir/web.pid"
