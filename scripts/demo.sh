@@ -90,9 +90,17 @@ curl -fsS "http://127.0.0.1:$port/healthz" >/dev/null || { echo "web server did 
 
 echo "== 5/5 upload the demo run through the API, as a site admin would"
 token=$(manage demo_account --username demo --site DEMO --password-file "$IOSCORE_VAR/demo_password")
+# The demo run is invalid by design (3 s stonewall): exit code 1 (invalid) is the expected
+# outcome; 2 (unreadable, refused, network) is a failure.
+set +e
 ioscore upload "$demo_run" --server "http://127.0.0.1:$port" --token "$token" --force \
-  --system "$IOSCORE_VAR/demo-system.json" \
-  | tee "$log_dir/demo-upload.log"
+  --system "$IOSCORE_VAR/demo-system.json" 2>&1 | tee "$log_dir/demo-upload.log"
+upload_status=${PIPESTATUS[0]}
+set -e
+if (( upload_status > 1 )); then
+  echo "uploading the demo run failed (exit $upload_status); see $log_dir/demo-upload.log" >&2
+  exit 1
+fi
 
 elapsed=$(( $(date +%s) - started ))
 cat <<MSG
