@@ -9,6 +9,11 @@ export IOSCORE_CORPUS_DIR=${IOSCORE_CORPUS_DIR:-$(cd "$repo_root/.." && pwd)/sha
 if [[ -z "${CELERY_BROKER_URL:-}" ]] && (exec 3<>/dev/tcp/127.0.0.1/6379) 2>/dev/null; then
   export CELERY_BROKER_URL=redis://127.0.0.1:6379/0
 fi
+# Open MPI keeps its session directory in /tmp; on a nearly full root disk mpirun cannot start,
+# so local runs put it in memory when /dev/shm exists.
+if [[ -d /dev/shm && -w /dev/shm ]]; then
+  export OMPI_MCA_orte_tmpdir_base=${OMPI_MCA_orte_tmpdir_base:-/dev/shm}
+fi
 # Open MPI refuses to run as root unless told; our runs are local and deliberate.
 if [[ $(id -u) -eq 0 ]]; then
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1

@@ -89,9 +89,10 @@ class Cast:
 @pytest.fixture
 def cast(db: None) -> Cast:
     """One user per role (+ a submitter of another site), in their role groups."""
+    from django.contrib.auth.models import Group, User
+
     from accounts.models import Site
     from accounts.roles import ADMIN, REVIEWER, SUBMITTER
-    from django.contrib.auth.models import Group, User
 
     def user(name: str, group: str) -> Any:
         account = User.objects.create_user(name, f"{name}@example.org", Cast.password)
@@ -119,6 +120,7 @@ def open_release(db: None) -> Any:
     from datetime import date
 
     from django.utils import timezone
+
     from submissions.models import Release
 
     today = timezone.now().date()

@@ -13,7 +13,9 @@ import pytest
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
-def _compose_config(*extra: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def _compose_config(
+    *extra: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     compose = shutil.which("docker-compose")
     if compose is None:
         pytest.fail("docker-compose is not installed (scripts/system-packages.sh test installs it)")
@@ -86,4 +88,6 @@ def test_system_packages_script_names_the_apt_line_when_not_root(tmp_path: Path)
         timeout=30,
     )
     assert proc.returncode == 1
-    assert "sudo apt-get update && sudo apt-get install -y openmpi-bin libopenmpi-dev" in proc.stderr
+    assert (
+        "sudo apt-get update && sudo apt-get install -y openmpi-bin libopenmpi-dev" in proc.stderr
+    )

@@ -9,6 +9,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+
 from ioscore.results import ArchiveLimits, ResultFormatError, load_path
 
 from .conftest import DEV, SC25_RUN

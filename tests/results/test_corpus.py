@@ -6,6 +6,7 @@ import math
 from pathlib import Path
 
 import pytest
+
 from ioscore.results import find_runs, load_run, recompute_extended_scores, recompute_scores
 from ioscore.results.scoring import relative_difference, rounding_tolerance
 

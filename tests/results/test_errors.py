@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from ioscore.results import ResultFormatError, find_runs, load_run
 
 from .conftest import BASH_RUN, SC25_RUN, edit

@@ -6,6 +6,7 @@ from datetime import date
 from pathlib import Path
 
 import pytest
+
 from ioscore.results import BUILTIN_RELEASES, Release, ResultFormatError, get_release
 from ioscore.results.releases import base_tag, load_releases_csv
 

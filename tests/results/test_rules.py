@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from ioscore.results import RULES, CheckContext, Issue, Severity, check, get_release, load_run
 
 from .conftest import BASH_RUN, DEV, SC21_EXTENDED, SC25_RUN, SCC_RUN, edit

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 import pytest
+
 from ioscore.results import load_run, recompute_scores
 from ioscore.results.scoring import geometric_mean, release_order, zeros_skipped
 

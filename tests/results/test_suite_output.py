@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
 from ioscore.results import (
     CheckContext,
     Severity,

@@ -162,7 +162,10 @@ def test_config_hash_recomputed_from_config_ini(suite_bin: Path) -> None:
             missing.append(row["submission_id"])
     proc = run_helper("--hash-config-ini", *(str(p) for _, p, _ in pairs))
     assert proc.returncode == 0, proc.stderr
-    hashes = dict(reversed(line.split(" ", 1)) for line in proc.stdout.splitlines())
+    hashes: dict[str, str] = {}
+    for line in proc.stdout.splitlines():  # "<hash> <path>"
+        value, path = line.split(" ", 1)
+        hashes[path] = value
     equal, overwritten = 0, []
     for submission, config_ini, printed in pairs:
         if hashes[str(config_ini)] == printed:

@@ -8,6 +8,7 @@ from datetime import timedelta
 import pytest
 from django.core.management import CommandError, call_command
 from django.utils import timezone
+
 from submissions.intake import open_release
 from submissions.models import Release
 
@@ -23,8 +24,17 @@ def _add(*args: str) -> str:
 def test_opens_a_release_that_intake_attaches_to() -> None:
     today = timezone.now().date()
     deadline, release_date = today + timedelta(days=20), today + timedelta(days=40)
-    said = _add("ISC99", "--release-date", str(release_date), "--deadline", str(deadline),
-                "--accept", "io500-isc99", "--accept", "io500-isc99_v2")
+    said = _add(
+        "ISC99",
+        "--release-date",
+        str(release_date),
+        "--deadline",
+        str(deadline),
+        "--accept",
+        "io500-isc99",
+        "--accept",
+        "io500-isc99_v2",
+    )
     assert said == f"created release ISC99 (open, deadline {deadline})"
     release = Release.objects.get(acronym="ISC99")
     assert release.accepted_versions == ["io500-isc99", "io500-isc99_v2"]
@@ -33,8 +43,13 @@ def test_opens_a_release_that_intake_attaches_to() -> None:
 
 def test_same_call_twice_updates_in_place() -> None:
     today = timezone.now().date()
-    args = ["SC98", "--release-date", str(today + timedelta(days=9)),
-            "--deadline", str(today + timedelta(days=3))]
+    args = [
+        "SC98",
+        "--release-date",
+        str(today + timedelta(days=9)),
+        "--deadline",
+        str(today + timedelta(days=3)),
+    ]
     _add(*args)
     assert _add(*args).startswith("updated release SC98 (open")
     assert Release.objects.filter(acronym="SC98").count() == 1

@@ -10,8 +10,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from accounts.models import ApiToken
 from rest_framework.test import APIClient
+
+from accounts.models import ApiToken
 from submissions import archive_safety
 from submissions.models import Submission
 

@@ -12,10 +12,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from accounts.models import ApiToken
 from django.contrib.auth.models import User
 from django.test import Client
 from rest_framework.test import APIClient
+
+from accounts.models import ApiToken
 from submissions.models import Release, Status, Submission
 
 pytestmark = pytest.mark.django_db

@@ -12,6 +12,7 @@ import pytest
 from django.db import connection
 from django.test import Client
 from rest_framework.test import APIClient
+
 from submissions import contact
 from submissions.intake import save_metadata
 from submissions.models import Release, Status, Submission

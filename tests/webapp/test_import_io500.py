@@ -8,8 +8,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from accounts.models import Site
 from django.core.management import CommandError, call_command
+
+from accounts.models import Site
 from submissions.models import (
     ClientSystem,
     PhaseResult,

@@ -7,9 +7,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from accounts.models import ApiToken
 from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
+
+from accounts.models import ApiToken
 from submissions.models import Release, Submission
 
 from .helpers import files_under, tar_gz

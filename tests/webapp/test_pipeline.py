@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from validation import pipeline, results_api
 
 from .helpers import JOB_FILES, QUESTIONNAIRE, corpus_files, example_system, tar_gz

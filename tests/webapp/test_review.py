@@ -12,6 +12,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from rest_framework.test import APIClient
+
 from submissions.models import LevelChange, Questionnaire, Status, Submission
 from submissions.review import decide
 from submissions.workflow import TransitionError

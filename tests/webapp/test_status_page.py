@@ -12,6 +12,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import call_command
 from django.test import Client
+
 from submissions.models import Status, Submission
 
 from .helpers import QUESTIONNAIRE, corpus_archive, example_system, wait_for_status

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+
 from submissions.models import ClientSystem, StorageSystem, StorageSystemChange, Submission
 from submissions.storage_systems import StorageSystemError, merge, split
 

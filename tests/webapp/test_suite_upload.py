@@ -14,9 +14,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from accounts.models import ApiToken
 from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
+
+from accounts.models import ApiToken
 from submissions.models import Status, Submission
 
 from .helpers import JOB_FILES, QUESTIONNAIRE, REPO_ROOT, example_system, tar_gz, wait_for_status

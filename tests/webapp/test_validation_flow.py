@@ -9,8 +9,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from accounts.models import ApiToken
 from rest_framework.test import APIClient
+
+from accounts.models import ApiToken
 from submissions.models import Status, Submission
 
 from .helpers import QUESTIONNAIRE, corpus_archive, example_system, tar_gz, wait_for_status

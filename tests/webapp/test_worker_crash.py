@@ -12,9 +12,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from accounts.models import ApiToken
 from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
+
+from accounts.models import ApiToken
 from submissions.models import Status, Submission
 
 from .helpers import QUESTIONNAIRE, corpus_archive, example_system, wait_for_status

@@ -1,4 +1,4 @@
-"""`/healthz`: liveness for compose health checks and the demo script (is the database reachable?)."""
+"""`/healthz`: liveness for compose health checks and the demo (is the database reachable?)."""
 
 from __future__ import annotations
 

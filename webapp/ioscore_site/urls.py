@@ -7,6 +7,7 @@ submissions app owns intake, status, review and the submission API.
 from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView
+
 from submissions import urls as submission_urls
 
 from .health import healthz

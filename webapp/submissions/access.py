@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from accounts import roles
 from django.db.models import Q, QuerySet
 from django.utils import timezone
+
+from accounts import roles
 
 from .models import Status, Submission
 from .workflow import OWNER_EDITABLE

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from accounts import roles
-from accounts.models import ApiToken, Site
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from drf_spectacular.utils import extend_schema
@@ -18,6 +16,9 @@ from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
+
+from accounts import roles
+from accounts.models import ApiToken, Site
 
 from . import access
 from .api_errors import error

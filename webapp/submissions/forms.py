@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from accounts.models import Site
 from django import forms
+
+from accounts.models import Site
 
 from .models import ReproducibilityLevel, TargetList
 from .review import ACTIONS

@@ -24,9 +24,10 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
-from accounts.models import Site
 from django.db import transaction
 from django.utils import timezone
+
+from accounts.models import Site
 from validation.results_api import load_run, recompute_scores, result_format_error
 
 from .models import (

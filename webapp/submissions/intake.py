@@ -15,10 +15,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from accounts.models import Site
 from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+
+from accounts.models import Site
 
 from . import archive_safety, contact, system_description
 from .models import (

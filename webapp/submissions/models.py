@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from datetime import date
 
-from accounts.models import Site
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
+
+from accounts.models import Site
 
 
 class Release(models.Model):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.db import models
+
 from submissions.models import Submission
 
 

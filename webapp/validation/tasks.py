@@ -23,6 +23,7 @@ from celery import shared_task
 from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
+
 from submissions.models import PhaseResult, Status, Submission
 from submissions.workflow import SYSTEM, transition
 

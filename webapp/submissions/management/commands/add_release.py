@@ -10,6 +10,7 @@ from datetime import date
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+
 from submissions.models import Release
 
 
@@ -29,7 +30,10 @@ class Command(BaseCommand):
         parser.add_argument("--deadline", required=True, help="submission deadline, YYYY-MM-DD")
         parser.add_argument("--tag-date", help="benchmark tag announced, YYYY-MM-DD")
         parser.add_argument(
-            "--accept", action="append", default=[], metavar="TAG",
+            "--accept",
+            action="append",
+            default=[],
+            metavar="TAG",
             help="an accepted benchmark version tag (repeat for several)",
         )
         parser.add_argument("--name", default="")
