@@ -45,7 +45,7 @@ stop:
 lint: setup
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
-	$(VENV)/bin/mypy runners/ioscore webapp
+	IOSCORE_INSECURE_DEV_KEY=1 $(VENV)/bin/mypy runners/ioscore webapp
 	find suite -name '*.[ch]' -not -path '*/build/*' | xargs clang-format --dry-run -Werror
 	cd webapp && DEBUG=1 ../$(PY) manage.py makemigrations --check --dry-run
 

@@ -28,6 +28,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from ioscore.results.model import SCORED_PHASES
+
 REPO = Path(__file__).resolve().parents[1]
 SUITE = REPO / "suite" / "build" / "ioscore-suite"
 ANCHOR_SRC = REPO / "bench" / "suite_md_anchor.c"
@@ -39,21 +41,7 @@ ENV = {
     "TMPDIR": "/dev/shm",
 }
 RECORD = 47008
-PHASES = [
-    "ior-easy-write",
-    "mdtest-easy-write",
-    "ior-hard-write",
-    "mdtest-hard-write",
-    "find",
-    "ior-easy-read",
-    "mdtest-easy-stat",
-    "ior-hard-read",
-    "mdtest-hard-stat",
-    "mdtest-easy-delete",
-    "mdtest-hard-read",
-    "mdtest-hard-delete",
-    "ior-rnd4K-easy-read",
-]
+PHASES = [*SCORED_PHASES, "ior-rnd4K-easy-read"]
 
 
 class Sizes:

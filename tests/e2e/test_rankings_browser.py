@@ -16,6 +16,7 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 from django.urls import include, path
 
+from ioscore.results.model import SCORED_PHASES
 from ioscore_site import urls as site_urls
 
 _mounted = any(getattr(p, "namespace", None) == "rankings" for p in site_urls.urlpatterns)
@@ -26,20 +27,7 @@ urlpatterns = (
 )
 pytestmark = [pytest.mark.urls(__name__), pytest.mark.browser]
 
-SCORED = [
-    "ior-easy-write",
-    "mdtest-easy-write",
-    "ior-hard-write",
-    "mdtest-hard-write",
-    "find",
-    "ior-easy-read",
-    "mdtest-easy-stat",
-    "ior-hard-read",
-    "mdtest-hard-stat",
-    "mdtest-easy-delete",
-    "mdtest-hard-read",
-    "mdtest-hard-delete",
-]
+SCORED = list(SCORED_PHASES)
 LIST = "/lists/SC25/historical/"
 
 

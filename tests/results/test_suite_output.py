@@ -6,10 +6,7 @@ invalid by design (stonewall != 300, short writes) and the library must say exac
 
 from __future__ import annotations
 
-import os
 import shutil
-import subprocess
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -25,69 +22,15 @@ from ioscore.results import (
     verify_hashes,
 )
 from ioscore.results.scoring import relative_difference
-
-from .conftest import REPO_ROOT
-
-SUITE = REPO_ROOT / "suite" / "build" / "ioscore-suite"
-TINY_CONFIG = """\
-[global]
-datadir = {root}/data
-resultdir = {root}/results
-
-[debug]
-stonewall-time = 1
-
-[ior-easy]
-transferSize = 64k
-blockSize = 1m
-
-[mdtest-easy]
-n = 50
-
-[ior-hard]
-segmentCount = 20
-
-[mdtest-hard]
-n = 120
-"""
-
-
-def _scratch_parent() -> str | None:
-    # Data and results go to RAM when possible: fast, and independent of /tmp's free space.
-    shm = Path("/dev/shm")
-    return str(shm) if shm.is_dir() and os.access(shm, os.W_OK) else None
+from tests.fixtures.tiny_suite import tiny_suite_results
 
 
 @pytest.fixture(scope="module")
 def suite_run() -> Iterator[Path]:
-    if not SUITE.is_file():
-        pytest.skip(f"{SUITE} not built (make -C suite)")
-    if shutil.which("mpirun") is None:
-        pytest.skip("mpirun not installed")
-    root = Path(tempfile.mkdtemp(prefix="ioscore-suite-test-", dir=_scratch_parent()))
-    try:
-        yield _run_suite(root)
-    finally:
-        shutil.rmtree(root, ignore_errors=True)  # only the directory this fixture created
-
-
-def _run_suite(root: Path) -> Path:
-    config = root / "tiny.ini"
-    config.write_text(TINY_CONFIG.format(root=root), encoding="utf-8")
-    env = {**os.environ, "OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}
-    done = subprocess.run(
-        ["mpirun", "--oversubscribe", "-np", "2", str(SUITE), str(config), "--quiet"],
-        cwd=root,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=180,
-        check=False,
-    )
-    runs = find_runs(root / "results")
-    assert len(runs) == 1, done.stdout + done.stderr
-    assert done.returncode == 0, done.stdout + done.stderr
-    return runs[0]
+    with tiny_suite_results("ioscore-suite-test-") as results:
+        runs = find_runs(results)
+        assert len(runs) == 1, runs
+        yield runs[0]
 
 
 @pytest.mark.mpi

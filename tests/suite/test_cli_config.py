@@ -11,7 +11,14 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from suite_helpers import REPO_ROOT, Workspace, run_helper, run_suite, small_ini
+from suite_helpers import (
+    REPO_ROOT,
+    STANDARD_PHASES,
+    Workspace,
+    run_helper,
+    run_suite,
+    small_ini,
+)
 
 pytestmark = pytest.mark.mpi
 
@@ -109,22 +116,7 @@ def test_dry_run_prints_workloads_and_touches_nothing(
     ini = workspace.write_ini(small_ini(workspace, stonewall=300))
     proc = run_suite(2, str(ini), "--dry-run", "--timestamp", "T1", check=True)
     out = proc.stdout
-    for phase in (
-        "ior-easy-write",
-        "mdtest-easy-write",
-        "timestamp",
-        "ior-hard-write",
-        "mdtest-hard-write",
-        "find",
-        "ior-easy-read",
-        "mdtest-easy-stat",
-        "ior-hard-read",
-        "mdtest-hard-stat",
-        "mdtest-easy-delete",
-        "mdtest-hard-read",
-        "mdtest-hard-delete",
-        "ior-rnd4K-easy-read",
-    ):
+    for phase in STANDARD_PHASES:
         assert f"\n[{phase}]" in out
     assert "transferSize 65536 B, blockSize 2097152 B (<= 32 transfers per rank" in out
     assert "47008-byte records" in out and "<= 40 records per rank" in out

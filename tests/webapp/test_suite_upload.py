@@ -5,10 +5,6 @@ phases with their per-rank rows and time series; the run is invalid by design (s
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import subprocess
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,64 +15,17 @@ from rest_framework.test import APIClient
 
 from accounts.models import ApiToken
 from submissions.models import Status, Submission
+from tests.fixtures.tiny_suite import tiny_suite_results
 
-from .helpers import JOB_FILES, QUESTIONNAIRE, REPO_ROOT, example_system, tar_gz, wait_for_status
+from .helpers import JOB_FILES, QUESTIONNAIRE, example_system, tar_gz, wait_for_status
 
-SUITE = REPO_ROOT / "suite" / "build" / "ioscore-suite"
-CONFIG = """\
-[global]
-datadir = {root}/data
-resultdir = {root}/results
-
-[debug]
-stonewall-time = 1
-
-[ior-easy]
-transferSize = 64k
-blockSize = 1m
-
-[mdtest-easy]
-n = 40
-
-[ior-hard]
-segmentCount = 16
-
-[mdtest-hard]
-n = 100
-"""
 pytestmark = [pytest.mark.mpi, pytest.mark.celery, pytest.mark.django_db(transaction=True)]
 
 
 @pytest.fixture(scope="module")
 def suite_results() -> Iterator[Path]:
-    if not SUITE.is_file() or shutil.which("mpirun") is None:
-        pytest.skip("ioscore-suite not built (make -C suite) or mpirun missing")
-    scratch = "/dev/shm" if os.access("/dev/shm", os.W_OK) else None
-    root = Path(tempfile.mkdtemp(prefix="ioscore-webapp-suite-", dir=scratch))
-    try:
-        (root / "tiny.ini").write_text(CONFIG.format(root=root))
-        env = {**os.environ, "OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}
-        done = subprocess.run(
-            [
-                "mpirun",
-                "--oversubscribe",
-                "-np",
-                "2",
-                str(SUITE),
-                str(root / "tiny.ini"),
-                "--quiet",
-            ],
-            cwd=root,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=180,
-            check=False,
-        )
-        assert done.returncode == 0, done.stdout + done.stderr
-        yield root / "results"
-    finally:
-        shutil.rmtree(root, ignore_errors=True)  # only the directory created above
+    with tiny_suite_results("ioscore-webapp-suite-") as results:
+        yield results
 
 
 def test_suite_run_is_validated_with_ranks_and_timeseries(
