@@ -96,7 +96,7 @@ def make_handler(state: State, base: list[str]) -> type[BaseHTTPRequestHandler]:
                                 "rule": "questionnaire",
                                 "severity": "invalid",
                                 "message": "no reproducibility questionnaire was submitted",
-                                "expected": None,
+                                "expected": "10 answers",
                                 "actual": None,
                                 "phase": "",
                             }

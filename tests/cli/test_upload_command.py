@@ -48,6 +48,8 @@ def test_upload_validates_packs_and_follows_status(
     out = capsys.readouterr().out
     assert f"{server.url}/submissions/1/" in out
     assert "under_review" in out and "questionnaire" in out  # the server's issues are shown
+    # ... in the same shape as `ioscore validate` prints them, expected/actual included.
+    assert "INVALID  questionnaire: no reproducibility" in out and "(expected 10 answers)" in out
     assert len(server.state.submissions) == 1
     fields = server.state.fields_seen[0]
     digest = hashlib.sha256(fields["archive"]).hexdigest()

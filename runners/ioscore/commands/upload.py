@@ -26,7 +26,12 @@ from typing import IO, Any
 
 import requests
 
-from ioscore.commands.validate import add_context_arguments, context_from_args, validate_path
+from ioscore.commands.validate import (
+    add_context_arguments,
+    context_from_args,
+    format_issue,
+    validate_path,
+)
 from ioscore.results import ResultFormatError
 from ioscore.results.archive import is_archive
 
@@ -316,10 +321,7 @@ def handle(args: argparse.Namespace) -> int:
     for report in reports:
         for issue in report["issues"]:
             if issue["severity"] != "info":
-                print(
-                    f"local check: {issue['severity'].upper()} {issue['rule']}: {issue['message']}",
-                    file=sys.stderr,
-                )
+                print("local check:" + format_issue(issue), file=sys.stderr)
     if not valid and not args.force:
         print(
             "ioscore upload: the result is invalid locally; fix it or use --force", file=sys.stderr
@@ -349,8 +351,5 @@ def handle(args: argparse.Namespace) -> int:
         return exc.exit_code
     print(f"submission {status.get('id')}: {status.get('status')}  {status.get('url') or ''}")
     for issue in status.get("issues") or []:
-        print(
-            f"  {str(issue.get('severity', '')).upper():8} {issue.get('rule')}: "
-            f"{issue.get('message')}"
-        )
+        print(format_issue(issue))
     return 1 if status.get("status") in ("validation_failed", "rejected") else 0

@@ -83,7 +83,8 @@ def run_report(run: RunResult, issues: list[Issue]) -> dict[str, Any]:
 
 def format_issue(issue: dict[str, Any]) -> str:
     """One line per issue: severity, rule, message, then expected/actual when known."""
-    text = f"  {str(issue['severity']).upper():8} {issue['rule']}: {issue['message']}"
+    severity = str(issue.get("severity", "")).upper()
+    text = f"  {severity:8} {issue.get('rule')}: {issue.get('message')}"
     details = [f"{k} {issue[k]}" for k in ("expected", "actual") if issue.get(k) is not None]
     return text + (f" ({', '.join(details)})" if details else "")
 
