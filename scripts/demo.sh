@@ -58,7 +58,9 @@ demo_run="demo-results/$demo_run"
 # What a site admin uploads beside the results: the launch script and the job's output.
 printf '#!/bin/bash\n# launched by make demo from %s\n%s\n' "$repo_root" "${job_cmd[*]}" > "$demo_run/job.sh"
 mv "$job_out" "$demo_run/job.out"
-ioscore sysinfo --datadir demo-data > "$IOSCORE_VAR/demo-system.json"
+# The system description: what this node detects, completed by the demo's hand-written base.
+ioscore sysinfo --datadir demo-data --base examples/demo-system.json \
+  > "$IOSCORE_VAR/demo-system.json" 2> "$log_dir/demo-sysinfo.log"
 echo "   results in $demo_run"
 
 echo "== 2/5 database (migrations)"
@@ -94,7 +96,8 @@ token=$(manage demo_account --username demo --site DEMO --password-file "$IOSCOR
 # outcome; 2 (unreadable, refused, network) is a failure.
 set +e
 ioscore upload "$demo_run" --server "http://127.0.0.1:$port" --token "$token" --force \
-  --system "$IOSCORE_VAR/demo-system.json" 2>&1 | tee "$log_dir/demo-upload.log"
+  --system "$IOSCORE_VAR/demo-system.json" --questionnaire examples/demo-questionnaire.json \
+  2>&1 | tee "$log_dir/demo-upload.log"
 upload_status=${PIPESTATUS[0]}
 set -e
 if (( upload_status > 1 )); then

@@ -26,7 +26,7 @@ PROCESSOR = [
 
 
 def test_sysinfo_json_has_the_fields(ioscore_cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    done = ioscore_cli("sysinfo", "--datadir", str(tmp_path))
+    done = ioscore_cli("sysinfo", "--raw", "--datadir", str(tmp_path))
     assert done.returncode == 0, done.stderr
     info = json.loads(done.stdout)
     assert info["schema"] == "ioscore-sysinfo/1"
@@ -88,3 +88,51 @@ def test_mountinfo_lustre_and_escapes(tmp_path: Path) -> None:
 
 def test_parse_mountinfo_skips_garbage() -> None:
     assert parse_mountinfo("garbage\n\n1 2 3\n") == []
+
+
+def test_default_output_is_a_system_description_the_service_schema_reads(  # type: ignore[no-untyped-def]
+    ioscore_cli, tmp_path: Path
+) -> None:
+    from ioscore.system_description import validate
+
+    done = ioscore_cli("sysinfo", "--datadir", str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    document = json.loads(done.stdout)
+    assert document["schema"] == "ioscore-system/1"
+    group = document["client_node_groups"][0]
+    assert group["kernel_version"] == os.uname().release
+    assert group["memory"]["capacity"]["unit"] == "B"
+    # Everything detected is schema-valid; only what a node cannot know is reported missing,
+    # and stderr names each missing item the way the service will.
+    problems = validate(document)
+    assert problems and all("is a required property" in p.message for p in problems)
+    assert "'site' is a required property" in done.stderr
+    assert f"{len(problems)} item(s) still to fill in" in done.stderr
+
+
+def test_base_file_completes_the_description_and_wins(  # type: ignore[no-untyped-def]
+    ioscore_cli, tmp_path: Path
+) -> None:
+    from ioscore.system_description import EXAMPLE_PATH, validate
+
+    base = json.loads(EXAMPLE_PATH.read_text(encoding="utf-8"))
+    del base["client_node_groups"][0]["kernel_version"]  # left for detection to fill
+    base_file = tmp_path / "base.json"
+    base_file.write_text(json.dumps(base), encoding="utf-8")
+    done = ioscore_cli("sysinfo", "--datadir", str(tmp_path), "--base", str(base_file))
+    assert done.returncode == 0, done.stderr
+    document = json.loads(done.stdout)
+    assert validate(document) == []
+    assert "still to fill in" not in done.stderr
+    group = document["client_node_groups"][0]
+    assert group["kernel_version"] == os.uname().release  # detected
+    assert group["processor"]["model"] == base["client_node_groups"][0]["processor"]["model"]
+    assert document["site"] == base["site"]
+
+
+def test_unreadable_base_is_a_clear_error(ioscore_cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    bad = tmp_path / "base.json"
+    bad.write_text("{ not json", encoding="utf-8")
+    done = ioscore_cli("sysinfo", "--datadir", str(tmp_path), "--base", str(bad))
+    assert done.returncode == 2
+    assert f"cannot read {bad}" in done.stderr and "Traceback" not in done.stderr

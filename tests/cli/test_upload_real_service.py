@@ -16,7 +16,7 @@ from .conftest import DEV, REPO_ROOT
 
 pytestmark = [pytest.mark.django_db(transaction=True)]
 
-EXAMPLE_SYSTEM = REPO_ROOT / "webapp" / "submissions" / "schemas" / "ioscore-system-1.example.json"
+EXAMPLE_SYSTEM = REPO_ROOT / "runners" / "ioscore" / "schemas" / "ioscore-system-1.example.json"
 WORDS = "we describe this part of the system in enough plain words for the committee here"
 QUESTIONNAIRE_KEYS = (
     "purpose",

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-EXAMPLE_SYSTEM = REPO_ROOT / "webapp" / "submissions" / "schemas" / "ioscore-system-1.example.json"
+EXAMPLE_SYSTEM = REPO_ROOT / "runners" / "ioscore" / "schemas" / "ioscore-system-1.example.json"
 
 JOB_FILES = {
     "job/run-io500.slurm": b"#!/bin/bash\n#SBATCH -N 13\nsrun ./io500 config.ini\n",

@@ -1,51 +1,23 @@
 """The structured system description (spec §4): schema validation, units, flattening.
 
-The tree is validated against ``schemas/ioscore-system-1.schema.json``; the list columns of
-``SystemDescription`` are derived from it here and nowhere else.
+The tree is validated against the schema shared with the CLI (``ioscore.system_description``);
+the list columns of ``SystemDescription`` are derived from it here and nowhere else.
 """
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass
-from functools import cache
-from pathlib import Path
 from typing import Any
 
-import jsonschema
+# Re-exported: the service's callers validate through this module.
+from ioscore.system_description import SCHEMA_VERSION, Problem, validate
 
-SCHEMA_VERSION = "ioscore-system/1"
-SCHEMA_PATH = Path(__file__).resolve().parent / "schemas" / "ioscore-system-1.schema.json"
+__all__ = ["SCHEMA_VERSION", "Problem", "flatten", "to_base", "validate"]
 
 _DECIMAL = {"K": 10**3, "M": 10**6, "G": 10**9, "T": 10**12, "P": 10**15, "E": 10**18}
 _BINARY = {"K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40, "P": 2**50, "E": 2**60}
 _HZ = {"Hz": 1, "kHz": 10**3, "MHz": 10**6, "GHz": 10**9}
 METADATA_ROLES = {"MDS", "metadata"}
 DATA_ROLES = {"OSS", "storage", "data", "NSD", "OSD", "server"}
-
-
-@dataclass
-class Problem:
-    path: str  # JSON path of the offending key, e.g. "run.client_nodes"
-    message: str
-
-    def __str__(self) -> str:
-        return f"{self.path or '(top level)'}: {self.message}"
-
-
-@cache
-def schema() -> dict[str, Any]:
-    return json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
-
-
-def validate(data: Any) -> list[Problem]:
-    """Every schema violation, each naming the key path."""
-    validator = jsonschema.Draft202012Validator(schema())
-    problems = []
-    for error in sorted(validator.iter_errors(data), key=lambda e: list(map(str, e.path))):
-        path = ".".join(str(part) for part in error.absolute_path)
-        problems.append(Problem(path, error.message))
-    return problems
 
 
 def to_base(quantity: dict[str, Any] | None) -> float | None:

@@ -14,9 +14,13 @@ import re
 import shutil
 import socket
 import subprocess
+import sys
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+
+from ioscore.system_description import SCHEMA_VERSION as SYSTEM_SCHEMA_VERSION
+from ioscore.system_description import validate as validate_system
 
 SCHEMA = "ioscore-sysinfo/1"
 
@@ -33,6 +37,7 @@ _DISTRIBUTIONS = {
     "centos": "CentOS",
     "rocky": "RockyLinux",
     "almalinux": "AlmaLinux",
+    "debian": "Debian",
 }
 # mount type -> leaderboard "file-system family"
 _FS_FAMILIES = {
@@ -303,12 +308,123 @@ def collect(datadir: Path, probe: Probe | None = None) -> dict[str, Any]:
     }
 
 
+def _drop_empty(tree: Any) -> Any:
+    """Remove None values and the dicts/lists they leave empty (the schema forbids nulls)."""
+    if isinstance(tree, dict):
+        kept = {k: _drop_empty(v) for k, v in tree.items()}
+        return {k: v for k, v in kept.items() if v not in (None, {}, [])}
+    if isinstance(tree, list):
+        return [item for item in (_drop_empty(v) for v in tree) if item not in (None, {}, [])]
+    return tree
+
+
+def describe(raw: dict[str, Any]) -> dict[str, Any]:
+    """The detectable part of an ``ioscore-system/1`` document (what the service validates).
+
+    Only facts this node can state are filled: its OS, kernel, processor and memory, the data
+    directory's file system and mount options, the client version of a parallel file system.
+    Site, storage product, servers and submitter are for the site admin (see ``--base``).
+    """
+    node = raw["client_node_group"]
+    cpu = node["processor"]
+    family = raw["io500_run"].get("file_system_family")
+    storage = raw["storage_system"]
+    frequency = cpu.get("frequency_hz")
+    memory = node["memory"].get("net_capacity_bytes")
+    document = {
+        "schema": SYSTEM_SCHEMA_VERSION,
+        "client_node_groups": [
+            {
+                "os_distribution": node.get("os_distribution"),
+                "os_version": node.get("distribution_version"),
+                "kernel_version": node.get("kernel_version"),
+                "processor": {
+                    "sockets": cpu.get("sockets"),
+                    "model": cpu.get("model"),
+                    "architecture": cpu.get("architecture"),
+                    "microarchitecture": cpu.get("microarchitecture"),
+                    "cores_per_socket": cpu.get("cores_per_socket"),
+                    "threads_per_core": cpu.get("threads_per_core"),
+                    "frequency": {"value": frequency, "unit": "Hz"} if frequency else None,
+                    "vendor": cpu.get("vendor"),
+                },
+                "memory": {"capacity": {"value": memory, "unit": "B"}} if memory else None,
+            }
+        ],
+        "run": {"fs_family": family},
+        "storage_system": {
+            "software": storage.get("software"),
+            "software_version": storage.get("software_version"),
+            "client_access": storage.get("client_access_method"),
+            "mount_options": storage.get("client_mount_options"),
+        },
+        "fs_component": {"family": family, "version": storage.get("software_version")},
+    }
+    described: dict[str, Any] = _drop_empty(document)
+    return described
+
+
+def merge(base: Any, detected: Any) -> Any:
+    """Deep merge: what the site admin wrote (``base``) wins; detection fills the gaps.
+
+    Lists of node groups merge item by item, so a base listing one client node group gets the
+    detected OS and processor facts it leaves out.
+    """
+    if isinstance(base, dict) and isinstance(detected, dict):
+        merged = dict(detected)
+        for key, value in base.items():
+            merged[key] = merge(value, detected[key]) if key in detected else value
+        return merged
+    if isinstance(base, list) and isinstance(detected, list):
+        tail = base[len(detected) :] if len(base) > len(detected) else []
+        return [merge(b, d) for b, d in zip(base, detected, strict=False)] + tail
+    return base
+
+
 def add_parser(sub: Any) -> None:
-    parser = sub.add_parser("sysinfo", help="describe this node as JSON (leaderboard §4)")
+    parser = sub.add_parser(
+        "sysinfo",
+        help="describe this node as a system description (leaderboard §4)",
+        description="Print an ioscore-system/1 system description with what this node can "
+        "detect, merged under --base; list on stderr what is still missing for the service.",
+    )
     parser.add_argument("--datadir", type=Path, default=Path("."), help="benchmark data dir")
+    parser.add_argument(
+        "--base",
+        type=Path,
+        help="your hand-written description (site, storage, servers, submitter); its values win",
+    )
+    parser.add_argument(
+        "--raw", action="store_true", help="print everything collected, with what was unreadable"
+    )
     parser.set_defaults(handler=handle)
 
 
 def handle(args: argparse.Namespace) -> int:
-    print(json.dumps(collect(args.datadir), indent=2))
+    raw = collect(args.datadir)
+    if args.raw:
+        print(json.dumps(raw, indent=2))
+        return 0
+    document = describe(raw)
+    if args.base is not None:
+        try:
+            base = json.loads(args.base.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            print(f"ioscore sysinfo: cannot read {args.base}: {exc}", file=sys.stderr)
+            return 2
+        document = merge(base, document)
+    print(json.dumps(document, indent=2))
+    problems = validate_system(document)
+    if problems:
+        print(
+            f"ioscore sysinfo: {len(problems)} item(s) still to fill in before the service "
+            "accepts this description:",
+            file=sys.stderr,
+        )
+        for problem in problems:
+            print(f"  {problem}", file=sys.stderr)
+    for entry in raw["unavailable"]:
+        print(
+            f"ioscore sysinfo: not detected: {entry['field']} ({entry['reason']})", file=sys.stderr
+        )
     return 0
