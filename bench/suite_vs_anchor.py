@@ -10,8 +10,8 @@ cell is the median of --reps runs; the ratio is suite / anchor (target: >= 0.8).
     .venv/bin/python bench/suite_vs_anchor.py [--np 2] [--reps 3] [--target shm|disk|DIR]
 
 "disk" means a real block file system: a 6 GiB ext4 image loop-mounted in a private mount
-namespace (needs root), since this machine's own disk has no free space; pass a directory to
-use another file system. Not a test: it prints numbers and asserts nothing.
+namespace (needs root), so the numbers do not depend on how full the root disk is; pass a
+directory to use another file system. Not a test: it prints numbers and asserts nothing.
 """
 
 from __future__ import annotations
