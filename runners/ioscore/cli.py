@@ -9,6 +9,7 @@ import argparse
 import sys
 
 from ioscore import __version__
+from ioscore.commands import report as report_command
 from ioscore.commands import run as run_command
 from ioscore.commands import sysinfo as sysinfo_command
 from ioscore.commands import upload as upload_command
@@ -21,7 +22,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"ioscore {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for module in (validate_command, run_command, sysinfo_command, upload_command):
+    for module in (validate_command, run_command, sysinfo_command, upload_command, report_command):
         module.add_parser(sub)
     return parser
 

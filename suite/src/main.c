@@ -26,6 +26,8 @@ struct cli {
     int n_hash_ini;
     int dry_run, cleanup, keep_data, verbose, quiet, list, version, config_hash;
     int simulate_ppn;
+    int debug_delay_rank; /* -1 if unset */
+    long debug_delay_us;
 };
 
 static void usage(FILE *out)
@@ -37,12 +39,16 @@ static void usage(FILE *out)
             "  --timestamp TS       use TS (%%Y.%%m.%%d-%%H.%%M.%%S) instead of the current time\n"
             "  --keep-data          do not remove the data after scoring (see --cleanup)\n"
             "  --verbose, -v        more output (repeatable)\n"
-            "  --quiet, -q          no summary on stdout\n"
+            "  --quiet, -q          no summary on stdout, no live progress on stderr\n"
             "  --list, -l           list every section and option with its default\n"
             "  --config-hash        print the config hash of CONFIG.ini\n"
             "  --version            print the version\n"
             "  --mode=standard      the only mode implemented\n"
             "  --simulate-ppn K     treat ranks as block-mapped on nodes of K ranks (testing)\n"
+            "test only (the run is INVALID):\n"
+            "  --debug-delay-rank R --debug-delay-us N\n"
+            "                       rank R sleeps N us before each I/O or metadata operation\n"
+            "                       (makes R a straggler)\n"
             "helpers (no run):\n"
             "  --score-from FILE.. recompute the scores of result.txt/result_summary.txt files\n"
             "  --hash-config-ini F.. config hash of config.ini files as written\n");
@@ -52,6 +58,7 @@ static void usage(FILE *out)
 static int parse_args(int argc, char **argv, struct cli *cli, int rank)
 {
     memset(cli, 0, sizeof *cli);
+    cli->debug_delay_rank = -1;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *next = i + 1 < argc ? argv[i + 1] : NULL;
@@ -106,6 +113,23 @@ static int parse_args(int argc, char **argv, struct cli *cli, int rank)
                             next);
                 return 2;
             }
+        } else if ((strcmp(a, "--debug-delay-rank") == 0 || strcmp(a, "--debug-delay-us") == 0) &&
+                   next) {
+            char *end = NULL;
+            long value = strtol(next, &end, 10);
+            if (end == next || *end || value < 0 || value > 100000000) {
+                if (rank == 0)
+                    fprintf(stderr,
+                            "ioscore-suite: ERROR: %s needs a number in 0..100000000, got "
+                            "'%s'\n",
+                            a, next);
+                return 2;
+            }
+            if (strcmp(a, "--debug-delay-rank") == 0)
+                cli->debug_delay_rank = (int)value;
+            else
+                cli->debug_delay_us = value;
+            i++;
         } else if (a[0] == '-') {
             if (rank == 0) {
                 fprintf(stderr, "ioscore-suite: ERROR: unknown or incomplete option '%s'\n", a);
@@ -234,8 +258,11 @@ int main(int argc, char **argv)
         return finish(0);
     }
     if (cli.list) {
-        if (run.rank == 0)
+        if (run.rank == 0) {
             ios_config_list(stdout);
+            printf("\n; test-only command-line options (the run is INVALID): --debug-delay-rank R "
+                   "--debug-delay-us N (rank R sleeps N us before each operation)\n");
+        }
         return finish(0);
     }
     if (cli.n_score_from > 0) {
@@ -291,6 +318,17 @@ int main(int argc, char **argv)
     run.verbosity = (int)ios_cfg_int(&run.cfg, "global", "verbosity", 1) + cli.verbose;
     run.quiet = cli.quiet;
     run.keep_data = cli.keep_data;
+    run.debug_delay_rank = cli.debug_delay_rank;
+    run.debug_delay_us = cli.debug_delay_us;
+    if ((cli.debug_delay_rank >= 0) != (cli.debug_delay_us > 0) ||
+        cli.debug_delay_rank >= run.size) {
+        if (run.rank == 0)
+            fprintf(stderr,
+                    "ioscore-suite: ERROR: --debug-delay-rank R (0..%d) and "
+                    "--debug-delay-us N (> 0) go together\n",
+                    run.size - 1);
+        return finish(2);
+    }
     run.stonewall = (int)ios_cfg_int(&run.cfg, "debug", "stonewall-time", 300);
     run.minwrite = ios_cfg_bool(&run.cfg, "global", "scc", 0) ? 30 : 300;
     run.packet = ios_packet_from_string(ios_cfg_str(&run.cfg, "global", "dataPacketType"));

@@ -64,6 +64,10 @@ class RankStat:
     end: float | None = None
     items: int | None = None  # operations (MD) or bytes (BW)
     rate: float | None = None  # items/s
+    # Added for `ioscore report` (additive): result.json's per-rank fields.
+    first_done: float | None = None  # end of the main loop (before wear-out, sync, close)
+    bytes: int | None = None
+    verify_errors: int | None = None
 
 
 @dataclass

@@ -95,12 +95,24 @@ def parse_result_json(path: Path) -> RunResult:
                 end=r.get("end"),
                 items=r.get("items"),
                 rate=r.get("rate"),
+                first_done=r.get("first_done"),
+                bytes=r.get("bytes"),
+                verify_errors=r.get("verify_errors"),
             )
             for i, r in enumerate(raw.get("ranks") or [])
             if isinstance(r, dict)
         ]
         extra = dict(raw.get("extra") or {})
-        for key in ("items", "bytes", "verify_errors", "stonewall", "t_start", "t_end", "ran"):
+        for key in (
+            "items",
+            "bytes",
+            "verify_errors",
+            "stonewall",
+            "t_start",
+            "t_end",
+            "ran",
+            "latency",
+        ):
             if raw.get(key) is not None:
                 extra[key] = raw[key]
         phases[name] = PhaseResult(

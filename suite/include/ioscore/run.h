@@ -13,6 +13,7 @@
 
 #include "ioscore/backend.h"
 #include "ioscore/config.h"
+#include "ioscore/instrument.h"
 #include "ioscore/pattern.h"
 #include "ioscore/score.h"
 #include "ioscore/util.h"
@@ -88,6 +89,8 @@ struct ios_phase_result {
     int has_find;
     int n_keys; /* phase-specific result.txt keys, in order */
     struct ios_kv keys[IOS_MAX_KEYS];
+    struct ios_latency latency;    /* merged over ranks; latency.ops == 0: not measured */
+    struct ios_latency *lat_ranks; /* n_ranks histograms, or NULL */
 };
 
 struct ios_run;
@@ -104,6 +107,7 @@ struct ios_phase_ctx {
     double score;                 /* IOS_METRIC_CUSTOM only */
     char error[IOS_MSG_MAX];      /* first error on this rank */
     FILE *log;                    /* rank 0: <resdir>/<phase>.txt, or NULL */
+    struct ios_instrument instr;  /* latency histogram, debug delay, live progress */
 };
 
 struct ios_phase {
@@ -141,7 +145,10 @@ struct ios_run {
     int verbosity;
     int quiet;
     int dry_run;
-    int keep_data; /* --keep-data: skip the final cleanup */
+    int keep_data;        /* --keep-data: skip the final cleanup */
+    int debug_delay_rank; /* --debug-delay-rank (test only), -1 if unset */
+    long debug_delay_us;  /* --debug-delay-us (test only) */
+    struct ios_instrument_cfg instr;
     enum ios_packet packet;
     int valid;
     int n_reasons;

@@ -389,6 +389,16 @@ static void gather_results(struct ios_run *run, struct ios_phase_ctx *ctx)
             for (int b = 0; b < max_len; b++)
                 res->ts_aggregate[b] += res->ts_per_rank[(size_t)r * (size_t)max_len + (size_t)b];
 
+    /* operation latency: the merged histogram (MPI_Reduce) and every rank's own */
+    ios_latency_reduce(&ctx->instr.lat, &res->latency);
+    if (run->rank == 0) {
+        res->lat_ranks = calloc((size_t)n, sizeof *res->lat_ranks);
+        if (!res->lat_ranks)
+            ios_fatal("out of memory (latency)");
+    }
+    MPI_Gather(&ctx->instr.lat, (int)sizeof ctx->instr.lat, MPI_BYTE, res->lat_ranks,
+               (int)sizeof ctx->instr.lat, MPI_BYTE, 0, MPI_COMM_WORLD);
+
     /* the first error message of any rank, for the reports */
     char *all = NULL;
     if (run->rank == 0) {
@@ -596,11 +606,13 @@ static void run_one_phase(struct ios_run *run, const struct ios_phase *p)
     double start = ios_wtime();
     res->t_start = start;
     ios_timeseries_start(&ctx.ts, start);
+    ios_instrument_start(&ctx.instr, &run->instr, run->rank, p->name);
     if (enabled) {
         res->ran = 1;
         p->run(&ctx);
     }
-    MPI_Barrier(MPI_COMM_WORLD); /* the phase ends when every rank is done */
+    ios_instrument_finish(&ctx.instr); /* no progress reduction outlives the phase */
+    MPI_Barrier(MPI_COMM_WORLD);       /* the phase ends when every rank is done */
     res->t_end = ios_wtime();
     res->t_delta = res->t_end - start;
     gather_results(run, &ctx);
@@ -775,6 +787,18 @@ int ios_run_phases(struct ios_run *run)
                            run->minwrite);
     if (ios_cfg_str(&run->cfg, "mdtest-hard", "files-per-dir"))
         ios_run_invalidate(run, "files-per-dir is set");
+    if (run->debug_delay_rank >= 0) {
+        ios_run_invalidate(run,
+                           "test-only option --debug-delay-rank %d --debug-delay-us %ld was used",
+                           run->debug_delay_rank, run->debug_delay_us);
+        if (run->rank == 0)
+            fprintf(stderr,
+                    "ioscore-suite: WARNING: test-only --debug-delay-rank %d --debug-delay-us %ld: "
+                    "rank %d sleeps before each operation; the run is INVALID\n",
+                    run->debug_delay_rank, run->debug_delay_us, run->debug_delay_rank);
+    }
+    ios_instrument_cfg_init(&run->instr, run->rank, run->quiet, run->debug_delay_rank,
+                            run->debug_delay_us);
     result_line(run, "%s", "");
     if (run->rank == 0)
         ios_report_json(run);
@@ -797,6 +821,7 @@ int ios_run_phases(struct ios_run *run)
         final_cleanup(run);
     run->t_run_end = ios_wtime();
     run->finished = 1;
+    ios_instrument_cfg_free(&run->instr);
     now_text(now, sizeof now);
     if (run->verbosity > 0)
         result_line(run, "; END %s", now);

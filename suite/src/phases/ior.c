@@ -107,7 +107,7 @@ struct io_state {
 };
 
 /* One transfer number j; returns 0 or -1 after recording an error. */
-static int do_transfer(struct io_state *st, uint64_t j)
+static int transfer_once(struct io_state *st, uint64_t j)
 {
     struct ios_phase_ctx *ctx = st->ctx;
     const struct ior_job *job = st->job;
@@ -150,6 +150,15 @@ static int do_transfer(struct io_state *st, uint64_t j)
     ctx->mine.items += 1;
     ctx->mine.bytes += (double)job->xfer;
     return 0;
+}
+
+/* One timed transfer: its latency goes to the histogram, progress is checked after it. */
+static int do_transfer(struct io_state *st, uint64_t j)
+{
+    uint64_t t0 = ios_op_begin(&st->ctx->instr);
+    int rc = transfer_once(st, j);
+    ios_op_end(&st->ctx->instr, t0);
+    return rc;
 }
 
 /* The shared engine: open, barrier, loop (stonewall + wear-out), fsync, barrier, close. */
@@ -205,6 +214,9 @@ static void run_job(struct ios_phase_ctx *ctx, const struct ior_job *job)
 
     double deadline = job->access == ACCESS_READ ? 0 : (double)run->stonewall;
     ctx->mine.loop_start = ios_wtime();
+    ios_instrument_progress_start(&ctx->instr, 1, deadline,
+                                  job->access == ACCESS_READ ? (double)limit * run->size : 0,
+                                  &ctx->mine.items, &ctx->mine.bytes);
     uint64_t j = 0;
     int ok = ctx->mine.io_error == 0;
     while (ok && j < limit) {

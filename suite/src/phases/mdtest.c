@@ -74,7 +74,7 @@ struct md_state {
     int verify; /* mdtest-hard-read: compare with the writer's pattern */
 };
 
-static int do_item(struct md_state *st, uint64_t i)
+static int item_once(struct md_state *st, uint64_t i)
 {
     struct ios_phase_ctx *ctx = st->ctx;
     struct ios_run *run = ctx->run;
@@ -153,6 +153,15 @@ static int do_item(struct md_state *st, uint64_t i)
     }
     ctx->mine.items += 1;
     return 0;
+}
+
+/* One timed item: its latency goes to the histogram, progress is checked after it. */
+static int do_item(struct md_state *st, uint64_t i)
+{
+    uint64_t t0 = ios_op_begin(&st->ctx->instr);
+    int rc = item_once(st, i);
+    ios_op_end(&st->ctx->instr, t0);
+    return rc;
 }
 
 static const char *status_name(enum md_kind kind)
@@ -248,6 +257,9 @@ static void run_md(struct ios_phase_ctx *ctx, const struct md_job *job)
         job->op == OP_CREATE &&
         !(job->kind == MD_HARD && ios_cfg_str(&run->cfg, "mdtest-hard", "files-per-dir"));
     double deadline = stonewalled ? (double)run->stonewall : 0;
+    ios_instrument_progress_start(&ctx->instr, 0, deadline,
+                                  job->op == OP_CREATE ? 0 : (double)limit * n, &ctx->mine.items,
+                                  &ctx->mine.bytes);
     uint64_t i = 0;
     int ok = 1;
     while (ok && i < limit) {

@@ -54,6 +54,33 @@ static void write_config(struct ios_json *j, const struct ios_run *run)
     ios_json_end_object(j);
 }
 
+/* {"unit": "s", "ops", "p50", "p90", "p99", "max"[, "buckets": non-empty {"le", "count"}]} */
+static void write_latency(struct ios_json *j, const struct ios_latency *lat, int with_buckets)
+{
+    struct ios_latency_summary sum;
+    ios_latency_summarize(lat, &sum);
+    ios_json_begin_object(j, "latency");
+    ios_json_string(j, "unit", "s");
+    ios_json_int(j, "ops", (int64_t)sum.ops);
+    ios_json_double(j, "p50", sum.p50);
+    ios_json_double(j, "p90", sum.p90);
+    ios_json_double(j, "p99", sum.p99);
+    ios_json_double(j, "max", sum.max);
+    if (with_buckets) {
+        ios_json_begin_array(j, "buckets");
+        for (int b = 0; b < IOS_LAT_BUCKETS; b++) {
+            if (lat->count[b] == 0)
+                continue;
+            ios_json_begin_object(j, NULL);
+            ios_json_double(j, "le", ios_latency_bucket_le(b));
+            ios_json_int(j, "count", (int64_t)lat->count[b]);
+            ios_json_end_object(j);
+        }
+        ios_json_end_array(j);
+    }
+    ios_json_end_object(j);
+}
+
 static void write_phase(struct ios_json *j, const struct ios_phase_result *res)
 {
     const struct ios_phase *p = res->phase;
@@ -103,9 +130,13 @@ static void write_phase(struct ios_json *j, const struct ios_phase_result *res)
         ios_json_int(j, "bytes", (int64_t)s->bytes);
         ios_json_double(j, "rate", span > 0 ? amount / span : 0.0);
         ios_json_int(j, "verify_errors", (int64_t)s->verify_errors);
+        if (res->lat_ranks && res->lat_ranks[r].ops > 0)
+            write_latency(j, &res->lat_ranks[r], 0);
         ios_json_end_object(j);
     }
     ios_json_end_array(j);
+    if (res->latency.ops > 0)
+        write_latency(j, &res->latency, 1);
     ios_json_begin_object(j, "timeseries");
     ios_json_double(j, "bucket_s", 1.0);
     ios_json_begin_array(j, "aggregate");

@@ -1,0 +1,181 @@
+"""Plotly figures of one run: throughput over time, per-rank rates, latency histograms.
+
+Pure: each function takes the model and returns a figure (or None when the data is absent).
+"""
+
+from __future__ import annotations
+
+from itertools import pairwise
+from typing import Any
+
+import plotly.graph_objects as go
+
+from ioscore.report.summary import rate_scale
+from ioscore.results.model import PhaseResult, RunResult
+from ioscore.results.stragglers import phase_spread, work_rates
+
+STRAGGLER_COLOUR = "#d62728"
+NORMAL_COLOUR = "#1f77b4"
+_LAYOUT: dict[str, Any] = {
+    "template": "plotly_white",
+    "margin": {"l": 60, "r": 20, "t": 50, "b": 50},
+}
+
+
+def throughput_series(phase: PhaseResult) -> tuple[list[float], list[float]] | None:
+    """(bucket start s, rate in the phase unit) from the aggregate time series, or None."""
+    series = phase.timeseries
+    if not series or not series.get("aggregate") or not series.get("bucket_s"):
+        return None
+    bucket = float(series["bucket_s"])
+    per_item = 1.0  # MD phases: items are operations
+    if phase.unit == "GiB/s":
+        items, size = phase.extra.get("items"), phase.extra.get("bytes")
+        if not items or size is None:
+            return None
+        per_item = float(size) / float(items)  # a phase has one transfer size
+    scale = rate_scale(phase.unit)
+    times = [i * bucket for i in range(len(series["aggregate"]))]
+    rates = []
+    for start, count in zip(times, series["aggregate"], strict=True):
+        # The last bucket is usually partial: divide by the part of it the phase covered.
+        covered = bucket if phase.time is None else min(bucket, phase.time - start)
+        rates.append(count * per_item / (covered if covered > 0 else bucket) / scale)
+    return times, rates
+
+
+def throughput_figure(run: RunResult, unit: str) -> go.Figure | None:
+    """Every phase in `unit` (GiB/s or kIOPS) as one line, x = seconds since phase start."""
+    figure = go.Figure()
+    for phase in run.phases.values():
+        series = throughput_series(phase) if phase.unit == unit else None
+        if series is not None:
+            figure.add_trace(
+                go.Scatter(x=series[0], y=series[1], mode="lines+markers", name=phase.name)
+            )
+    if not figure.data:
+        return None
+    kind = "bandwidth" if unit == "GiB/s" else "metadata rate"
+    figure.update_layout(
+        title=f"Aggregate {kind} over time (all ranks)",
+        xaxis_title="seconds since phase start",
+        yaxis_title=unit,
+        height=380,
+        **_LAYOUT,
+    )
+    return figure
+
+
+def rank_rate_figure(phase: PhaseResult) -> go.Figure | None:
+    """One bar per rank; stragglers in red with the reason as hover text."""
+    rates = work_rates(phase)
+    rated = [r for r in phase.ranks if r.rank in rates]
+    if not rated or max(rates.values()) <= 0:
+        return None  # e.g. the timestamp phase: nothing measured
+    spread = phase_spread(phase)
+    reasons = {flag.rank: flag.reason for flag in spread.rank_stragglers}
+    scale = rate_scale(phase.unit)
+    labels = [f"{r.rank} ({r.host})" if r.host else str(r.rank) for r in rated]
+    figure = go.Figure(
+        go.Bar(
+            x=labels,
+            y=[rates[r.rank] / scale for r in rated],
+            marker_color=[STRAGGLER_COLOUR if r.rank in reasons else NORMAL_COLOUR for r in rated],
+            hovertext=[reasons.get(r.rank, "") for r in rated],
+            name="work rate",
+        )
+    )
+    if spread.rate_median is not None:
+        figure.add_hline(
+            y=spread.rate_median / scale,
+            line_dash="dot",
+            annotation_text="median",
+            annotation_position="top left",
+        )
+    flagged = ", ".join(str(rank) for rank in reasons) or "none"
+    figure.update_layout(
+        title=f"{phase.name}: work rate per rank (stragglers in red: {flagged})",
+        xaxis_title="rank (host)",
+        yaxis_title=f"{phase.unit} per rank",
+        xaxis_type="category",
+        height=300,
+        **_LAYOUT,
+    )
+    return figure
+
+
+def latency_buckets(latency: dict[str, Any]) -> list[tuple[float, int]]:
+    """(upper bound s, operations in this bucket); cumulative ("le") counts are differenced."""
+    raw = [
+        (float(b["le"]), int(b["count"]))
+        for b in latency.get("buckets") or []
+        if isinstance(b, dict) and isinstance(b.get("le"), (int, float))
+    ]
+    counts = [count for _, count in raw]
+    ops = latency.get("ops")
+    cumulative = (
+        len(raw) > 1
+        and all(a <= b for a, b in pairwise(counts))
+        and ops is not None
+        and counts[-1] == ops
+        and sum(counts) != ops
+    )
+    if cumulative:
+        counts = [counts[0]] + [b - a for a, b in pairwise(counts)]
+    return [(le, count) for (le, _), count in zip(raw, counts, strict=True)]
+
+
+def _seconds_label(seconds: float) -> str:
+    if seconds >= 1:
+        return f"≤{seconds:g} s"
+    if seconds >= 1e-3:
+        return f"≤{seconds * 1e3:g} ms"
+    return f"≤{seconds * 1e6:g} µs"
+
+
+def latency_figure(phase: PhaseResult) -> go.Figure | None:
+    latency = phase.extra.get("latency")
+    if not isinstance(latency, dict):
+        return None
+    buckets = latency_buckets(latency)
+    if not buckets:
+        return None
+    figure = go.Figure(
+        go.Bar(
+            x=[_seconds_label(le) for le, _ in buckets],
+            y=[count for _, count in buckets],
+            name="operations",
+        )
+    )
+    quantiles = ", ".join(
+        f"{key} {_seconds_label(float(latency[key]))[1:]}"
+        for key in ("p50", "p90", "p99", "max")
+        if isinstance(latency.get(key), (int, float))
+    )
+    figure.update_layout(
+        title=f"{phase.name}: latency ({latency.get('ops', '?')} ops; {quantiles})",
+        xaxis_title="operation latency",
+        yaxis_title="operations",
+        xaxis_type="category",
+        height=300,
+        **_LAYOUT,
+    )
+    return figure
+
+
+def all_figures(run: RunResult) -> list[tuple[str, go.Figure]]:
+    """(section heading, figure) in reading order; empty for runs without per-rank data."""
+    figures: list[tuple[str, go.Figure]] = []
+    for unit in ("GiB/s", "kIOPS"):
+        figure = throughput_figure(run, unit)
+        if figure is not None:
+            figures.append(("Throughput over time", figure))
+    for phase in run.phases.values():
+        figure = rank_rate_figure(phase)
+        if figure is not None:
+            figures.append(("Rate per rank", figure))
+    for phase in run.phases.values():
+        figure = latency_figure(phase)
+        if figure is not None:
+            figures.append(("Latency", figure))
+    return figures

@@ -1,0 +1,235 @@
+"""Per-phase rank spread and straggler detection (pure functions on the result model).
+
+Only runs with per-rank data (ioscore's result.json) have something to analyse; IO500-format
+runs give an empty rank list and every function here returns "no data" for them.
+
+Definitions, per phase. A rank's **work rate** is what it achieved on its own, without the
+closing synchronisation (``end`` includes the barrier where fast ranks wait for slow ones, so
+the suite's per-rank ``rate`` over start..end is nearly equal for all ranks):
+
+* normally ``work rate = amount / (first_done - start)``, ``first_done`` being the end of the
+  rank's main loop and ``amount`` its bytes for GiB/s phases, its items otherwise;
+* in a stonewalled phase with wear-out (``stonewall.wearout_items > 0``) every rank's main
+  loop ends at the deadline and wear-out then brings every rank to the same item count, so
+  the rank's items completed before the deadline (from its time series buckets, scaled to
+  bytes for GiB/s phases) divided by the deadline are used instead;
+* without ``first_done`` the suite's ``rate`` is used.
+
+* **spread**: minimum, median and maximum of the work rates.
+* **tail**: ``max(first_done) - min(first_done)`` over the ranks, in seconds: from the first
+  rank out of its main loop to the last one (``end`` stands in when ``first_done`` is absent).
+* **slowest rank**: the rank with the lowest work rate (ties: the lower rank number); the
+  **slowest host**: the host with the lowest mean work rate of its ranks.
+
+A rank is a **straggler** when it is compared with its peers (every *other* rank of the
+phase, so that with two ranks the slow one is not part of its own yardstick) and
+
+1. ``work rate < RATE_FRACTION (0.5) x median(peer work rates)``: a fixed-work phase (reads,
+   stat, delete) shows a slow rank as the same items in more time, a stonewalled phase as
+   fewer items by the deadline; or
+2. it finishes late: ``first_done - median(peer first_done) > LATE_FRACTION (0.25) x phase
+   duration`` (phase duration = the latest ``first_done``) *and* by more than ``LATE_MIN_S``
+   (0.1 s), so timer noise never counts. This catches a rank whose own rate looks normal but
+   that started late and so held the whole phase up.
+
+A host is a straggler when it is compared with the other hosts (at least two hosts) and the
+mean work rate of its ranks is below ``RATE_FRACTION x median(mean rate of each other host)``.
+Phases with fewer than two ranks (or two hosts, for hosts) never flag anything, and neither
+do phases shorter than ``MIN_JUDGED_S`` (0.05 s, latest ``first_done``): below that, rank
+rates measure timer resolution and scheduling noise, not storage (a 0.5 ms find over a few
+hundred entries easily differs 2x between two ranks).
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+from dataclasses import dataclass, field
+from statistics import mean, median
+
+from ioscore.results.model import PhaseResult, RankStat, RunResult
+
+RATE_FRACTION = 0.5
+LATE_FRACTION = 0.25
+LATE_MIN_S = 0.1
+MIN_JUDGED_S = 0.05
+
+
+@dataclass(frozen=True)
+class RankFlag:
+    rank: int
+    host: str | None
+    reason: str  # human-readable, names the numbers compared
+
+
+@dataclass(frozen=True)
+class HostFlag:
+    host: str
+    ranks: tuple[int, ...]
+    reason: str
+
+
+@dataclass
+class PhaseSpread:
+    phase: str
+    ranks: int  # ranks with a rate
+    rate_min: float | None = None
+    rate_median: float | None = None
+    rate_max: float | None = None
+    tail_s: float | None = None
+    slowest_rank: int | None = None
+    slowest_host: str | None = None
+    rank_stragglers: list[RankFlag] = field(default_factory=list)
+    host_stragglers: list[HostFlag] = field(default_factory=list)
+
+    @property
+    def has_rank_data(self) -> bool:
+        return self.ranks > 0
+
+    @property
+    def straggler_ranks(self) -> list[int]:
+        return [flag.rank for flag in self.rank_stragglers]
+
+
+def _done(stat: RankStat) -> float | None:
+    return stat.first_done if stat.first_done is not None else stat.end
+
+
+def _stonewall_amounts(phase: PhaseResult) -> dict[int, float] | None:
+    """Per rank: amount done before the deadline, when wear-out equalised the item counts."""
+    stonewall = phase.extra.get("stonewall")
+    series = phase.timeseries or {}
+    if not isinstance(stonewall, dict) or not stonewall.get("wearout_items"):
+        return None
+    deadline, bucket = stonewall.get("deadline_s"), series.get("bucket_s")
+    per_rank = series.get("per_rank") or []
+    if not deadline or not bucket or len(per_rank) != len(phase.ranks):
+        return None
+    buckets = max(1, math.ceil(float(deadline) / float(bucket) - 1e-9))
+    amounts = {}
+    for stat, row in zip(phase.ranks, per_rank, strict=True):
+        items = float(sum(row[:buckets]))
+        if phase.unit == "GiB/s" and stat.items:
+            items *= (stat.bytes or 0) / stat.items
+        amounts[stat.rank] = items / float(deadline)
+    return amounts
+
+
+def work_rates(phase: PhaseResult) -> dict[int, float]:
+    """Rank -> work rate (bytes/s for GiB/s phases, items/s otherwise); see the docstring."""
+    from_stonewall = _stonewall_amounts(phase)
+    if from_stonewall is not None:
+        return from_stonewall
+    rates: dict[int, float] = {}
+    for stat in phase.ranks:
+        amount = stat.bytes if phase.unit == "GiB/s" else stat.items
+        busy = None if stat.first_done is None else stat.first_done - (stat.start or 0.0)
+        if amount is not None and busy is not None and busy > 0:
+            rates[stat.rank] = amount / busy
+        elif stat.rate is not None:
+            rates[stat.rank] = stat.rate
+    return rates
+
+
+def median_without(ordered: list[float], value: float) -> float:
+    """Median of `ordered` (sorted) with one occurrence of `value` left out, in O(log n)."""
+    gone = bisect.bisect_left(ordered, value)
+    count = len(ordered) - 1
+
+    def at(index: int) -> float:  # index into the list without `value`
+        return ordered[index if index < gone else index + 1]
+
+    if count % 2:
+        return at(count // 2)
+    return (at(count // 2 - 1) + at(count // 2)) / 2
+
+
+def _duration(ranks: list[RankStat]) -> float | None:
+    done = [d for d in map(_done, ranks) if d is not None]
+    return max(done) if done else None
+
+
+def rank_stragglers(phase: PhaseResult) -> list[RankFlag]:
+    """Ranks well below (or well after) their peers; see the module docstring for the rule."""
+    rates = work_rates(phase)
+    rated = [r for r in phase.ranks if r.rank in rates]
+    duration = _duration(rated)
+    if len(rated) < 2 or duration is None or duration < MIN_JUDGED_S:
+        return []
+    # Peers = every other rank: leave-one-out medians over sorted lists (large runs stay fast).
+    ordered_rates = sorted(rates[r.rank] for r in rated)
+    ordered_done = sorted(d for d in map(_done, rated) if d is not None)
+    flags = []
+    for stat in rated:
+        rate = rates[stat.rank]
+        peer_rate = median_without(ordered_rates, rate)
+        if rate < RATE_FRACTION * peer_rate:
+            reason = f"work rate {rate:.4g} < {RATE_FRACTION} x peer median {peer_rate:.4g}"
+            flags.append(RankFlag(stat.rank, stat.host, reason))
+            continue
+        done = _done(stat)
+        if done is None or len(ordered_done) < 2:
+            continue
+        late = done - median_without(ordered_done, done)
+        if late > LATE_FRACTION * duration and late > LATE_MIN_S:
+            reason = (
+                f"done {late:.3g} s after the peer median "
+                f"(> {LATE_FRACTION} x phase {duration:.3g} s)"
+            )
+            flags.append(RankFlag(stat.rank, stat.host, reason))
+    return flags
+
+
+def host_rates(phase: PhaseResult) -> dict[str, float]:
+    """Mean work rate of each host's ranks (ranks without a host or a rate are left out)."""
+    rates = work_rates(phase)
+    by_host: dict[str, list[float]] = {}
+    for stat in phase.ranks:
+        if stat.host is not None and stat.rank in rates:
+            by_host.setdefault(stat.host, []).append(rates[stat.rank])
+    return {host: mean(values) for host, values in by_host.items()}
+
+
+def host_stragglers(phase: PhaseResult) -> list[HostFlag]:
+    rates = host_rates(phase)
+    duration = _duration(phase.ranks)
+    if len(rates) < 2 or duration is None or duration < MIN_JUDGED_S:
+        return []
+    ordered = sorted(rates.values())
+    flags = []
+    for host, rate in rates.items():
+        peer_rate = median_without(ordered, rate)
+        if rate < RATE_FRACTION * peer_rate:
+            members = tuple(sorted(r.rank for r in phase.ranks if r.host == host))  # flagged only
+            reason = (
+                f"mean work rate {rate:.4g} < {RATE_FRACTION} x other hosts' median {peer_rate:.4g}"
+            )
+            flags.append(HostFlag(host, members, reason))
+    return flags
+
+
+def tail_seconds(ranks: list[RankStat]) -> float | None:
+    done = [d for d in map(_done, ranks) if d is not None]
+    return max(done) - min(done) if done else None
+
+
+def phase_spread(phase: PhaseResult) -> PhaseSpread:
+    rates = work_rates(phase)
+    spread = PhaseSpread(phase=phase.name, ranks=len(rates))
+    if not rates:
+        return spread
+    values = list(rates.values())
+    spread.rate_min, spread.rate_median, spread.rate_max = min(values), median(values), max(values)
+    spread.tail_s = tail_seconds(phase.ranks)
+    spread.slowest_rank = min(rates, key=lambda rank: (rates[rank], rank))
+    per_host = host_rates(phase)
+    if per_host:
+        spread.slowest_host = min(per_host, key=lambda h: (per_host[h], h))
+    spread.rank_stragglers = rank_stragglers(phase)
+    spread.host_stragglers = host_stragglers(phase)
+    return spread
+
+
+def run_spreads(run: RunResult) -> list[PhaseSpread]:
+    """One PhaseSpread per phase, in the run's phase order."""
+    return [phase_spread(phase) for phase in run.phases.values()]
