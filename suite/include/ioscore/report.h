@@ -11,6 +11,8 @@
 
 /* <resdir>/<phase>.csv in the IOR or mdtest layout. Returns 0 or -errno. */
 int ios_report_csv(const struct ios_run *run, const struct ios_phase_result *res);
+/* <phase>-timeseries.csv: the 1 s buckets of result.json in long format. */
+int ios_report_timeseries_csv(const struct ios_run *run, const struct ios_phase_result *res);
 
 /* <resdir>/<phase>.txt: parameters, per-rank table and the IOR/mdtest-style summary lines. */
 int ios_report_log(const struct ios_run *run, const struct ios_phase_result *res);

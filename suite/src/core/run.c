@@ -564,6 +564,12 @@ static void write_phase_outputs(struct ios_run *run, struct ios_phase_ctx *ctx)
             fprintf(stderr, "ioscore-suite: WARNING: cannot write %s.csv: %s\n", p->name,
                     strerror(-rc));
     }
+    if (res->ran && res->ts_len > 0) {
+        int rc = ios_report_timeseries_csv(run, res);
+        if (rc != 0)
+            fprintf(stderr, "ioscore-suite: WARNING: cannot write %s-timeseries.csv: %s\n", p->name,
+                    strerror(-rc));
+    }
     if (res->ran && p->has_log) {
         int rc = ios_report_log(run, res);
         if (rc != 0)

@@ -83,3 +83,27 @@ int ios_report_csv(const struct ios_run *run, const struct ios_phase_result *res
         write_mdtest(f, res);
     return fclose(f) == 0 ? 0 : -errno;
 }
+
+/*
+ * <phase>-timeseries.csv: items completed per 1 s bucket since the phase start, one row per
+ * (bucket, rank) plus a row per bucket for all ranks ("all"), in long format so thousands of
+ * ranks stay readable by any CSV tool. Items are IOR transfers or mdtest files, as in
+ * result.json's "timeseries".
+ */
+int ios_report_timeseries_csv(const struct ios_run *run, const struct ios_phase_result *res)
+{
+    char path[IOS_PATH_MAX];
+    ios_path(path, sizeof path, "%s/%s-timeseries.csv", run->resdir, res->phase->name);
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -errno;
+    fprintf(f, "bucket_start_s,bucket_end_s,rank,items\n");
+    for (int b = 0; b < res->ts_len; b++) {
+        fprintf(f, "%d,%d,all,%llu\n", b, b + 1, (unsigned long long)res->ts_aggregate[b]);
+        for (int r = 0; r < res->n_ranks && res->ts_per_rank; r++)
+            fprintf(
+                f, "%d,%d,%d,%llu\n", b, b + 1, r,
+                (unsigned long long)res->ts_per_rank[(size_t)r * (size_t)res->ts_len + (size_t)b]);
+    }
+    return fclose(f) == 0 ? 0 : -errno;
+}
