@@ -181,6 +181,17 @@ void ios_phase_error(struct ios_phase_ctx *ctx, int neg_errno, const char *fmt, 
 void ios_phase_key(struct ios_phase_ctx *ctx, const char *key, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* One operation of a phase (a transfer, a file); 0 or -errno. */
+typedef int (*ios_op_fn)(void *state, uint64_t index);
+/*
+ * Runs op(state, i) for i = from .. to-1, each timed into the latency histogram and counted in
+ * the time series. With deadline > 0 (s after ctx->mine.loop_start) it stops after the first
+ * operation past the deadline and sets hit_deadline. Clears *ok on a failed operation.
+ * Returns the index after the last completed operation.
+ */
+uint64_t ios_run_ops(struct ios_phase_ctx *ctx, ios_op_fn op, void *state, uint64_t from,
+                     uint64_t to, double deadline, int *ok);
+
 /* Status files (<resdir>/<name>.stonewall): rank 0 writes; read returns -1 when missing. */
 void ios_status_write(struct ios_run *run, const char *name, int64_t count);
 int64_t ios_status_read_bcast(struct ios_run *run, const char *name);

@@ -152,13 +152,9 @@ static int transfer_once(struct io_state *st, uint64_t j)
     return 0;
 }
 
-/* One timed transfer: its latency goes to the histogram, progress is checked after it. */
-static int do_transfer(struct io_state *st, uint64_t j)
+static int transfer_op(void *st, uint64_t j)
 {
-    uint64_t t0 = ios_op_begin(&st->ctx->instr);
-    int rc = transfer_once(st, j);
-    ios_op_end(&st->ctx->instr, t0);
-    return rc;
+    return transfer_once(st, j);
 }
 
 /* The shared engine: open, barrier, loop (stonewall + wear-out), fsync, barrier, close. */
@@ -217,21 +213,8 @@ static void run_job(struct ios_phase_ctx *ctx, const struct ior_job *job)
     ios_instrument_progress_start(&ctx->instr, 1, deadline,
                                   job->access == ACCESS_READ ? (double)limit * run->size : 0,
                                   &ctx->mine.items, &ctx->mine.bytes);
-    uint64_t j = 0;
     int ok = ctx->mine.io_error == 0;
-    while (ok && j < limit) {
-        if (do_transfer(&st, j) != 0) {
-            ok = 0;
-            break;
-        }
-        j++;
-        double now = ios_wtime();
-        ios_timeseries_add(&ctx->ts, now);
-        if (deadline > 0 && now - ctx->mine.loop_start > deadline) {
-            ctx->mine.hit_deadline = 1;
-            break;
-        }
-    }
+    uint64_t j = ios_run_ops(ctx, transfer_op, &st, 0, limit, deadline, &ok);
     ctx->mine.first_done = ios_wtime();
     ctx->mine.items_at_deadline = (double)j;
     ctx->mine.bytes_at_deadline = (double)j * (double)job->xfer;
@@ -240,14 +223,7 @@ static void run_job(struct ios_phase_ctx *ctx, const struct ior_job *job)
     if (deadline > 0) {
         unsigned long long mine = j, max_pairs = 0;
         MPI_Allreduce(&mine, &max_pairs, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
-        while (ok && j < max_pairs) {
-            if (do_transfer(&st, j) != 0) {
-                ok = 0;
-                break;
-            }
-            j++;
-            ios_timeseries_add(&ctx->ts, ios_wtime());
-        }
+        j = ios_run_ops(ctx, transfer_op, &st, j, max_pairs, 0, &ok);
         ctx->res->stonewall_time = ctx->mine.first_done - ctx->mine.loop_start;
         ctx->res->has_stonewall = 1;
         ctx->res->deadline_s = deadline;

@@ -155,13 +155,9 @@ static int item_once(struct md_state *st, uint64_t i)
     return 0;
 }
 
-/* One timed item: its latency goes to the histogram, progress is checked after it. */
-static int do_item(struct md_state *st, uint64_t i)
+static int item_op(void *st, uint64_t i)
 {
-    uint64_t t0 = ios_op_begin(&st->ctx->instr);
-    int rc = item_once(st, i);
-    ios_op_end(&st->ctx->instr, t0);
-    return rc;
+    return item_once(st, i);
 }
 
 static const char *status_name(enum md_kind kind)
@@ -260,35 +256,15 @@ static void run_md(struct ios_phase_ctx *ctx, const struct md_job *job)
     ios_instrument_progress_start(&ctx->instr, 0, deadline,
                                   job->op == OP_CREATE ? 0 : (double)limit * n, &ctx->mine.items,
                                   &ctx->mine.bytes);
-    uint64_t i = 0;
     int ok = 1;
-    while (ok && i < limit) {
-        if (do_item(&st, i) != 0) {
-            ok = 0;
-            break;
-        }
-        i++;
-        double now = ios_wtime();
-        ios_timeseries_add(&ctx->ts, now);
-        if (deadline > 0 && now - ctx->mine.loop_start > deadline) {
-            ctx->mine.hit_deadline = 1;
-            break;
-        }
-    }
+    uint64_t i = ios_run_ops(ctx, item_op, &st, 0, limit, deadline, &ok);
     ctx->mine.first_done = ios_wtime();
     ctx->mine.items_at_deadline = (double)i;
     if (job->op == OP_CREATE) {
         unsigned long long mine = i, max_iter = 0;
         MPI_Allreduce(&mine, &max_iter, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
         double rank0_time = ctx->mine.first_done - ctx->mine.loop_start;
-        while (ok && i < max_iter) { /* wear-out */
-            if (do_item(&st, i) != 0) {
-                ok = 0;
-                break;
-            }
-            i++;
-            ios_timeseries_add(&ctx->ts, ios_wtime());
-        }
+        i = ios_run_ops(ctx, item_op, &st, i, max_iter, 0, &ok); /* wear-out */
         ios_status_write(run, status_name(job->kind), (int64_t)max_iter);
         double at_deadline = ctx->mine.items_at_deadline, sum = 0;
         MPI_Reduce(&at_deadline, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
