@@ -2,7 +2,8 @@
 # Install the Debian packages a profile needs, when they are missing.
 #   scripts/system-packages.sh demo   -> MPI, C toolchain, Python venv support
 #   scripts/system-packages.sh test   -> demo + Chromium (browser tests), clang-format (lint),
-#                                        docker-compose (compose validation), fio (bench anchor)
+#                                        docker-compose (compose validation), fio (bench anchor),
+#                                        mkfs for ext4/xfs/btrfs (find tests on loop mounts)
 # As root it runs apt-get; otherwise it prints the one apt line to run and fails.
 set -euo pipefail
 
@@ -10,7 +11,7 @@ profile=${1:-demo}
 packages=(openmpi-bin libopenmpi-dev gcc make python3-venv)
 case "$profile" in
   demo) ;;
-  test) packages+=(chromium fonts-liberation clang-format docker-compose fio) ;;
+  test) packages+=(chromium fonts-liberation clang-format docker-compose fio e2fsprogs xfsprogs btrfs-progs) ;;
   *) echo "usage: $0 demo|test" >&2; exit 2 ;;
 esac
 

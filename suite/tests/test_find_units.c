@@ -47,13 +47,15 @@ static void test_cursor_ranges(void)
     add_record(&b, "e10000", 5001);
     add_record(&b, "e5000", 2147483647); /* last record: end marker */
 
-    struct find_cursor whole = {.stop = INT64_MIN, .ordered = 1};
+    struct find_cursor whole;
+    find_cursor_init(&whole, -1, 0, FIND_NO_STOP);
     int ended = -1;
     CHECK(find_cursor_take(&whole, b.buf, b.len, &ended) == b.len && ended == 0);
-    CHECK(whole.ordered && whole.confirmed == 2);
+    CHECK(whole.ordered && whole.confirmed == 2); /* the end marker is outside the order */
 
     /* a range stopping at cookie 10001 takes e20000 and e15000 and ends before e10000 */
-    struct find_cursor part = {.stop = 10001, .ordered = 1};
+    struct find_cursor part;
+    find_cursor_init(&part, -1, 0, 10001);
     size_t taken = find_cursor_take(&part, b.buf, b.len, &ended);
     CHECK(ended == 1);
     struct fake_batch expect = {.len = 0};
@@ -63,16 +65,43 @@ static void test_cursor_ranges(void)
     add_record(&expect, "e15000", 10001);
     CHECK(taken == expect.len);
 
-    /* increasing cookies (another kernel's order) make a directory unsplittable */
+    /* ext4/xfs/btrfs order: ascending; a record's position is the previous record's d_off */
     struct fake_batch up = {.len = 0};
-    add_record(&up, "a", 3);
-    add_record(&up, "b", 4);
-    add_record(&up, "c", 5);
-    struct find_cursor asc = {.stop = INT64_MIN, .ordered = 1, .splittable = 1};
-    find_cursor_take(&asc, up.buf, up.len, &ended);
-    CHECK(asc.ordered == 0);
-    int64_t start = 0, stop = 0;
-    CHECK(find_cursor_split(&asc, -1, &start, &stop) == 0);
+    add_record(&up, "a", 300);
+    add_record(&up, "b", 700);
+    add_record(&up, "c", 900);
+    add_record(&up, "d", INT64_MAX); /* ext4's "nothing follows" */
+    struct find_cursor asc;
+    find_cursor_init(&asc, 1, 0, 700); /* [.., 700): a and b, not c (position 700) */
+    taken = find_cursor_take(&asc, up.buf, up.len, &ended);
+    CHECK(ended == 1 && asc.ordered && asc.confirmed == 1);
+    struct fake_batch first_two = {.len = 0};
+    add_record(&first_two, "a", 300);
+    add_record(&first_two, "b", 700);
+    CHECK(taken == first_two.len);
+
+    /* any: the direction is learnt from the first two entries, then enforced */
+    struct find_cursor learnt;
+    find_cursor_init(&learnt, 0, 1, FIND_NO_STOP);
+    CHECK(find_cursor_take(&learnt, up.buf, up.len, &ended) == up.len && ended == 0);
+    CHECK(learnt.direction == 1 && learnt.ordered && learnt.confirmed == 2);
+
+    /* a record out of the expected order makes the directory unsplittable (fd is not used) */
+    struct find_cursor wrong;
+    find_cursor_init(&wrong, -1, 0, FIND_NO_STOP);
+    find_cursor_take(&wrong, up.buf, up.len, &ended);
+    CHECK(wrong.ordered == 0);
+    struct find_split split;
+    char probe[64];
+    CHECK(find_cursor_split(&wrong, -1, probe, sizeof probe, &split) == 0);
+    /* without a known order (auto on an unknown file system) nothing is ever cut */
+    struct find_cursor unknown;
+    find_cursor_init(&unknown, 0, 0, 700);
+    CHECK(find_cursor_take(&unknown, up.buf, up.len, &ended) == up.len && ended == 0);
+    CHECK(find_cursor_split(&unknown, -1, probe, sizeof probe, &split) == 0);
+
+    CHECK(strcmp(find_first_entry_name(b.buf, b.len), "e20000") == 0);
+    CHECK(find_first_entry_name(expect.buf, 2 * 24) == NULL); /* only the dots */
 }
 
 static int matches(const char *pattern, const char *name)
@@ -173,6 +202,30 @@ static void test_item_wire_format(void)
         CHECK(memcmp(copy->names, top.names, top.names_len) == 0);
         CHECK(strcmp(copy->path, "/root/big") == 0);
     }
+    /* a RANGE item keeps its cookies, direction and expected first entry */
+    struct find_item range = {.kind = FIND_ITEM_RANGE,
+                              .path = "/root/big",
+                              .path_len = 9,
+                              .names = "\0first",
+                              .names_len = 7,
+                              .count = 1,
+                              .start_cookie = INT64_MAX - 5,
+                              .stop_cookie = FIND_NO_STOP,
+                              .direction = -1};
+    char *rbuf = NULL;
+    size_t rlen = 0;
+    CHECK(find_item_pack(&range, &rbuf, &rlen) == 0);
+    struct find_stack got = {0};
+    CHECK(find_stack_unpack(&got, rbuf, rlen) == 1);
+    if (got.len == 1) {
+        const struct find_item *r = &got.items[0];
+        CHECK(r->kind == FIND_ITEM_RANGE && r->direction == -1);
+        CHECK(r->start_cookie == INT64_MAX - 5 && r->stop_cookie == FIND_NO_STOP);
+        CHECK(r->names_len == 7 && strcmp(r->names + 1, "first") == 0);
+    }
+    free(rbuf);
+    find_stack_free(&got);
+
     /* a truncated message is rejected, not read past its end */
     CHECK(find_stack_unpack(&thief, buf, len - 1) == -EPROTO);
     free(buf);

@@ -368,14 +368,38 @@ def assert_same_as_gnu(
     return got
 
 
+SHARING_ARGS = {
+    "ranges": ["--range-split=any"],  # tmpfs split by offset cookies, every range start checked
+    "batches": ["--range-split=off"],  # the reader hands batches of names to idle ranks
+    "auto": [],  # tmpfs: batches (two readers of one tmpfs directory contend in Linux 6.x)
+}
+
+
+@dataclass
+class RankShare:
+    read: int  # entries this rank got from getdents64
+    classified: int
+    ranges_given: int
+    batches_given: int
+
+
+def rank_shares(stderr: str) -> list[RankShare]:
+    """The per-rank lines ioscore-find -v prints (how a big directory was shared)."""
+    rows = re.findall(
+        r"rank (\d+) read (\d+) entries, classified (\d+), found \d+; gave away (\d+) "
+        r"directory ranges and (\d+) name batches",
+        stderr,
+    )
+    return [RankShare(int(r[1]), int(r[2]), int(r[3]), int(r[4])) for r in rows]
+
+
 @pytest.mark.parametrize("ranks", RANKS)
-@pytest.mark.parametrize("sharing", ["ranges", "batches"])
+@pytest.mark.parametrize("sharing", sorted(SHARING_ARGS))
 def test_flat_directory_of_200k_entries_matches_gnu_find(
     find_exe: Path, flat_tree: Path, ranks: int, sharing: str
 ) -> None:
-    """Both ways of sharing one big directory: offset ranges (tmpfs) and batches of names
-    (every other file system; forced here with --no-range-split)."""
-    extra = ["--no-range-split"] if sharing == "batches" else []
+    """Every way of sharing one big directory loses and repeats nothing."""
+    extra = [*SHARING_ARGS[sharing], "-v"]
     got = assert_same_as_gnu(find_exe, flat_tree, ranks, "*01*", HARD_SIZE, None, extra_args=extra)
     assert got.scanned == 200_000
     rows = csv_rows(got.csv)
@@ -383,9 +407,21 @@ def test_flat_directory_of_200k_entries_matches_gnu_find(
     per_rank_scanned = [int(row[4]) for row in rows]
     assert sum(per_rank_scanned) == got.scanned
     assert sum(int(row[3]) for row in rows) == got.found
-    if ranks == 2:
-        # one directory, yet both ranks took part of it
-        assert min(per_rank_scanned) > 0, per_rank_scanned
+    shares = rank_shares(got.stderr)
+    assert len(shares) == ranks, got.stderr
+    assert sum(s.read for s in shares) == sum(s.classified for s in shares) == 200_000
+    if ranks == 1:
+        return
+    # one directory, yet every rank took part of it
+    assert min(per_rank_scanned) > 0, per_rank_scanned
+    readers = [s for s in shares if s.read > 0]
+    if sharing == "ranges":
+        assert sum(s.ranges_given for s in shares) >= ranks - 1, got.stderr
+        assert len(readers) == ranks, got.stderr  # several ranks *read* the one directory
+    else:
+        assert sum(s.ranges_given for s in shares) == 0, got.stderr
+        assert len(readers) == 1, got.stderr  # one reader, the others classify its batches
+        assert sum(s.batches_given for s in shares) > 0, got.stderr
 
 
 @pytest.mark.parametrize("ranks", RANKS)
@@ -595,6 +631,81 @@ def test_entries_vanishing_during_the_scan_are_errors_not_failures(
         assert "No such file or directory" in got.stderr
     finally:
         _remove_tree(holder)
+
+
+SEEK_SHIFT_SOURCE = r"""
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+/* A file system whose directory seeks land elsewhere: the first lseek on a freshly opened
+ * directory (what a rank given a RANGE does) moves by SEEK_SHIFT cookies. */
+static char fresh[65536];
+int open(const char *path, int flags, ...)
+{
+    static int (*real)(const char *, int, ...);
+    if (!real) real = (int (*)(const char *, int, ...))dlsym(RTLD_NEXT, "open");
+    va_list ap; va_start(ap, flags); int mode = va_arg(ap, int); va_end(ap);
+    int fd = real(path, flags, mode);
+    if (fd >= 0 && fd < 65536 && (flags & O_DIRECTORY)) fresh[fd] = 1;
+    return fd;
+}
+int open64(const char *path, int flags, ...)
+{
+    va_list ap; va_start(ap, flags); int mode = va_arg(ap, int); va_end(ap);
+    return open(path, flags, mode);
+}
+off_t lseek(int fd, off_t off, int whence)
+{
+    static off_t (*real)(int, off_t, int);
+    if (!real) real = (off_t (*)(int, off_t, int))dlsym(RTLD_NEXT, "lseek");
+    if (fd >= 0 && fd < 65536 && fresh[fd] && whence == SEEK_SET && off > 0) {
+        fresh[fd] = 0;
+        off += atol(getenv("SEEK_SHIFT") ? getenv("SEEK_SHIFT") : "0");
+    }
+    return real(fd, off, whence);
+}
+off_t lseek64(int fd, off_t off, int whence) { return lseek(fd, off, whence); }
+"""
+
+
+def test_a_range_that_does_not_resume_where_the_probe_said_is_an_error(
+    find_exe: Path, flat_tree: Path
+) -> None:
+    """--range-split=any trusts cookies it has only seen to be monotonic; every range start is
+    checked against the entry the splitting rank's probe found there, so a file system whose
+    seeks do not behave (simulated: the range's first seek lands 40 cookies further) makes the
+    run report an error instead of a silently wrong count."""
+    build = Path(tempfile.mkdtemp(dir="/dev/shm", prefix="ioscore-find-seekshim-"))
+    try:
+        (build / "shim.c").write_text(SEEK_SHIFT_SOURCE)
+        shim = build / "shim.so"
+        subprocess.run(
+            ["cc", "-shared", "-fPIC", "-O2", "-o", str(shim), str(build / "shim.c"), "-ldl"],
+            check=True,
+            timeout=120,
+        )
+        args = ["-name", "*01*", "-q", "-v", "--range-split=any"]
+        honest = run_ioscore_find(find_exe, flat_tree, args, 2, preload=build / "shim.so")
+        assert honest.errors == 0 and honest.scanned == 200_000, honest.stderr
+        assert sum(s.ranges_given for s in rank_shares(honest.stderr)) > 0
+        shifted = run_ioscore_find(
+            find_exe,
+            flat_tree,
+            args,
+            2,
+            preload=build / "shim.so",
+            extra_env={"SEEK_SHIFT": "-40"},  # tmpfs cookies descend: skips entries
+        )
+        assert shifted.errors >= 1, shifted.stderr
+        assert "did not resume at the expected entry" in shifted.stderr
+        assert "--range-split=off" in shifted.stderr
+    finally:
+        shutil.rmtree(build)
 
 
 # --- the command line ----------------------------------------------------------------------

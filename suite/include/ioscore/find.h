@@ -10,9 +10,9 @@
  *     is given; -size compares st_size exactly; -newer compares ctime at whole seconds, >=;
  *   - nothing below the root is followed through symlinks; other file systems are not entered
  *     unless cross_mounts is set.
- * Large directories are read with getdents64 in 1 MiB batches and shared out between ranks:
- * split by directory-offset ranges where the cookie order is known (tmpfs), otherwise handed
- * over in batches of names. Design and counting rules: src/find/README.md.
+ * Large directories are read with getdents64 in 64 KiB batches and shared out between ranks:
+ * split by directory-offset ranges where the cookie order is known (tmpfs, ext4, xfs, btrfs),
+ * otherwise handed over in batches of names. Design and counting rules: src/find/README.md.
  */
 #ifndef IOSCORE_FIND_H
 #define IOSCORE_FIND_H
@@ -21,6 +21,14 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* How one big directory may be shared out (src/find/find_scan.h). */
+enum ioscore_find_range_policy {
+    IOSCORE_FIND_RANGE_AUTO = 0, /* split by cookie ranges where the order is known */
+    IOSCORE_FIND_RANGE_OFF,      /* only hand out batches of names */
+    IOSCORE_FIND_RANGE_ANY,      /* also on other file systems whose cookies are monotonic;
+                                    every range start is checked, a mismatch is an error */
+};
+
 struct ioscore_find_opts {
     const char *root;         /* directory to scan */
     const char *name_pattern; /* pfind name pattern (see above); NULL matches every name */
@@ -28,10 +36,9 @@ struct ioscore_find_opts {
     int64_t size_bytes;       /* -size Nc: exact size in bytes; -1 = no size predicate */
     int cross_mounts;         /* 0 = do not descend into other file systems */
     int verbose;              /* >0: report every error on stderr (else the first few) */
-    int no_range_split;       /* 1: share big directories only as batches of names (the
-                                 fallback used where cookie order is unknown) */
-    FILE *print_matches;      /* non-NULL on every rank: rank 0 writes the path of every
-                                 match (all ranks') here, one per line, lines never mixed */
+    enum ioscore_find_range_policy range_split;
+    FILE *print_matches; /* non-NULL on every rank: rank 0 writes the path of every
+                            match (all ranks') here, one per line, lines never mixed */
 };
 
 /* Counters of one rank; the engine reduces them into the totals on every rank. */
@@ -50,6 +57,10 @@ struct ioscore_find_counts {
     uint64_t items_stolen;            /* "work items stolen" (received from victims) */
     double steal_time_s;              /* "time spend in job stealing in s" (idle, waiting) */
     uint64_t tokens_sent;             /* "number of completion tokens send" */
+    /* How big directories were shared (not in find.csv; ioscore-find -v prints them). */
+    uint64_t entries_read;       /* entries this rank got from getdents64 itself */
+    uint64_t ranges_given;       /* parts of a directory handed to a thief to read */
+    uint64_t name_batches_given; /* batches of names handed to a thief to classify */
 };
 
 struct ioscore_find_result {

@@ -56,6 +56,8 @@ struct engine {
     size_t cur_path_len;
     struct find_cursor cursor; /* the part of cur_fd this rank reads (find_scan.h) */
     int cur_ended;             /* the range ended inside the last batch */
+    char *expect_first;        /* RANGE: the entry its first batch must start with */
+    enum ioscore_find_range_policy range_policy;
     char *batch;
     /* stealing */
     int outstanding; /* a steal request waits for its reply */
@@ -162,6 +164,28 @@ static void close_current(struct engine *e)
     e->cur_fd = -1;
     free(e->cur_path);
     e->cur_path = NULL;
+    free(e->expect_first);
+    e->expect_first = NULL;
+}
+
+/*
+ * A RANGE reader checks that its seek landed where the splitting rank's probe said: on a file
+ * system whose cookies do not behave as find_scan.h assumes (only possible with
+ * --range-split=any), entries could be read twice or missed, and the run must say so.
+ */
+static void check_range_start(struct engine *e, const char *buf, size_t nbytes)
+{
+    const char *first = find_first_entry_name(buf, nbytes);
+    if (first == NULL)
+        return;
+    if (strcmp(first, e->expect_first) != 0)
+        find_report_error(&e->sc,
+                          "a split directory range did not resume at the expected entry; the "
+                          "directory offsets of this file system do not support range "
+                          "splitting (use --range-split=off)",
+                          e->cur_path, NULL, EPROTO);
+    free(e->expect_first);
+    e->expect_first = NULL;
 }
 
 /*
@@ -177,6 +201,8 @@ static long read_current(struct engine *e)
         close_current(e);
         return 0;
     }
+    if (n > 0 && e->expect_first != NULL)
+        check_range_start(e, e->batch, (size_t)n);
     if (n > 0)
         n = (long)find_cursor_take(&e->cursor, e->batch, (size_t)n, &e->cur_ended);
     if (n == 0)
@@ -184,29 +210,66 @@ static long read_current(struct engine *e)
     return n;
 }
 
-/* Start reading a directory (fd already open); ownership of path moves to the engine. */
-static void start_reading(struct engine *e, int fd, char *path, size_t path_len, int64_t stop)
+/* Start reading a whole directory (fd already open); ownership of path moves to the engine. */
+static void start_reading(struct engine *e, int fd, char *path, size_t path_len)
 {
     e->cur_fd = fd;
     e->cur_path = path;
     e->cur_path_len = path_len;
     e->cur_ended = 0;
-    find_cursor_init(&e->cursor, fd, stop);
-    if (e->sc.no_range_split)
-        e->cursor.splittable = 0;
+    find_cursor_init(&e->cursor, find_cookie_direction(fd, e->range_policy),
+                     e->range_policy == IOSCORE_FIND_RANGE_ANY, FIND_NO_STOP);
 }
 
-/* Give half of the directory being read to a thief, as a RANGE item: 1, 0 (cannot), -ENOMEM. */
+/* Start reading a RANGE item on fd: seek to its start; the item's path and expected first name
+ * move to the engine. 0, or -1 (error counted, fd closed). */
+static int start_reading_range(struct engine *e, int fd, struct find_item *item)
+{
+    if (lseek(fd, item->start_cookie, SEEK_SET) < 0) {
+        find_report_error(&e->sc, "cannot seek in directory", item->path, NULL, errno);
+        close(fd);
+        return -1;
+    }
+    start_reading(e, fd, item->path, item->path_len);
+    find_cursor_init(&e->cursor, item->direction, 0, item->stop_cookie);
+    item->path = NULL;
+    if (item->names_len > 1) { /* [d_type][name][NUL], see split_current */
+        e->expect_first = item->names;
+        memmove(e->expect_first, e->expect_first + 1, item->names_len - 1);
+        item->names = NULL;
+    }
+    return 0;
+}
+
+/* Give the far half of the directory being read to a thief, as a RANGE item: 1, 0 (cannot),
+ * -ENOMEM. The batch buffer is free between steps and serves as the probe. */
 static int split_current(struct engine *e, char **buf, size_t *len)
 {
-    struct find_item range;
-    memset(&range, 0, sizeof(range));
-    if (!find_cursor_split(&e->cursor, e->cur_fd, &range.start_cookie, &range.stop_cookie))
+    struct find_split split;
+    int rc = find_cursor_split(&e->cursor, e->cur_fd, e->batch, FIND_DIRENT_BUFFER, &split);
+    if (rc < 0) { /* the reader lost its place: stop reading this directory, say so */
+        find_report_error(&e->sc, "cannot return to the read position in", e->cur_path, NULL, -rc);
+        close_current(e);
         return 0;
-    range.kind = FIND_ITEM_RANGE;
-    range.path = e->cur_path; /* borrowed for packing */
-    range.path_len = (uint32_t)e->cur_path_len;
-    int rc = find_item_pack(&range, buf, len);
+    }
+    if (rc == 0)
+        return 0;
+    size_t name_len = strlen(split.first_name);
+    char names[sizeof split.first_name + 1];
+    names[0] = 0; /* d_type is not needed: only the name is compared */
+    memcpy(names + 1, split.first_name, name_len + 1);
+    struct find_item range = {.kind = FIND_ITEM_RANGE,
+                              .path = e->cur_path, /* borrowed for packing */
+                              .path_len = (uint32_t)e->cur_path_len,
+                              .names = names,
+                              .names_len = (uint32_t)(name_len + 2),
+                              .count = 1,
+                              .start_cookie = split.start,
+                              .stop_cookie = split.stop,
+                              .direction = (int8_t)e->cursor.direction};
+    rc = find_item_pack(&range, buf, len);
+    if (rc == 0)
+        e->sc.counts->ranges_given++;
     return rc == 0 ? 1 : rc;
 }
 
@@ -254,10 +317,13 @@ static void answer_steal_request(struct engine *e, int thief)
             int rc =
                 find_dirents_to_names(e->cur_path, e->cur_path_len, e->batch, (size_t)n, &names);
             if (rc == 0) {
+                e->sc.counts->entries_read += names.count;
                 rc = find_item_pack(&names, &buf, &len);
                 find_item_free(&names);
             }
             given = rc == 0 ? 1 : rc;
+            if (rc == 0)
+                e->sc.counts->name_batches_given++;
         }
         if (e->cur_fd >= 0 && e->cur_ended)
             close_current(e);
@@ -354,19 +420,11 @@ static void work_step(struct engine *e)
             return;
         if (item.kind == FIND_ITEM_DIR || item.kind == FIND_ITEM_RANGE) {
             int fd = find_open_for_reading(&e->sc, item.path);
-            int64_t stop = INT64_MIN;
             if (fd >= 0 && item.kind == FIND_ITEM_RANGE) {
-                stop = item.stop_cookie;
-                if (lseek(fd, item.start_cookie, SEEK_SET) < 0) {
-                    find_report_error(&e->sc, "cannot seek in directory", item.path, NULL, errno);
-                    close(fd);
-                    fd = -1;
-                }
+                start_reading_range(e, fd, &item);
             } else if (fd >= 0) {
                 e->sc.counts->dirs++; /* a range is part of a directory counted once */
-            }
-            if (fd >= 0) {
-                start_reading(e, fd, item.path, item.path_len, stop);
+                start_reading(e, fd, item.path, item.path_len);
                 item.path = NULL; /* ownership moved to the reader */
             }
         } else {
@@ -525,35 +583,33 @@ int ioscore_find_check_pattern(const char *name_pattern)
 static void reduce_counts(MPI_Comm comm, const struct ioscore_find_counts *mine,
                           struct ioscore_find_counts *total)
 {
-    uint64_t in[10] = {mine->found,
-                       mine->scanned,
-                       mine->checked,
-                       mine->errors,
-                       mine->unknown,
-                       mine->dirs,
-                       mine->steal_requests_received,
-                       mine->items_sent,
-                       mine->steal_requests_sent,
-                       mine->items_stolen};
-    uint64_t sum[10];
-    MPI_Allreduce(in, sum, 10, MPI_UINT64_T, MPI_SUM, comm);
+    /* every uint64_t counter is summed; the two times take the maximum over ranks */
+    uint64_t *const fields[] = {&total->found,
+                                &total->scanned,
+                                &total->checked,
+                                &total->errors,
+                                &total->unknown,
+                                &total->dirs,
+                                &total->steal_requests_received,
+                                &total->items_sent,
+                                &total->steal_requests_sent,
+                                &total->items_stolen,
+                                &total->tokens_sent,
+                                &total->entries_read,
+                                &total->ranges_given,
+                                &total->name_batches_given};
+    enum { NFIELDS = sizeof fields / sizeof fields[0] };
+    uint64_t in[NFIELDS], sum[NFIELDS];
+    *total = *mine;
+    for (size_t i = 0; i < NFIELDS; i++)
+        in[i] = *fields[i];
+    MPI_Allreduce(in, sum, NFIELDS, MPI_UINT64_T, MPI_SUM, comm);
+    for (size_t i = 0; i < NFIELDS; i++)
+        *fields[i] = sum[i];
     double tin[2] = {mine->runtime_s, mine->steal_time_s}, tmax[2];
     MPI_Allreduce(tin, tmax, 2, MPI_DOUBLE, MPI_MAX, comm);
-    uint64_t tokens = 0;
-    MPI_Allreduce(&mine->tokens_sent, &tokens, 1, MPI_UINT64_T, MPI_SUM, comm);
-    *total = (struct ioscore_find_counts){.found = sum[0],
-                                          .scanned = sum[1],
-                                          .checked = sum[2],
-                                          .errors = sum[3],
-                                          .unknown = sum[4],
-                                          .dirs = sum[5],
-                                          .runtime_s = tmax[0],
-                                          .steal_requests_received = sum[6],
-                                          .items_sent = sum[7],
-                                          .steal_requests_sent = sum[8],
-                                          .items_stolen = sum[9],
-                                          .steal_time_s = tmax[1],
-                                          .tokens_sent = tokens};
+    total->runtime_s = tmax[0];
+    total->steal_time_s = tmax[1];
 }
 
 /* Rank 0 opens the root and the -newer reference; everyone learns the outcome. */
@@ -588,7 +644,7 @@ static int open_root(struct engine *e, const struct ioscore_find_opts *opts)
                 shared[0] = -ENOMEM;
                 close(fd);
             } else {
-                start_reading(e, fd, path, strlen(path), INT64_MIN);
+                start_reading(e, fd, path, strlen(path));
                 e->sc.counts->dirs++;
             }
         }
@@ -619,7 +675,7 @@ int ioscore_find_run(MPI_Comm comm, const struct ioscore_find_opts *opts,
     e.sc.need_stat = opts->size_bytes >= 0 || opts->newer_file != NULL;
     e.sc.cross_mounts = opts->cross_mounts;
     e.sc.verbose = opts->verbose;
-    e.sc.no_range_split = opts->no_range_split;
+    e.range_policy = opts->range_split;
     e.sc.print_matches = opts->print_matches != NULL;
     e.sc.emit = emit_lines;
     e.sc.emit_ctx = &e;

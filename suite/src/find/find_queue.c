@@ -64,10 +64,10 @@ int find_item_new_dir(struct find_item *item, const char *parent, size_t parent_
     return 0;
 }
 
-/* Wire format per item: kind (1 byte), path_len, names_len, count (uint32 each), start and
- * stop cookies (int64 each), path bytes, names bytes. Ranks of one job share the byte order,
- * so the integers go as they are. */
-enum { ITEM_HEADER = 1 + 3 * sizeof(uint32_t) + 2 * sizeof(int64_t) };
+/* Wire format per item: kind, direction (1 byte each), path_len, names_len, count (uint32
+ * each), start and stop cookies (int64 each), path bytes, names bytes. Ranks of one job share
+ * the byte order, so the integers go as they are. */
+enum { ITEM_HEADER = 2 + 3 * sizeof(uint32_t) + 2 * sizeof(int64_t) };
 
 static size_t packed_size(const struct find_item *item)
 {
@@ -77,6 +77,7 @@ static size_t packed_size(const struct find_item *item)
 static char *pack_into(char *p, const struct find_item *item)
 {
     *p++ = (char)item->kind;
+    *p++ = (char)item->direction;
     memcpy(p, &item->path_len, sizeof(uint32_t));
     p += sizeof(uint32_t);
     memcpy(p, &item->names_len, sizeof(uint32_t));
@@ -138,13 +139,15 @@ long find_stack_unpack(struct find_stack *s, const char *buf, size_t len)
             return -EPROTO;
         struct find_item item;
         memset(&item, 0, sizeof(item));
-        item.kind = (enum find_item_kind)(unsigned char)buf[pos];
-        memcpy(&item.path_len, buf + pos + 1, sizeof(uint32_t));
-        memcpy(&item.names_len, buf + pos + 1 + sizeof(uint32_t), sizeof(uint32_t));
-        memcpy(&item.count, buf + pos + 1 + 2 * sizeof(uint32_t), sizeof(uint32_t));
-        memcpy(&item.start_cookie, buf + pos + 1 + 3 * sizeof(uint32_t), sizeof(int64_t));
-        memcpy(&item.stop_cookie, buf + pos + 1 + 3 * sizeof(uint32_t) + sizeof(int64_t),
-               sizeof(int64_t));
+        const char *h = buf + pos;
+        item.kind = (enum find_item_kind)(unsigned char)h[0];
+        item.direction = (int8_t)h[1];
+        h += 2;
+        memcpy(&item.path_len, h, sizeof(uint32_t));
+        memcpy(&item.names_len, h + sizeof(uint32_t), sizeof(uint32_t));
+        memcpy(&item.count, h + 2 * sizeof(uint32_t), sizeof(uint32_t));
+        memcpy(&item.start_cookie, h + 3 * sizeof(uint32_t), sizeof(int64_t));
+        memcpy(&item.stop_cookie, h + 3 * sizeof(uint32_t) + sizeof(int64_t), sizeof(int64_t));
         pos += ITEM_HEADER;
         if ((item.kind != FIND_ITEM_DIR && item.kind != FIND_ITEM_NAMES &&
              item.kind != FIND_ITEM_RANGE) ||

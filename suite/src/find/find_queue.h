@@ -9,7 +9,7 @@
  *           getdents64 batches to idle ranks;
  *   RANGE - a part of a directory by directory-offset cookies, so two ranks *read* one big
  *           directory at the same time (only where the cookie order is known, see
- *           find_scan.h).
+ *           find_scan.h); its `names` holds the one entry the reader must find first.
  * Items are packed into one flat byte buffer to be sent; a thief receives half a stack.
  */
 #ifndef IOSCORE_FIND_QUEUE_H
@@ -28,7 +28,8 @@ struct find_item {
     uint32_t names_len;
     uint32_t count;
     int64_t start_cookie; /* RANGE: seek here, then read ... */
-    int64_t stop_cookie;  /* ... until a record's resume cookie is <= this (find_scan.h) */
+    int64_t stop_cookie;  /* ... until the next record's position is past this (find_scan.h) */
+    int8_t direction;     /* RANGE: the directory's cookie order, +1 or -1 */
 };
 
 struct find_stack {

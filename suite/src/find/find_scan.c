@@ -161,19 +161,84 @@ static int is_dot_or_dotdot(const char *name)
     return name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0'));
 }
 
-/* d_off of the last record of a directory on tmpfs: "nothing follows" (INT_MAX). */
-#define COOKIE_END ((int64_t)INT32_MAX)
-#define TMPFS_MAGIC_NUMBER 0x01021994
-/* Below this many cookie values (about entries on tmpfs) a split is not worth a message. */
-enum { MIN_SPLIT_COOKIES = 8192, PROBE_BUFFER = 4096 };
+/* What tmpfs and btrfs (INT32_MAX) and ext4 (INT64_MAX) put in the last record's d_off:
+ * "nothing follows", outside the order of the other cookies. */
+static int is_end_marker(int64_t d_off)
+{
+    return d_off == INT32_MAX || d_off == INT64_MAX;
+}
 
-void find_cursor_init(struct find_cursor *c, int fd, int64_t stop)
+/* statfs(2) magic numbers (linux/magic.h) of the file systems whose seek semantics the
+ * tests check (tests/suite/test_find_fs.py). */
+enum {
+    TMPFS_MAGIC_NUMBER = 0x01021994,
+    EXT4_MAGIC_NUMBER = 0xEF53, /* ext2/3/4 */
+    XFS_MAGIC_NUMBER = 0x58465342,
+    BTRFS_MAGIC_NUMBER = 0x9123683E,
+};
+
+int find_cookie_direction(int fd, enum ioscore_find_range_policy policy)
+{
+    if (policy == IOSCORE_FIND_RANGE_OFF)
+        return 0;
+    struct statfs fs;
+    if (fstatfs(fd, &fs) != 0)
+        return 0;
+    /*
+     * Splitting is correct on all four; it is also faster on ext4 and xfs (two readers of one
+     * 200k-entry directory: 1.75-2 x one reader). On tmpfs (Linux 6.18: offset_readdir locks
+     * the parent dentry per entry) and btrfs, two readers of one directory were slower than
+     * one, so "auto" shares those by batches of names and only "any" splits them.
+     */
+    int any = policy == IOSCORE_FIND_RANGE_ANY;
+    switch ((unsigned long)fs.f_type) {
+    case TMPFS_MAGIC_NUMBER:
+        return any ? -1 : 0; /* Linux >= 6.6; older kernels ascend: `ordered` turns off */
+    case BTRFS_MAGIC_NUMBER:
+        return any ? 1 : 0;
+    case EXT4_MAGIC_NUMBER:
+    case XFS_MAGIC_NUMBER:
+        return 1;
+    default:
+        return 0; /* IOSCORE_FIND_RANGE_ANY learns it from the records */
+    }
+}
+
+void find_cursor_init(struct find_cursor *c, int direction, int learn, int64_t stop)
 {
     memset(c, 0, sizeof(*c));
+    c->direction = direction;
+    c->learn = learn && direction == 0;
     c->stop = stop;
     c->ordered = 1;
-    struct statfs fs;
-    c->splittable = fstatfs(fd, &fs) == 0 && fs.f_type == TMPFS_MAGIC_NUMBER;
+}
+
+static int64_t key_of(const struct find_cursor *c, int64_t cookie)
+{
+    return c->direction < 0 ? -cookie : cookie;
+}
+
+/* Order bookkeeping for one more entry (not a dot, not an end marker). */
+static void note_order(struct find_cursor *c, int64_t d_off)
+{
+    if (!c->seen_entry || is_end_marker(c->last_doff)) {
+        c->first_doff = c->seen_entry ? c->first_doff : d_off;
+        return;
+    }
+    if (c->direction == 0 && c->learn && d_off != c->last_doff) {
+        c->direction = d_off > c->last_doff ? 1 : -1;
+        c->learn = 0;
+    }
+    if (c->direction != 0 && key_of(c, d_off) > key_of(c, c->last_doff))
+        c->confirmed++;
+    else
+        c->ordered = 0;
+}
+
+static int range_ends_before_next(const struct find_cursor *c)
+{
+    return c->seen_entry && c->stop != FIND_NO_STOP && c->direction != 0 &&
+           key_of(c, c->last_doff) >= key_of(c, c->stop);
 }
 
 size_t find_cursor_take(struct find_cursor *c, const char *buf, size_t nbytes, int *ended)
@@ -182,54 +247,141 @@ size_t find_cursor_take(struct find_cursor *c, const char *buf, size_t nbytes, i
     size_t pos = 0;
     while (pos < nbytes) {
         const struct linux_dirent64 *d = (const struct linux_dirent64 *)(buf + pos);
-        /* the dots lead a directory (cookies 1 and max + 1): ranges are cut between entries */
-        if (c->seen_entry && c->stop != INT64_MIN && c->last_doff <= c->stop) {
+        /* the dots lead a directory: ranges are cut between entries */
+        if (range_ends_before_next(c)) {
             *ended = 1; /* this record and all after it belong to another rank's range */
             return pos;
         }
         if (!is_dot_or_dotdot(d->d_name)) {
-            if (c->seen_entry && d->d_off < COOKIE_END) {
-                if (d->d_off < c->last_doff)
-                    c->confirmed++;
-                else
-                    c->ordered = 0;
-            }
+            if (!is_end_marker(d->d_off))
+                note_order(c, d->d_off);
             c->seen_entry = 1;
         }
         c->last_doff = d->d_off;
         pos += d->d_reclen;
     }
-    if (c->seen_entry && c->stop != INT64_MIN && c->last_doff <= c->stop)
+    if (range_ends_before_next(c))
         *ended = 1; /* the range's last record closed this batch */
     return pos;
 }
 
-int find_cursor_split(struct find_cursor *c, int fd, int64_t *start, int64_t *stop)
+/* Records a probe at cookie x finds: up to cap bytes; -1 when the seek or read fails. */
+static long probe_at(int fd, int64_t x, char *buf, size_t cap)
 {
-    if (!c->splittable || !c->ordered || !c->confirmed || c->last_doff >= COOKIE_END)
-        return 0;
-    int64_t hi = c->last_doff;
-    int64_t lo = c->stop == INT64_MIN ? 0 : c->stop;
-    if (hi - lo < MIN_SPLIT_COOKIES)
-        return 0;
-    char probe[PROBE_BUFFER];
-    int ok = lseek(fd, lo + (hi - lo) / 2, SEEK_SET) >= 0;
-    long n = ok ? find_read_batch(fd, probe, sizeof probe) : -1;
-    /* back to where this reader stands: hi is an exact resume cookie */
-    if (lseek(fd, hi, SEEK_SET) < 0) {
-        c->splittable = 0;
-        return 0;
+    if (lseek(fd, x, SEEK_SET) < 0)
+        return -1;
+    return find_read_batch(fd, buf, cap);
+}
+
+/*
+ * The key just past the last entry of an ascending directory read to its end: double the
+ * distance from p until a probe finds nothing, then halve the gap a few times. Only called
+ * for the first split of a directory (later ones have a stop); a probe is one small
+ * getdents64 call.
+ */
+static int64_t find_end_key(const struct find_cursor *c, int fd, int64_t p)
+{
+    char small[512];
+    int64_t step = p - c->first_doff > 1 ? p - c->first_doff : 1;
+    int64_t lo = p, hi = INT64_MAX;
+    for (int i = 0; i < 64; i++) {
+        int64_t x = step > INT64_MAX - p ? INT64_MAX : p + step;
+        long n = probe_at(fd, x, small, sizeof small);
+        if (n < 0)
+            return p; /* cannot probe: do not split */
+        if (n == 0) {
+            hi = x;
+            break;
+        }
+        lo = x;
+        if (x == INT64_MAX)
+            return INT64_MAX;
+        step = step > INT64_MAX / 2 ? INT64_MAX : 2 * step;
     }
-    if (n <= 0)
+    for (int i = 0; i < 16 && hi - lo > (lo - p) / 8 + 1; i++) {
+        int64_t mid = lo + (hi - lo) / 2;
+        long n = probe_at(fd, mid, small, sizeof small);
+        if (n < 0)
+            return p;
+        if (n > 0)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return hi;
+}
+
+/*
+ * Look at what a probe at the middle found: the cut (R2's d_off), the thief's first name,
+ * and whether enough of the thief's half lies in the probe to be worth a message.
+ */
+static int choose_cut(const struct find_cursor *c, const char *buf, long n, size_t cap, int64_t p,
+                      int64_t end_key, struct find_split *split)
+{
+    const struct linux_dirent64 *r1 = NULL, *r2 = NULL;
+    long pos = 0;
+    size_t beyond = 0; /* bytes of entries after R2 with positions inside the range */
+    int64_t prev_doff = 0;
+    while (pos < n) {
+        const struct linux_dirent64 *d = (const struct linux_dirent64 *)(buf + pos);
+        pos += d->d_reclen;
+        if (is_dot_or_dotdot(d->d_name))
+            continue;
+        if (r1 == NULL) {
+            r1 = d;
+        } else if (r2 == NULL) {
+            if (is_end_marker(d->d_off) || key_of(c, d->d_off) <= key_of(c, r1->d_off))
+                return 0; /* no strict boundary here */
+            r2 = d;
+        } else {
+            if (key_of(c, prev_doff) >= end_key)
+                break; /* this and later records belong to the next range */
+            if (beyond == 0) {
+                size_t len = strlen(d->d_name);
+                if (len >= sizeof split->first_name)
+                    return 0;
+                memcpy(split->first_name, d->d_name, len + 1);
+            }
+            beyond += d->d_reclen;
+        }
+        prev_doff = d->d_off;
+    }
+    if (r2 == NULL || beyond < cap / 2)
         return 0;
-    const struct linux_dirent64 *first = (const struct linux_dirent64 *)probe;
-    int64_t cut = first->d_off;
-    if (is_dot_or_dotdot(first->d_name) || cut <= lo || cut >= hi || cut >= COOKIE_END)
+    int64_t cut_key = key_of(c, r2->d_off);
+    if (cut_key <= p || cut_key >= end_key)
         return 0;
-    *start = cut;
-    *stop = c->stop;
-    c->stop = cut;
+    split->start = r2->d_off;
+    split->stop = c->stop;
     return 1;
+}
+
+int find_cursor_split(struct find_cursor *c, int fd, char *probe, size_t probe_cap,
+                      struct find_split *split)
+{
+    if (c->direction == 0 || !c->ordered || !c->confirmed || is_end_marker(c->last_doff))
+        return 0;
+    int64_t p = key_of(c, c->last_doff);
+    int64_t end_key;
+    if (c->stop != FIND_NO_STOP)
+        end_key = key_of(c, c->stop);
+    else if (c->direction < 0)
+        end_key = 0; /* descending cookies run down towards 0 */
+    else
+        end_key = find_end_key(c, fd, p);
+    int rc = 0;
+    if (end_key - p >= 4) {
+        int64_t mid = p + (end_key - p) / 2;
+        long n = probe_at(fd, key_of(c, mid), probe, probe_cap);
+        if (n > 0)
+            rc = choose_cut(c, probe, n, probe_cap, p, end_key, split);
+    }
+    /* back to where this reader stands: last_doff is an exact resume cookie */
+    if (lseek(fd, c->last_doff, SEEK_SET) < 0)
+        return -errno;
+    if (rc == 1)
+        c->stop = split->start;
+    return rc;
 }
 
 /* The directory fd of a NAMES item is opened only when an entry needs a stat. */
@@ -309,6 +461,17 @@ static int process_entry(struct find_scanner *sc, struct lazy_dir *dir, size_t p
     return 0;
 }
 
+const char *find_first_entry_name(const char *buf, size_t nbytes)
+{
+    for (size_t pos = 0; pos < nbytes;) {
+        const struct linux_dirent64 *d = (const struct linux_dirent64 *)(buf + pos);
+        if (!is_dot_or_dotdot(d->d_name))
+            return d->d_name;
+        pos += d->d_reclen;
+    }
+    return NULL;
+}
+
 int find_process_dirents(struct find_scanner *sc, int dirfd, const char *path, size_t path_len,
                          const char *buf, size_t nbytes, struct find_stack *stack)
 {
@@ -319,6 +482,7 @@ int find_process_dirents(struct find_scanner *sc, int dirfd, const char *path, s
         pos += d->d_reclen;
         if (is_dot_or_dotdot(d->d_name))
             continue;
+        sc->counts->entries_read++;
         int rc = process_entry(sc, &dir, path_len, d->d_name, d->d_type, stack);
         if (rc != 0)
             return rc;

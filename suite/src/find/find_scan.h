@@ -14,8 +14,12 @@
 #include "find_match.h"
 #include "find_queue.h"
 
-/* One getdents64 call asks for this much: few syscalls even on huge directories. */
-enum { FIND_DIRENT_BUFFER = 1 << 20 };
+/*
+ * One getdents64 call asks for this much (~1,600 suite-sized entries). Measured on tmpfs with
+ * 2 ranks (bench/find_bench.py): 2-3 % faster than 16 KiB or 256 KiB-1 MiB; the batch stays
+ * in cache while it is classified and a thief's request waits at most one short batch.
+ */
+enum { FIND_DIRENT_BUFFER = 64 << 10 };
 
 struct find_scanner {
     struct find_matcher matcher;
@@ -24,7 +28,6 @@ struct find_scanner {
     int has_newer;
     int64_t ref_ctime; /* whole seconds */
     int cross_mounts;
-    int no_range_split;
     uint64_t root_dev;
     int verbose;
     int errors_shown;
@@ -62,29 +65,46 @@ long find_read_batch(int fd, char *buf, size_t cap);
  * Reading one directory, possibly only a range of it.
  *
  * Every getdents64 record carries d_off, the "resume cookie": seeking there continues right
- * after that record (POSIX telldir/seekdir). That alone allows handing the *rest* of a
- * directory over, not splitting it. To split, we need the cookie order, which depends on the
- * file system. On tmpfs (Linux 6.x with stable offsets, as here) the records come in
- * strictly decreasing d_off order, d_off being the next entry's offset + 1, and a seek to any
- * value X continues with the entries below X. So a range is (start S, stop E): seek to S and
- * take records until one's predecessor has d_off <= E. A victim at position p splits its range
- * (p, E) by probing at X = E + (p - E) / 2: the first record found there has d_off = C, an
- * exact resume cookie, so the victim keeps (p, C) and the thief gets (C, E), with no entry in
- * both and none lost. Splitting is enabled only on tmpfs, and only while every record seen so
- * far confirmed the decreasing order; elsewhere big directories are shared by batches of
- * names instead.
+ * after that record (POSIX telldir/seekdir). Call a record's *position* the d_off of the
+ * record before it. Where the file system hands records out in a monotonic cookie order and a
+ * seek to ANY value X continues with the first record whose position is at or past X, a
+ * directory can be split by cookie values. Measured here (see tests/suite/test_find_fs.py):
+ *
+ *   tmpfs (Linux >= 6.6)  descending: d_off = next offset + 1, the last record says INT32_MAX
+ *   ext4                  ascending: 63-bit name hashes (htree), byte offsets (small dirs)
+ *   xfs                   ascending: addresses in the directory's data space
+ *   btrfs                 ascending: per-directory index numbers, the last says INT32_MAX
+ *
+ * The engine works in "key" space, key = direction x cookie, so both orders read as ascending.
+ * A range is [start, stop): seek to start, take records until the position of the next one
+ * is >= stop. A reader at position p splits [p, stop) by probing at the middle X: the probe's
+ * first two entries R1, R2 with key(d_off R1) < key(d_off R2) give the cut C = d_off(R2), a
+ * boundary between two distinct positions, so the reader keeps [p, C) (R1 and R2 included)
+ * and the thief gets [C, stop) with no entry in both and none lost. With no stop (reading to
+ * the end), an ascending directory's end is found by doubling probes, then halving. The probe
+ * also names the thief's first entry, which the thief checks after its seek.
+ *
+ * Splitting is used only on the file systems above (or any, when forced), and only while every
+ * record seen confirms the order; otherwise a big directory is shared by batches of names.
  */
 struct find_cursor {
-    int64_t stop;      /* range end: INT64_MIN = to the end of the directory */
+    int direction;     /* +1 ascending, -1 descending, 0 not (yet) known: never split */
+    int learn;         /* IOSCORE_FIND_RANGE_ANY: take the direction from the first entries */
+    int64_t stop;      /* range end (a cookie); FIND_NO_STOP = to the end of the directory */
     int64_t last_doff; /* d_off of the last record taken (the resume cookie) */
-    int seen_entry;    /* a record other than "." and ".." was taken */
-    int confirmed;     /* entry pairs seen in decreasing-cookie order */
-    int ordered;       /* no pair so far contradicted that order */
-    int splittable;    /* the file system's cookie order is known (tmpfs) */
+    int64_t first_doff;
+    int seen_entry; /* a record other than "." and ".." was taken */
+    int confirmed;  /* entry pairs seen in the expected order */
+    int ordered;    /* no pair so far contradicted that order */
 };
 
-/* A cursor for a directory read from its start (S = 0) or from a RANGE item. */
-void find_cursor_init(struct find_cursor *c, int fd, int64_t stop);
+#define FIND_NO_STOP INT64_MIN
+
+/* The cookie order of the file system fd lives on, for a policy: +1, -1 or 0 (no splitting). */
+int find_cookie_direction(int fd, enum ioscore_find_range_policy policy);
+
+/* A cursor for a directory read from its start or from a RANGE item's start. */
+void find_cursor_init(struct find_cursor *c, int direction, int learn, int64_t stop);
 
 /*
  * Cut a getdents64 batch down to the records of the cursor's range (always a prefix, as the
@@ -93,12 +113,26 @@ void find_cursor_init(struct find_cursor *c, int fd, int64_t stop);
  */
 size_t find_cursor_take(struct find_cursor *c, const char *buf, size_t nbytes, int *ended);
 
+/* A split off the rest of a range: the thief seeks to start, reads until stop, and expects
+ * its first entry to be first_name. */
+struct find_split {
+    int64_t start, stop;
+    char first_name[256];
+};
+
 /*
- * Split the rest of the range being read on fd in two; on success returns 1, shrinks the
- * cursor's range to the first part and sets *start / *stop to the second part. Returns 0 when
- * the range cannot (or need not) be split. The fd's position is restored either way.
+ * Split the rest of the range being read on fd in two, using probe (probe_cap bytes) as
+ * scratch. On success returns 1, shrinks the cursor's range to the first part and fills
+ * *split with the second. Returns 0 when the range cannot be split, or need not be: the
+ * probe must see at least half its buffer of entries in the second half (~800 suite-sized
+ * names with the 64 KiB batch buffer), else a message costs more than it saves. The fd's position
+ * is restored either way; -errno when it cannot be (the reader then stops with an error).
  */
-int find_cursor_split(struct find_cursor *c, int fd, int64_t *start, int64_t *stop);
+int find_cursor_split(struct find_cursor *c, int fd, char *probe, size_t probe_cap,
+                      struct find_split *split);
+
+/* The name of the first entry (not "." or "..") of a getdents64 batch, or NULL. */
+const char *find_first_entry_name(const char *buf, size_t nbytes);
 
 /* Classify every entry of a getdents64 batch read from dirfd; sub-directories are pushed. */
 int find_process_dirents(struct find_scanner *sc, int dirfd, const char *path, size_t path_len,

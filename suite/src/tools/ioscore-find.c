@@ -2,7 +2,7 @@
  * ioscore-find: the suite's parallel find as a standalone, pfind-compatible tool.
  *
  *   ioscore-find DIR [-newer FILE] [-size Nc] [-name PATTERN] [-C] [-q] [-v] [--csv FILE]
- *                [--no-range-split]
+ *                [--range-split=auto|off|any]
  *
  * Runs under mpirun or as a single process. Rank 0 prints the path of every match of every
  * rank (unless -q), then pfind's summary line, the IO500 result keys and, last,
@@ -30,16 +30,22 @@ struct cli {
 static void usage(FILE *to)
 {
     fprintf(to, "usage: ioscore-find DIR [-newer FILE] [-size Nc] [-name PATTERN] [-C] [-q] [-v]\n"
-                "                    [--csv FILE] [--no-range-split]\n"
+                "                    [--csv FILE] [--range-split=auto|off|any]\n"
                 "  -newer FILE   match entries whose ctime (whole seconds) is >= FILE's ctime\n"
                 "  -size Nc      match entries of exactly N bytes (only the 'c' unit exists)\n"
                 "  -name PATTERN pfind pattern: '*' = any text, matched anywhere in the name\n"
                 "  -C            cross into other file systems (default: stay on DIR's)\n"
                 "  -q            quiet: do not print matching paths, only the summary\n"
-                "  -v            report every error (default: the first few per rank)\n"
+                "  -v            report every error (default: the first few per rank) and how\n"
+                "                each rank's work was shared (stderr)\n"
                 "  --csv FILE    write pfind's per-rank find.csv to FILE\n"
-                "  --no-range-split  share big directories only as batches of names, never\n"
-                "                split them by offset ranges (the fallback off tmpfs)\n"
+                "  --range-split=auto  several ranks read one big directory, split by offset\n"
+                "                cookies, on tmpfs, ext4, xfs and btrfs (default); elsewhere the\n"
+                "                reader hands batches of names to idle ranks\n"
+                "  --range-split=off   always share big directories as batches of names\n"
+                "                (--no-range-split is the same)\n"
+                "  --range-split=any   split on any file system whose cookies are monotonic;\n"
+                "                each range start is verified, a mismatch is counted as an error\n"
                 "Non-directory entries are scanned; symlinks are never followed below DIR.\n");
 }
 
@@ -94,8 +100,12 @@ static int parse_args(int argc, char **argv, struct cli *cli, int rank)
             cli->quiet = 1;
         } else if (strcmp(a, "-v") == 0) {
             cli->opts.verbose++;
-        } else if (strcmp(a, "--no-range-split") == 0) {
-            cli->opts.no_range_split = 1;
+        } else if (strcmp(a, "--no-range-split") == 0 || strcmp(a, "--range-split=off") == 0) {
+            cli->opts.range_split = IOSCORE_FIND_RANGE_OFF;
+        } else if (strcmp(a, "--range-split=auto") == 0) {
+            cli->opts.range_split = IOSCORE_FIND_RANGE_AUTO;
+        } else if (strcmp(a, "--range-split=any") == 0) {
+            cli->opts.range_split = IOSCORE_FIND_RANGE_ANY;
         } else if (a[0] == '-' && a[1] != '\0') {
             if (rank == 0) {
                 fprintf(stderr, "ioscore-find: unknown option '%s'\n", a);
@@ -142,6 +152,28 @@ static int check_paths(const struct cli *cli)
         return 1;
     }
     return 0;
+}
+
+/* -v: every rank's share of the work, on rank 0's stderr (collective). */
+static void print_sharing(const struct ioscore_find_result *res, int rank, int size)
+{
+    enum { N = 5 };
+    const struct ioscore_find_counts *m = &res->mine;
+    uint64_t mine[N] = {m->entries_read, m->checked, m->found, m->ranges_given,
+                        m->name_batches_given};
+    uint64_t *all = rank == 0 ? malloc(sizeof(mine) * (size_t)size) : NULL;
+    MPI_Gather(mine, N, MPI_UINT64_T, all, N, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+    if (all == NULL)
+        return;
+    for (int r = 0; r < size; r++) {
+        const uint64_t *v = all + (size_t)r * N;
+        fprintf(stderr,
+                "ioscore-find: rank %d read %" PRIu64 " entries, classified %" PRIu64
+                ", found %" PRIu64 "; gave away %" PRIu64 " directory ranges and %" PRIu64
+                " name batches\n",
+                r, v[0], v[1], v[2], v[3], v[4]);
+    }
+    free(all);
 }
 
 static void print_summary(const struct ioscore_find_result *res)
@@ -201,6 +233,11 @@ int main(int argc, char **argv)
             MPI_Finalize();
             return 1;
         }
+    }
+    if (cli.opts.verbose) {
+        int size = 1;
+        MPI_Comm_size(MPI_COMM_WORLD, &size);
+        print_sharing(&res, rank, size);
     }
     /* matched paths of every rank are out before rank 0's summary (as far as mpirun keeps
      * the order of different ranks' output) */
