@@ -12,8 +12,13 @@ run in the same process of this script, on a warm cache, alternating, best of --
 * GNU find    the same predicate in GNU terms (-newerct @T-1.999999999, see
                tests/suite/test_find_engine.py), wall time of the process.
 
-Usage: .venv/bin/python bench/find_bench.py [--ranks 2] [--easy-ranks 4]
-       [--easy-per-rank 150000] [--hard-per-rank 130000] [--repeat 7] [--keep]
+With --fs ext4|xfs|btrfs the tree is built in an image of that file system, loop-mounted in
+a private mount namespace (bench/loopmount.py; root needed), instead of /dev/shm (tmpfs).
+ioscore-find then also runs with --range-split=off, so the gain of several ranks reading the
+one big directory shows next to sharing it by batches of names.
+
+Usage: .venv/bin/python bench/find_bench.py [--fs tmpfs|ext4|xfs|btrfs] [--ranks 2]
+       [--easy-ranks 4] [--easy-per-rank 150000] [--hard-per-rank 130000] [--repeat 7] [--keep]
 """
 
 from __future__ import annotations
@@ -23,11 +28,14 @@ import os
 import re
 import shutil
 import stat
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+from loopmount import run_in_loop_mount
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SUITE_DIR = REPO_ROOT / "suite"
@@ -136,7 +144,9 @@ def run_loop(loop: Path, data: Path) -> tuple[int, float]:
     return int(m.group(1)), float(m.group(2))
 
 
-def run_ioscore(exe: Path, data: Path, ts: Path, ranks: int) -> tuple[int, int, float, float]:
+def run_ioscore(
+    exe: Path, data: Path, ts: Path, ranks: int, extra: tuple[str, ...] = ()
+) -> tuple[int, int, float, float]:
     cmd = [
         "mpirun",
         "--oversubscribe",
@@ -151,6 +161,7 @@ def run_ioscore(exe: Path, data: Path, ts: Path, ranks: int) -> tuple[int, int, 
         "-name",
         "*01*",
         "-q",
+        *extra,
     ]
     t0 = time.perf_counter()
     out = subprocess.run(cmd, capture_output=True, text=True, env=ENV, check=True)
@@ -193,7 +204,19 @@ def main() -> int:
     ap.add_argument("--hard-per-rank", type=int, default=130_000)
     ap.add_argument("--repeat", type=int, default=7)
     ap.add_argument("--keep", action="store_true", help="keep the tree for the next run")
+    ap.add_argument("--fs", choices=("tmpfs", "ext4", "xfs", "btrfs"), default="tmpfs")
     args = ap.parse_args()
+    if args.fs != "tmpfs" and not os.environ.get("IOSCORE_FIND_BENCH_MOUNTED"):
+        os.environ["IOSCORE_FIND_BENCH_MOUNTED"] = args.fs
+        entries = args.easy_ranks * (args.easy_per_rank + args.hard_per_rank)
+
+        def inner(mnt: Path) -> list[str]:
+            return [sys.executable, *sys.argv, "--base", str(mnt / "find-bench")]
+
+        # enough inodes for every entry; sparse files, so little data
+        mkfs_extra = ("-N", str(entries + 100_000)) if args.fs == "ext4" else ()
+        return run_in_loop_mount(args.fs, "8G", inner, mkfs_extra)
+    on_fs = os.environ.get("IOSCORE_FIND_BENCH_MOUNTED", "tmpfs")
 
     workdir = Path(tempfile.mkdtemp(dir="/dev/shm", prefix="ioscore-find-bench-build-"))
     created_base = not args.base.exists()
@@ -203,7 +226,7 @@ def main() -> int:
         load_before = os.getloadavg()[0]
         scanned, _ = run_loop(loop, data)  # warm the dentry cache
         gnu_found, _ = run_gnu(data, ts)
-        loop_t, ioscore_t, ioscore_wall, gnu_t = [], [], [], []
+        loop_t, ioscore_t, ioscore_wall, gnu_t, names_t = [], [], [], [], []
         found = total = 0
         for _ in range(args.repeat):
             n, t = run_loop(loop, data)
@@ -214,11 +237,15 @@ def main() -> int:
             ioscore_wall.append(wall)
             _, t = run_gnu(data, ts)
             gnu_t.append(t)
+            if on_fs != "tmpfs":
+                f, n, t, _ = run_ioscore(exe, data, ts, args.ranks, ("--range-split=off",))
+                assert (f, n) == (found, total)
+                names_t.append(t)
         assert total == scanned, (total, scanned)
         assert found == gnu_found, (found, gnu_found)
         best_loop, best_io, best_gnu = min(loop_t), min(ioscore_t), min(gnu_t)
         print(
-            f"tree: {scanned:,} entries scanned, {found:,} found (GNU find: {gnu_found:,}); "
+            f"{on_fs}: {scanned:,} entries scanned, {found:,} found (GNU find: {gnu_found:,}); "
             f"{os.cpu_count()} cores; best of {args.repeat}; load average before/after "
             f"{load_before:.2f}/{os.getloadavg()[0]:.2f} (other jobs share these cores)"
         )
@@ -229,12 +256,24 @@ def main() -> int:
             (f"ioscore-find ({args.ranks} ranks, mpirun wall)", min(ioscore_wall)),
             ("GNU find (same predicate, wall)", best_gnu),
         ]
+        if names_t:
+            rows.insert(3, ("  same, --range-split=off", min(names_t)))
         for label, seconds in rows:
             print(f"{label:<34}{seconds:>10.4f}{scanned / seconds:>16,.0f}")
         vs_loop = best_loop / best_io
         vs_gnu = best_gnu / best_io
         print(f"ioscore-find / bare loop = {vs_loop:.2f}  (target >= 0.8)")
         print(f"ioscore-find / GNU find  = {vs_gnu:.2f}  (target >= 3)")
+        medians = [statistics.median(t) for t in (loop_t, ioscore_t, gnu_t)]
+        print(
+            f"medians: bare loop / ioscore-find = {medians[0] / medians[1]:.2f}, "
+            f"GNU find / ioscore-find = {medians[2] / medians[1]:.2f}"
+        )
+        if names_t:
+            print(
+                f"one big directory read by several ranks vs batches of names: "
+                f"{min(names_t) / best_io:.2f} x"
+            )
     finally:
         shutil.rmtree(workdir)
         if created_base and not args.keep and args.base.exists():

@@ -28,6 +28,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from loopmount import run_in_loop_mount
+
 from ioscore.results.model import SCORED_PHASES
 
 REPO = Path(__file__).resolve().parents[1]
@@ -256,16 +258,15 @@ def main() -> None:
         subprocess.run(["make", "-s", "-C", str(REPO / "suite")], check=True)
     sz = Sizes(args)
     if args.target == "disk":
-        with tempfile.TemporaryDirectory(prefix="suite-bench-ext4-", dir="/dev/shm") as tmp:
-            image, mnt = Path(tmp) / "ext4.img", Path(tmp) / "mnt"
-            mnt.mkdir()
-            subprocess.run(["truncate", "-s", "6G", str(image)], check=True)
-            subprocess.run(["mkfs.ext4", "-q", str(image)], check=True)
-            inner = [sys.executable, str(Path(__file__).resolve()), "--target", str(mnt)]
+
+        def inner(mnt: Path) -> list[str]:
+            cmd = [sys.executable, str(Path(__file__).resolve()), "--target", str(mnt)]
             for key in ("np", "reps", "easy_mib", "hard_segments", "md_files", "rnd_seconds"):
-                inner += [f"--{key.replace('_', '-')}", str(getattr(args, key))]
-            script = f"mount -o loop {image} {mnt} && exec {' '.join(inner)}"
-            subprocess.run(["unshare", "-m", "sh", "-c", script], check=True)
+                cmd += [f"--{key.replace('_', '-')}", str(getattr(args, key))]
+            return cmd
+
+        if run_in_loop_mount("ext4", "6G", inner) != 0:
+            sys.exit("the bench inside the ext4 image failed")
         return
     root = Path("/dev/shm") if args.target == "shm" else Path(args.target)
     with tempfile.TemporaryDirectory(prefix="suite-bench-", dir=root) as tmp:
