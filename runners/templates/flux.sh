@@ -6,6 +6,7 @@
 #flux: -t ${walltime_minutes}m
 ${scheduler_extra}
 set -euo pipefail
+${keep_job_files}
 cd ${workdir}
 flux run -N ${nodes} -n ${ranks} --tasks-per-node=${ppn} ${suite} ${config} ${suite_args}
-echo "ioscore: results are in "${resultdir}"/<timestamp of this run>"
+echo "ioscore: results, job.sh and job.out are in $$run_dir"

@@ -6,6 +6,7 @@
 #PBS -j oe
 ${scheduler_extra}
 set -euo pipefail
+${keep_job_files}
 cd ${workdir}
 mpiexec -np ${ranks} ${suite} ${config} ${suite_args}
-echo "ioscore: results are in "${resultdir}"/<timestamp of this run>"
+echo "ioscore: results, job.sh and job.out are in $$run_dir"

@@ -8,6 +8,7 @@
 #SBATCH --output=${job_name}-%j.out
 ${scheduler_extra}
 set -euo pipefail
+${keep_job_files}
 cd ${workdir}
 srun --ntasks=${ranks} --ntasks-per-node=${ppn} ${suite} ${config} ${suite_args}
-echo "ioscore: results are in "${resultdir}"/<timestamp of this run>"
+echo "ioscore: results, job.sh and job.out are in $$run_dir"

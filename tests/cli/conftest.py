@@ -17,8 +17,12 @@ SC25_RUN = DEV / "762" / "results" / "2025.10.21-12.48.03"
 
 @pytest.fixture
 def sc25_copy(tmp_path: Path) -> Path:
+    """The corpus run as a submitter would upload it: with the job script and its output
+    (the corpus keeps only the result files)."""
     target = tmp_path / "sc25"
     shutil.copytree(SC25_RUN, target)
+    (target / "job.sh").write_text("#!/bin/bash\n#SBATCH -N 10\nsrun ./io500 config.ini\n")
+    (target / "slurm-4242.out").write_text("IO500 version io500-sc25 (standard)\n")
     return target
 
 

@@ -1,8 +1,10 @@
-"""`ioscore run`: job scripts for every scheduler, local execution and batch submission."""
+"""`ioscore run`: job scripts for every scheduler, local execution and batch submission; the
+job script and the job's output land in the run directory (what an upload needs)."""
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import stat
 import subprocess
@@ -62,8 +64,22 @@ def test_dry_run_renders_valid_bash(ioscore_cli, config: Path, scheduler: str) -
     }[scheduler]
     for text in expected:
         assert text in script, text
-    # Results: the config's resultdir (./results) relative to the config file.
-    assert str(config.parent / "results") in script
+    # Results: the config's resultdir (./results) relative to the config file, and the run's
+    # own directory is fixed now by the timestamp handed to the suite.
+    stamp = re.search(r"--timestamp (\d{4}\.\d\d\.\d\d-\d\d\.\d\d\.\d\d)", script)
+    assert stamp, script
+    assert f"run_dir='{config.parent / 'results' / stamp.group(1)}'" in script
+    assert 'tee -a "$run_dir/job.out"' in script
+
+
+def test_timestamp_resultdir_false_keeps_the_run_in_resultdir(config: Path) -> None:
+    text = config.read_text(encoding="utf-8")
+    assert "timestamp-resultdir = TRUE" in text
+    text = text.replace("timestamp-resultdir = TRUE", "timestamp-resultdir = FALSE")
+    config.write_text(text, encoding="utf-8")
+    script = render_script("local", config, 2, None, "suite", suite_args=["--timestamp=T1"])
+    assert f"run_dir='{config.parent / 'results'}'\n" in script
+    assert script.count("--timestamp") == 1  # the user's own is kept, none added
 
 
 def test_render_rejects_bad_values(config: Path) -> None:
@@ -119,9 +135,41 @@ def test_local_run_executes_under_mpirun(ioscore_cli, config: Path, tmp_path: Pa
         timeout=120,
     )
     assert done.returncode == 0, done.stderr
-    assert "results will appear in" in done.stdout
+    where = re.search(r"job.out will appear in (.+)$", done.stdout, re.MULTILINE)
+    assert where, done.stdout
+    run_dir = Path(where.group(1))
+    stamp = run_dir.name
     lines = sorted(p.read_text().strip() for p in marks.iterdir())
-    assert lines == [f"0 {config}", f"1 {config}"]
+    assert lines == [f"0 {config} --timestamp {stamp}", f"1 {config} --timestamp {stamp}"]
+    # the job script and everything the job printed are kept with the results
+    job_script = (run_dir / "job.sh").read_text()
+    assert f"--timestamp {stamp}" in job_script and "mpirun" in job_script
+    job_out = (run_dir / "job.out").read_text()
+    assert "ioscore: 2 ranks" in job_out and f"are in {run_dir}" in job_out
+    # the same run directory is never reused: its job.sh stays the one that ran
+    again = ioscore_cli(
+        "run",
+        str(config),
+        "--ranks",
+        "2",
+        "--suite",
+        str(suite),
+        f"--suite-arg=--timestamp={stamp}",
+    )
+    assert again.returncode == 2 and "already exists" in again.stderr
+    assert (run_dir / "job.sh").read_text() == job_script
+
+
+def test_a_failing_suite_fails_the_job_and_its_output_is_kept(  # type: ignore[no-untyped-def]
+    ioscore_cli, config: Path, tmp_path: Path
+) -> None:
+    if shutil.which("mpirun") is None:
+        pytest.skip("mpirun not installed")
+    suite = _fake_tool(tmp_path, "failing-suite", 'echo "suite says: disk full" >&2\nexit 3\n')
+    done = ioscore_cli("run", str(config), "--ranks", "1", "--suite", str(suite), timeout=120)
+    assert done.returncode != 0
+    run_dir = Path(re.search(r"job.out will appear in (.+)$", done.stdout, re.M).group(1))  # type: ignore[union-attr]
+    assert "suite says: disk full" in (run_dir / "job.out").read_text()
 
 
 def test_batch_submission_uses_the_scheduler(ioscore_cli, config: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -135,7 +183,9 @@ def test_batch_submission_uses_the_scheduler(ioscore_cli, config: Path, tmp_path
     )
     assert done.returncode == 0, done.stderr
     assert "Submitted batch job 4242" in done.stdout
-    assert "results will appear in" in done.stdout
+    run_dir = Path(re.search(r"job.out will appear in (.+)$", done.stdout, re.M).group(1))  # type: ignore[union-attr]
+    # what was submitted is the job.sh kept in the run directory
+    assert (run_dir / "job.sh").read_text() == copy.read_text()
     assert "#SBATCH --ntasks=8" in copy.read_text()
 
 

@@ -61,6 +61,18 @@ def test_upload_validates_packs_and_follows_status(
     with tarfile.open(packed) as tar:
         names = tar.getnames()
     assert "sc25/result_summary.txt" in names and "sc25/result.txt" in names
+    assert "sc25/job.sh" in names and "sc25/slurm-4242.out" in names
+
+
+def test_run_without_job_script_and_output_is_not_uploaded(
+    server: StandInServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The service would reject it (spec §9.3); say so before sending anything."""
+    assert upload(SC25_RUN, server.url) == 1
+    err = capsys.readouterr().err
+    assert "archive-job-script" in err and "archive-job-output" in err
+    assert "ioscore run` writes job.sh" in err
+    assert server.state.posts == 0
 
 
 def test_packing_is_reproducible(sc25_copy: Path, tmp_path: Path) -> None:
@@ -104,24 +116,27 @@ def test_locally_invalid_run_is_not_uploaded(
     assert server.state.posts == 1
 
 
-def test_validation_failed_exits_1(server: StandInServer) -> None:
+def test_validation_failed_exits_1(server: StandInServer, sc25_copy: Path) -> None:
     server.state.status_sequence = ["validating", "validation_failed"]
-    assert upload(SC25_RUN, server.url) == 1
+    assert upload(sc25_copy, server.url) == 1
+    assert server.state.posts == 1  # it was the service that failed it
 
 
-def test_bad_token(server: StandInServer, capsys: pytest.CaptureFixture[str]) -> None:
-    code = main(["upload", str(SC25_RUN), "--server", server.url, "--token", "wrong"])
+def test_bad_token(
+    server: StandInServer, sc25_copy: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(["upload", str(sc25_copy), "--server", server.url, "--token", "wrong"])
     assert code == 3 and "check --token" in capsys.readouterr().err
 
 
-def test_server_down(capsys: pytest.CaptureFixture[str]) -> None:
+def test_server_down(sc25_copy: Path, capsys: pytest.CaptureFixture[str]) -> None:
     with socket.socket() as sock:  # a port nobody listens on
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     code = main(
         [
             "upload",
-            str(SC25_RUN),
+            str(sc25_copy),
             "--server",
             f"http://127.0.0.1:{port}",
             "--token",
@@ -139,10 +154,10 @@ def test_unreadable_input_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert code == 2 and "unreadable" in capsys.readouterr().err
 
 
-def test_bad_system_json(server: StandInServer, tmp_path: Path) -> None:
+def test_bad_system_json(server: StandInServer, sc25_copy: Path, tmp_path: Path) -> None:
     system = tmp_path / "system.json"
     system.write_text("{\n  'not': json\n}", encoding="utf-8")
-    assert upload(SC25_RUN, server.url, "--system", str(system)) == 2
+    assert upload(sc25_copy, server.url, "--system", str(system)) == 2
     assert server.state.posts == 0
 
 

@@ -27,6 +27,23 @@ def test_json_output(ioscore_cli) -> None:  # type: ignore[no-untyped-def]
     assert run["issues"] == []
 
 
+def test_upload_mode_also_requires_the_job_files(
+    ioscore_cli, sc25_copy: Path, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    """--upload checks what the service checks of an upload: the corpus keeps no job files."""
+    bare = ioscore_cli("validate", str(SC25_RUN), "--release", "SC25", "--upload", "--json")
+    assert bare.returncode == 1
+    rules = {issue["rule"] for issue in json.loads(bare.stdout)["runs"][0]["issues"]}
+    assert rules == {"archive-job-script", "archive-job-output"}
+    # with them (sc25_copy adds job.sh and slurm-4242.out) it is valid, also as an archive
+    assert ioscore_cli("validate", str(sc25_copy), "--release", "SC25", "--upload").returncode == 0
+    archive = tmp_path / "run.tgz"
+    with tarfile.open(archive, "w:gz") as tar:
+        tar.add(sc25_copy, arcname="run")
+    packed = ioscore_cli("validate", str(archive), "--release", "SC25", "--upload")
+    assert packed.returncode == 0, packed.stdout
+
+
 def test_invalid_run_exits_1(ioscore_cli, sc25_copy: Path) -> None:  # type: ignore[no-untyped-def]
     summary = sc25_copy / "result_summary.txt"
     summary.write_text(

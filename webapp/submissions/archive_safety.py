@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import IO
 
+from ioscore.results.archive import is_macos_metadata
+
 NESTED_SUFFIXES = (
     ".tar",
     ".tgz",
@@ -79,8 +81,7 @@ def archive_kind(path: Path) -> str:
 
 def ignored(name: str) -> bool:
     """macOS metadata the spec says to ignore (``._*`` files, ``__MACOSX``)."""
-    parts = PurePosixPath(name).parts
-    return "__MACOSX" in parts or (bool(parts) and parts[-1].startswith("._"))
+    return is_macos_metadata(name)
 
 
 def _check_name(name: str) -> PurePosixPath:

@@ -24,10 +24,6 @@ INVALID = "invalid"
 WARNING = "warning"
 INFO = "info"
 
-# Job files (spec §9.3): a launch script and the job's output must be in the upload.
-JOB_SCRIPT_SUFFIXES = (".sh", ".slurm", ".sbatch", ".pbs", ".job", ".flux", ".bash", ".lsf")
-JOB_OUTPUT_SUFFIXES = (".out", ".log", ".err", ".stdout", ".stderr", ".o", ".e")
-
 
 @dataclass
 class IssueRow:
@@ -72,40 +68,16 @@ def _json_safe(value: Any) -> Any:
     return str(value)
 
 
-def _job_file_issues(root: Path) -> list[IssueRow]:
-    scripts, outputs = [], []
-    for dirpath, _dirs, files in os.walk(root):
-        for name in files:
-            path = Path(dirpath) / name
-            if archive_safety.ignored(name) or path.stat().st_size == 0:
-                continue
-            lower = name.lower()
-            if lower.endswith(JOB_SCRIPT_SUFFIXES):
-                scripts.append(name)
-            elif lower.endswith(JOB_OUTPUT_SUFFIXES) or lower.startswith(("slurm-", "stdout")):
-                outputs.append(name)
-    issues = []
-    if not scripts:
-        issues.append(
-            IssueRow(
-                "archive-job-script",
-                INVALID,
-                "no non-empty job or launch script in the upload (e.g. run.sh, job.slurm)",
-                expected="a file ending in " + "/".join(JOB_SCRIPT_SUFFIXES),
-                actual=None,
-            )
-        )
-    if not outputs:
-        issues.append(
-            IssueRow(
-                "archive-job-output",
-                INVALID,
-                "no non-empty job stdout/stderr in the upload (e.g. slurm-123.out, job.log)",
-                expected="a file ending in " + "/".join(JOB_OUTPUT_SUFFIXES),
-                actual=None,
-            )
-        )
-    return issues
+def _row_from_library(issue: Any, root: Path) -> IssueRow:
+    """An ``ioscore.results`` Issue as stored, with the sandbox path taken out of messages."""
+    return IssueRow(
+        rule=issue.rule,
+        severity=getattr(issue.severity, "value", str(issue.severity)),
+        message=str(issue.message).replace(str(root) + os.sep, ""),
+        expected=_json_safe(issue.expected),
+        actual=_json_safe(issue.actual),
+        phase=issue.phase or "",
+    )
 
 
 def _metadata_issues(ctx: Context) -> list[IssueRow]:
@@ -163,7 +135,8 @@ def evaluate(archive: Path, sandbox: Path, ctx: Context) -> Outcome:
         outcome.fatal = "the stored archive is missing; please upload it again"
         outcome.issues.append(IssueRow("archive-missing", INVALID, outcome.fatal))
         return outcome
-    outcome.issues += _job_file_issues(root)
+    job_file_issues = results_api.library_function("job_file_issues")
+    outcome.issues += [_row_from_library(issue, root) for issue in job_file_issues(root)]
     outcome.issues += _metadata_issues(ctx)
 
     format_error = results_api.result_format_error()
@@ -227,16 +200,7 @@ def _check_run(outcome: Outcome, run_dir: Path, root: Path, ctx: Context) -> Non
     outcome.scores = results_api.recompute_scores(run)
     check = results_api.library_function("check")
     for issue in check(run, _library_context(ctx)):
-        outcome.issues.append(
-            IssueRow(
-                rule=issue.rule,
-                severity=getattr(issue.severity, "value", str(issue.severity)),
-                message=str(issue.message).replace(str(root) + os.sep, ""),
-                expected=_json_safe(issue.expected),
-                actual=_json_safe(issue.actual),
-                phase=issue.phase or "",
-            )
-        )
+        outcome.issues.append(_row_from_library(issue, root))
 
 
 def aware(value: datetime | None) -> datetime | None:

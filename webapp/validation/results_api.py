@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-_DEFINING_MODULES = ("loader", "scoring", "rules", "checks", "check")
+_DEFINING_MODULES = ("loader", "scoring", "rules", "jobfiles", "checks", "check")
 
 
 def library_function(name: str) -> Any:

@@ -1,8 +1,12 @@
 """`ioscore run CONFIG --ranks N [--ppn M] [--scheduler ...] [--dry-run]`.
 
 Renders runners/templates/<scheduler>.sh with string.Template (every value shell-quoted), shows
-it with --dry-run, otherwise runs it (local) or submits it (sbatch, qsub, flux batch) and says
-where the results will appear (the config's resultdir plus the run's timestamp).
+it with --dry-run, otherwise runs it (local) or submits it (sbatch, qsub, flux batch).
+
+The run's timestamp is chosen here and passed to the suite (--timestamp), so the run directory
+is known before the job starts: the job script is written there as job.sh and submitted from
+there, and the job tees everything it prints into job.out beside it. An upload needs both
+(leaderboard spec §9.3), so `ioscore upload RUN_DIR` works on what this command produced.
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ import shlex
 import shutil
 import subprocess
 import sys
-import tempfile
+import time
 from pathlib import Path
 from string import Template
 from typing import Any
@@ -88,6 +92,35 @@ def result_dir_of(config: Path) -> str:
     return resultdir
 
 
+def run_dir_of(config: Path, timestamp: str) -> str:
+    """The run's own directory: resultdir/<timestamp>, or resultdir itself when the config
+    says timestamp-resultdir = FALSE (the suite's rule)."""
+    parsed = parse_ini(config)
+    flag = (get_option(parsed, "global", "timestamp-resultdir") or "TRUE").strip().upper()
+    resultdir = result_dir_of(config)
+    return resultdir if flag in ("FALSE", "0", "NO") else os.path.join(resultdir, timestamp)
+
+
+def timestamp_of(suite_args: list[str]) -> str | None:
+    """A --timestamp the user already passes to the suite, if any."""
+    for i, arg in enumerate(suite_args):
+        if arg.startswith("--timestamp="):
+            return arg.split("=", 1)[1]
+        if arg == "--timestamp" and i + 1 < len(suite_args):
+            return suite_args[i + 1]
+    return None
+
+
+# Rendered into every template: keep the job script and all it prints with the results.
+KEEP_JOB_FILES = """\
+run_dir=$run_dir
+mkdir -p "$$run_dir"
+if [ ! -s "$$run_dir/job.sh" ] && [ -f "$$0" ]; then cp -- "$$0" "$$run_dir/job.sh"; fi
+exec > >(tee -a "$$run_dir/job.out") 2>&1
+tee_pid=$$!
+trap 'status=$$?; exec >&- 2>&-; wait "$$tee_pid" || true; exit "$$status"' EXIT"""
+
+
 def render_script(
     scheduler: str,
     config: Path,
@@ -100,7 +133,9 @@ def render_script(
     account: str | None = None,
     suite_args: list[str] | None = None,
     template_dir: Path = TEMPLATE_DIR,
+    timestamp: str | None = None,
 ) -> str:
+    """The job script; the suite gets --timestamp (now, unless suite_args carry one)."""
     if scheduler not in SCHEDULERS:
         raise RunError(f"unknown scheduler {scheduler!r}; choose one of {', '.join(SCHEDULERS)}")
     if ranks < 1:
@@ -118,6 +153,10 @@ def render_script(
     except OSError as exc:
         raise RunError(f"cannot read template {template_file}: {exc.strerror}") from None
     config = config.resolve()
+    suite_args = list(suite_args or [])
+    if timestamp_of(suite_args) is None:
+        suite_args += ["--timestamp", timestamp or time.strftime("%Y.%m.%d-%H.%M.%S")]
+    run_dir = run_dir_of(config, timestamp_of(suite_args) or "")
     mpirun_flags = "--oversubscribe"
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         mpirun_flags += " --allow-run-as-root"  # Open MPI refuses root without it
@@ -133,8 +172,9 @@ def render_script(
         "workdir": shlex.quote(str(config.parent)),
         "config": shlex.quote(str(config)),
         "suite": shlex.quote(suite),
-        "suite_args": " ".join(shlex.quote(a) for a in (suite_args or [])),
+        "suite_args": " ".join(shlex.quote(a) for a in suite_args),
         "resultdir": shlex.quote(result_dir_of(config)),
+        "keep_job_files": Template(KEEP_JOB_FILES).substitute(run_dir=shlex.quote(run_dir)),
         "mpirun": "mpirun",
         "mpirun_flags": mpirun_flags,
         "scheduler_extra": _extra_directives(scheduler, partition, account),
@@ -147,6 +187,7 @@ def render_script(
 
 def handle(args: argparse.Namespace) -> int:
     suite_args = list(args.suite_args)
+    timestamp = timestamp_of(suite_args) or time.strftime("%Y.%m.%d-%H.%M.%S")
     try:
         if not args.config.is_file():
             raise RunError(f"{args.config}: no such config file")
@@ -161,7 +202,9 @@ def handle(args: argparse.Namespace) -> int:
             args.partition,
             args.account,
             suite_args,
+            timestamp=timestamp,
         )
+        run_dir = Path(run_dir_of(args.config.resolve(), timestamp))
     except (RunError, ResultFormatError) as exc:
         print(f"ioscore run: {exc}", file=sys.stderr)
         return 2
@@ -170,26 +213,37 @@ def handle(args: argparse.Namespace) -> int:
     if args.dry_run:
         print(script, end="")
         return 0
-    resultdir = result_dir_of(args.config)
-    with tempfile.TemporaryDirectory(prefix="ioscore-job-") as temp:
-        script_path = Path(temp) / f"ioscore-{args.scheduler}.sh"
-        script_path.write_text(script, encoding="utf-8")
-        if args.scheduler == "local":
-            print(f"ioscore run: running locally; results will appear in {resultdir}/<timestamp>")
-            return subprocess.call(["bash", str(script_path)])
-        command = SUBMIT_COMMANDS[args.scheduler]
-        if shutil.which(command[0]) is None:
-            print(
-                f"ioscore run: {command[0]} not found: is {args.scheduler} available here? "
-                "Use --dry-run --script-out FILE to keep the script.",
-                file=sys.stderr,
-            )
-            return 2
-        done = subprocess.run([*command, str(script_path)], capture_output=True, text=True)
-        sys.stdout.write(done.stdout)
-        sys.stderr.write(done.stderr)
-        if done.returncode != 0:
-            print(f"ioscore run: {' '.join(command)} failed ({done.returncode})", file=sys.stderr)
-            return 2
-        print(f"ioscore run: submitted; results will appear in {resultdir}/<timestamp>")
-        return 0
+    command = ["bash"] if args.scheduler == "local" else SUBMIT_COMMANDS[args.scheduler]
+    if shutil.which(command[0]) is None:
+        print(
+            f"ioscore run: {command[0]} not found: is {args.scheduler} available here? "
+            "Use --dry-run --script-out FILE to keep the script.",
+            file=sys.stderr,
+        )
+        return 2
+    job_script = run_dir / "job.sh"
+    if job_script.exists():
+        print(
+            f"ioscore run: {job_script} already exists (an earlier run with the same "
+            "directory); not overwriting it",
+            file=sys.stderr,
+        )
+        return 2
+    try:
+        run_dir.mkdir(parents=True, exist_ok=True)
+        job_script.write_text(script, encoding="utf-8")
+    except OSError as exc:
+        print(f"ioscore run: cannot write {job_script}: {exc.strerror}", file=sys.stderr)
+        return 2
+    where = f"results, job.sh and job.out will appear in {run_dir}"
+    if args.scheduler == "local":
+        print(f"ioscore run: running locally; {where}", flush=True)
+        return subprocess.call([*command, str(job_script)])
+    done = subprocess.run([*command, str(job_script)], capture_output=True, text=True)
+    sys.stdout.write(done.stdout)
+    sys.stderr.write(done.stderr)
+    if done.returncode != 0:
+        print(f"ioscore run: {' '.join(command)} failed ({done.returncode})", file=sys.stderr)
+        return 2
+    print(f"ioscore run: submitted; {where}")
+    return 0

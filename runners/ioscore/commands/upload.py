@@ -311,7 +311,7 @@ def handle(args: argparse.Namespace) -> int:
         return 2
     try:
         context = context_from_args(args)
-        reports, valid = validate_path(args.path, context)
+        reports, valid = validate_path(args.path, context, as_upload=True)
     except KeyError as exc:
         print(f"ioscore upload: {exc.args[0]}", file=sys.stderr)
         return 2

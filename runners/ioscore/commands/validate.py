@@ -1,5 +1,7 @@
-"""`ioscore validate DIR|ARCHIVE [--release SC25] [--json]`.
+"""`ioscore validate DIR|ARCHIVE [--release SC25] [--upload] [--json]`.
 
+`--upload` checks the path as the service will check an upload of it: also the job script and
+the job output (spec §9.3), which `ioscore upload` always requires.
 Exit status: 0 valid, 1 invalid, 2 unreadable (or an unknown release).
 """
 
@@ -20,9 +22,11 @@ from ioscore.results import (
     check,
     get_release,
     is_valid,
+    job_file_issues,
     load_path,
     recompute_scores,
 )
+from ioscore.results.archive import unpacked
 
 EXIT_VALID, EXIT_INVALID, EXIT_UNREADABLE = 0, 1, 2
 
@@ -31,6 +35,11 @@ def add_parser(sub: Any) -> None:
     parser = sub.add_parser("validate", help="check a result directory or archive")
     parser.add_argument("path", type=Path, metavar="DIR|ARCHIVE")
     add_context_arguments(parser)
+    parser.add_argument(
+        "--upload",
+        action="store_true",
+        help="check it as an upload: also require the job script and job output",
+    )
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     parser.set_defaults(handler=handle)
 
@@ -89,12 +98,22 @@ def format_issue(issue: dict[str, Any]) -> str:
     return text + (f" ({', '.join(details)})" if details else "")
 
 
-def validate_path(path: Path, context: CheckContext) -> tuple[list[dict[str, Any]], bool]:
-    """Load and check every run; raises ResultFormatError when something is unreadable."""
+def validate_path(
+    path: Path, context: CheckContext, *, as_upload: bool = False
+) -> tuple[list[dict[str, Any]], bool]:
+    """Load and check every run; raises ResultFormatError when something is unreadable.
+
+    as_upload: the checks of the whole upload (job script and output anywhere in it) are
+    added to every run's issues, as the service will add them.
+    """
+    upload_issues: list[Issue] = []
+    if as_upload:
+        with unpacked(path) as root:
+            upload_issues = job_file_issues(root)
     reports = []
     all_valid = True
     for run in load_path(path):
-        issues = check(run, context)
+        issues = [*check(run, context), *upload_issues]
         all_valid = all_valid and is_valid(issues)
         reports.append(run_report(run, issues))
     return reports, all_valid
@@ -107,7 +126,7 @@ def handle(args: argparse.Namespace) -> int:
         print(f"ioscore validate: {exc.args[0]}", file=sys.stderr)
         return EXIT_UNREADABLE
     try:
-        reports, valid = validate_path(args.path, context)
+        reports, valid = validate_path(args.path, context, as_upload=args.upload)
     except ResultFormatError as exc:
         if args.json:
             print(json.dumps({"valid": False, "error": str(exc), "runs": []}, indent=2))

@@ -15,6 +15,8 @@ Public API (the service imports these names; keep them stable):
 * ``check(run, context) -> list[Issue]``: every rule of ``rules.RULES`` (pure functions);
   ``CheckContext`` carries the release, target list, declared nodes/ppn and the SCC flag;
   ``is_valid(issues)`` is True when no issue is INVALID.
+* ``job_file_issues(root) -> list[Issue]``: the job script and job output an upload must
+  carry (spec §9.3), searched below ``root``; ``find_job_files`` lists them.
 * ``get_release(acronym)`` / ``Release``: accepted tags and the run-date window of a release.
 * ``ResultFormatError``: unreadable, unknown, truncated or wrongly encoded input; its message
   names the file and line (attributes ``path``, ``line``, ``reason``).
@@ -32,6 +34,7 @@ from ioscore.results.hashing import (
     score_hash,
     verify_hashes,
 )
+from ioscore.results.jobfiles import find_job_files, job_file_issues
 from ioscore.results.loader import find_runs, load_run
 from ioscore.results.model import (
     BW_PHASES,
@@ -73,9 +76,11 @@ __all__ = [
     "check",
     "config_hash",
     "extended_score_hash",
+    "find_job_files",
     "find_runs",
     "get_release",
     "is_valid",
+    "job_file_issues",
     "kv_hash",
     "load_path",
     "load_run",

@@ -29,6 +29,12 @@ class ArchiveLimits:
     max_file_bytes: int = 1024**3
 
 
+def is_macos_metadata(name: str) -> bool:
+    """``._*`` files and anything under ``__MACOSX``: the spec says to ignore them."""
+    parts = PurePosixPath(name.replace("\\", "/")).parts
+    return any(part == "__MACOSX" or part.startswith("._") for part in parts)
+
+
 def is_archive(path: Path) -> bool:
     return path.is_file() and path.name.lower().endswith(ARCHIVE_SUFFIXES)
 
@@ -41,7 +47,7 @@ def _safe_member_path(name: str, archive: Path) -> PurePosixPath | None:
         raise ResultFormatError(archive, f"absolute path in archive: {name!r}")
     if ".." in path.parts:
         raise ResultFormatError(archive, f"'..' in archive path: {name!r}")
-    if any(part == "__MACOSX" or part.startswith("._") for part in path.parts):
+    if is_macos_metadata(clean):
         return None
     parts = [p for p in path.parts if p not in ("", ".")]
     return PurePosixPath(*parts) if parts else None
