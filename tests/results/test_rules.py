@@ -240,3 +240,26 @@ def test_dirty_ioscore_build_needs_review(sc25: Path) -> None:
     found = issues(sc25, "version-accepted", CheckContext(release=release))
     assert [i.severity for i in found] == [Severity.WARNING]
     assert "locally modified" in found[0].message
+
+
+DAOS_RUN = "776/results/2025.11.04-17.24.20"  # real io500-sc25 run with api = DFS --dfs.pool=...
+
+
+def test_api_matches_fs_family(sc25: Path) -> None:
+    daos = DEV / DAOS_RUN
+    assert issues(daos, "api-matches-fs-family", CheckContext(fs_family="DAOS")) == []
+    assert issues(daos, "api-matches-fs-family") == []  # nothing declared: nothing to compare
+    assert issues(daos, "api-matches-fs-family", CheckContext(fs_family="other")) == []
+    found = issues(daos, "api-matches-fs-family", CheckContext(fs_family="Lustre"))
+    assert [(i.severity, i.expected, i.actual) for i in found] == [
+        (Severity.WARNING, "DAOS", "Lustre")
+    ]
+    assert "api = DFS --dfs.pool=" in found[0].message
+    # POSIX works on every family (DAOS through dfuse too): no warning either way
+    for family in ("Lustre", "DAOS", "Spectrum Scale"):
+        assert issues(sc25, "api-matches-fs-family", CheckContext(fs_family=family)) == []
+    # a backend option of one family's tuning gives it away as well
+    edit(sc25 / "config.ini", "api = POSIX", "api = POSIX --posix.lustre.stripecount=8")
+    found = issues(sc25, "api-matches-fs-family", CheckContext(fs_family="Spectrum Scale"))
+    assert [(i.expected, i.actual) for i in found] == [("Lustre", "Spectrum Scale")]
+    assert issues(sc25, "api-matches-fs-family", CheckContext(fs_family="lustre")) == []

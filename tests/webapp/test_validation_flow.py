@@ -117,6 +117,26 @@ def test_procs_mismatch_is_a_review_warning(
     assert issues["procs-nodes-ppn"]["actual"] == 312
 
 
+def test_dfs_api_on_a_system_declared_lustre_is_a_warning(
+    cast: Any, open_release: Any, corpus_dir: Path, validation_queue: Any
+) -> None:
+    """Rule 9.17 with the declared family from the system description (real DAOS run 776)."""
+    client = _client(cast)
+    body = _upload(
+        client,
+        corpus_archive(corpus_dir, "776"),
+        system=example_system(fs_family="Lustre"),
+        questionnaire=QUESTIONNAIRE,
+    ).json()
+    wait_for_status(body["id"], DONE)
+    found = [
+        i for i in _status(client, body["id"])["issues"] if i["rule"] == "api-matches-fs-family"
+    ]
+    assert [(i["severity"], i["expected"], i["actual"]) for i in found] == [
+        ("warning", "DAOS", "Lustre")
+    ]
+
+
 def test_bare_upload_fails_on_missing_job_files_and_metadata(
     cast: Any, open_release: Any, corpus_dir: Path, validation_queue: Any
 ) -> None:

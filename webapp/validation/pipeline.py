@@ -112,12 +112,14 @@ def _library_context(ctx: Context) -> Any:
     run = (ctx.system or {}).get("run") or {}
     nodes = run.get("client_nodes") if isinstance(run.get("client_nodes"), int) else None
     ppn = run.get("procs_per_node") if isinstance(run.get("procs_per_node"), int) else None
+    family = run.get("fs_family") if isinstance(run.get("fs_family"), str) else None
     return CheckContext(
         release=to_library(ctx.release),
         target_list=ctx.target_list,
         client_nodes=nodes,
         ppn=ppn,
         scc=ctx.scc,
+        fs_family=family,
     )
 
 

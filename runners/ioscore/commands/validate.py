@@ -53,6 +53,10 @@ def add_context_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--nodes", type=int, help="declared client nodes")
     parser.add_argument("--ppn", type=int, help="declared processes per node")
     parser.add_argument("--scc", action="store_true", default=None, help="SCC rules (30 s)")
+    parser.add_argument(
+        "--fs-family",
+        help="declared file-system family (Lustre, DAOS, ...): the config's API must fit it",
+    )
 
 
 def context_from_args(args: argparse.Namespace) -> CheckContext:
@@ -64,6 +68,7 @@ def context_from_args(args: argparse.Namespace) -> CheckContext:
         client_nodes=args.nodes,
         ppn=args.ppn,
         scc=args.scc,
+        fs_family=args.fs_family,
     )
 
 

@@ -43,6 +43,7 @@ class CheckContext:
     client_nodes: int | None = None  # declared by the submitter
     ppn: int | None = None
     scc: bool | None = None  # None: take it from the run's config
+    fs_family: str | None = None  # the system description's file-system family (spec §4)
 
     @property
     def ten_node(self) -> bool:
@@ -633,6 +634,62 @@ def rule_extended_mode(run: RunResult, ctx: CheckContext) -> list[Issue]:
     return []
 
 
+# Backends (the first word of an `api` value) that only talk to one file-system family, and
+# backend options that only exist for one. POSIX, MPIIO, MMAP, HDF5, ... work on any family
+# (DAOS through dfuse included), so they imply nothing.
+API_FAMILIES = {"DFS": "DAOS", "DAOS": "DAOS", "IME": "IME", "CEPHFS": "Ceph", "RADOS": "Ceph"}
+OPTION_FAMILIES = (
+    ("--posix.lustre.", "Lustre"),
+    ("--posix.gpfs.", "Spectrum Scale"),
+    ("--posix.beegfs.", "BeeGFS"),
+    ("--dfs.", "DAOS"),
+)
+
+
+def _families_named_by_api(run: RunResult) -> dict[str, list[str]]:
+    """family -> the `[section] api` settings that imply it."""
+    named: dict[str, list[str]] = {}
+    for section, options in run.config.items():
+        for key, value in options.items():
+            words = value.split() if key.lower() == "api" else []
+            if not words:
+                continue
+            families = {API_FAMILIES.get(words[0].upper())}
+            families |= {
+                family
+                for word in words[1:]
+                for prefix, family in OPTION_FAMILIES
+                if word.lower().startswith(prefix)
+            }
+            for family in families - {None}:
+                named.setdefault(str(family), []).append(f"[{section}] api = {value}")
+    return named
+
+
+def rule_api_matches_fs_family(run: RunResult, ctx: CheckContext) -> list[Issue]:
+    """Spec §9.17 (W): a backend or option that belongs to one file-system family while the
+    description declares another (e.g. DFS on a "Lustre" system) is probably a wrong form."""
+    declared = (ctx.fs_family or "").strip()
+    if not declared or declared.lower() == "other":
+        return []
+    issues = []
+    for family, settings in sorted(_families_named_by_api(run).items()):
+        if family.lower() == declared.lower():
+            continue
+        shown = settings[0] + (f" (and {len(settings) - 1} more)" if len(settings) > 1 else "")
+        issues.append(
+            _issue(
+                "api-matches-fs-family",
+                Severity.WARNING,
+                f"the config's API is for {family}, but the system description declares "
+                f"{declared}: {shown}",
+                family,
+                declared,
+            )
+        )
+    return issues
+
+
 Rule = Callable[[RunResult, CheckContext], list[Issue]]
 
 RULES: tuple[Rule, ...] = (
@@ -654,6 +711,7 @@ RULES: tuple[Rule, ...] = (
     rule_no_debug_settings,
     rule_scc_consistent,
     rule_extended_mode,
+    rule_api_matches_fs_family,
 )
 
 
