@@ -44,25 +44,20 @@ def find_job_files(root: Path) -> JobFiles:
 def job_file_issues(root: Path) -> list[Issue]:
     """Blocking issues for a missing job script or job output (empty list when both exist)."""
     found = find_job_files(root)
-    issues = []
-    if not found.scripts:
-        issues.append(
-            Issue(
-                rule="archive-job-script",
-                severity=Severity.INVALID,
-                message="no non-empty job or launch script in the upload (e.g. run.sh, "
-                "job.slurm); `ioscore run` writes job.sh into the run directory",
-                expected="a file ending in " + "/".join(JOB_SCRIPT_SUFFIXES),
-            )
+    wanted = (
+        (found.scripts, "archive-job-script", "job or launch script", "run.sh, job.slurm",
+         "job.sh", JOB_SCRIPT_SUFFIXES),
+        (found.outputs, "archive-job-output", "job stdout/stderr", "slurm-123.out, job.log",
+         "job.out", JOB_OUTPUT_SUFFIXES),
+    )  # fmt: skip
+    return [
+        Issue(
+            rule=rule,
+            severity=Severity.INVALID,
+            message=f"no non-empty {what} in the upload (e.g. {examples}); `ioscore run` "
+            f"writes {ours} into the run directory",
+            expected="a file ending in " + "/".join(suffixes),
         )
-    if not found.outputs:
-        issues.append(
-            Issue(
-                rule="archive-job-output",
-                severity=Severity.INVALID,
-                message="no non-empty job stdout/stderr in the upload (e.g. slurm-123.out, "
-                "job.log); `ioscore run` writes job.out into the run directory",
-                expected="a file ending in " + "/".join(JOB_OUTPUT_SUFFIXES),
-            )
-        )
-    return issues
+        for present, rule, what, examples, ours, suffixes in wanted
+        if not present
+    ]

@@ -210,13 +210,18 @@ static long read_current(struct engine *e)
     return n;
 }
 
-/* Start reading a whole directory (fd already open); ownership of path moves to the engine. */
-static void start_reading(struct engine *e, int fd, char *path, size_t path_len)
+static void attach_reader(struct engine *e, int fd, char *path, size_t path_len)
 {
     e->cur_fd = fd;
     e->cur_path = path;
     e->cur_path_len = path_len;
     e->cur_ended = 0;
+}
+
+/* Start reading a whole directory (fd already open); ownership of path moves to the engine. */
+static void start_reading(struct engine *e, int fd, char *path, size_t path_len)
+{
+    attach_reader(e, fd, path, path_len);
     find_cursor_init(&e->cursor, find_cookie_direction(fd, e->range_policy),
                      e->range_policy == IOSCORE_FIND_RANGE_ANY, FIND_NO_STOP);
 }
@@ -230,8 +235,8 @@ static int start_reading_range(struct engine *e, int fd, struct find_item *item)
         close(fd);
         return -1;
     }
-    start_reading(e, fd, item->path, item->path_len);
-    find_cursor_init(&e->cursor, item->direction, 0, item->stop_cookie);
+    attach_reader(e, fd, item->path, item->path_len);
+    find_cursor_init(&e->cursor, item->direction, 0, item->stop_cookie); /* the victim's order */
     item->path = NULL;
     if (item->names_len > 1) { /* [d_type][name][NUL], see split_current */
         e->expect_first = item->names;
