@@ -150,6 +150,7 @@ class Worker:
     ) -> None:
         self.queue = queue
         self.log = log
+        self.mail_dir = log.with_suffix(".mail")  # its e-mails, one file per message
         env = dict(os.environ)
         env.update(
             {
@@ -158,6 +159,9 @@ class Worker:
                 "DEBUG": "1",
                 "IOSCORE_BROKER_VISIBILITY_TIMEOUT": "3",
                 "IOSCORE_VALIDATION_QUEUE": queue,
+                "IOSCORE_NOTIFICATION_QUEUE": queue,
+                "IOSCORE_EMAIL_BACKEND": "django.core.mail.backends.filebased.EmailBackend",
+                "IOSCORE_EMAIL_FILE_PATH": str(self.mail_dir),
                 "PYTHONPATH": os.pathsep.join(
                     [str(WEBAPP_DIR), str(REPO_ROOT), env.get("PYTHONPATH", "")]
                 ),
@@ -258,6 +262,17 @@ def celery_worker(worker_factory: Callable[..., Worker]) -> Worker:
 
 @pytest.fixture
 def validation_queue(celery_worker: Worker, settings: Any, media_root: Path) -> Worker:
-    """Route validation tasks of this test to the session worker."""
+    """Route validation (and e-mail) tasks of this test to the session worker."""
     settings.IOSCORE_VALIDATION_QUEUE = celery_worker.queue
+    settings.IOSCORE_NOTIFICATION_QUEUE = celery_worker.queue
+    settings.IOSCORE_NOTIFICATIONS = True
     return celery_worker
+
+
+@pytest.fixture(autouse=True)
+def _no_stray_notifications(request: pytest.FixtureRequest) -> None:
+    """Transitions committed by tests without a worker must not leave e-mail tasks on the
+    broker's default queue; tests that route tasks to a worker turn them back on."""
+    uses_database = "django_db_setup" in request.fixturenames
+    if uses_database and "validation_queue" not in request.fixturenames:
+        request.getfixturevalue("settings").IOSCORE_NOTIFICATIONS = False

@@ -18,6 +18,13 @@ IOSCORE_BROKER_VISIBILITY_TIMEOUT  seconds before an unacknowledged task (worker
 IOSCORE_VALIDATION_QUEUE    Celery queue the validation tasks go to (default "celery")
 IOSCORE_VALIDATION_PAUSE_S  fault-injection for tests: the validation task sleeps this long
                     between computing and storing results (default 0)
+IOSCORE_SITE_URL    the public base URL used in e-mails (default http://localhost:8000)
+IOSCORE_NOTIFICATIONS       "0" turns transition e-mails off (default on)
+IOSCORE_NOTIFICATION_QUEUE  Celery queue of the e-mail tasks (default: the validation queue)
+EMAIL_HOST / EMAIL_PORT / EMAIL_HOST_USER / EMAIL_HOST_PASSWORD / EMAIL_USE_TLS
+                    SMTP server; without EMAIL_HOST mails are written to $IOSCORE_VAR/mail
+IOSCORE_EMAIL_BACKEND       a Django e-mail backend path, overriding the above
+IOSCORE_MAIL_FROM   sender address (default "ioscore <noreply@localhost>")
 """
 
 from __future__ import annotations
@@ -155,6 +162,25 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
 # Queue of the validation task; workers consume it with `-Q` (default: Celery's default queue).
 IOSCORE_VALIDATION_QUEUE = os.environ.get("IOSCORE_VALIDATION_QUEUE", "celery")
 IOSCORE_VALIDATION_PAUSE_S = float(os.environ.get("IOSCORE_VALIDATION_PAUSE_S", "0"))
+
+# E-mail notifications (submissions.notifications): SMTP when a host is configured,
+# otherwise one file per message in $IOSCORE_VAR/mail, so nothing is lost in a demo.
+IOSCORE_SITE_URL = os.environ.get("IOSCORE_SITE_URL", "http://localhost:8000")
+IOSCORE_NOTIFICATIONS = _env_flag("IOSCORE_NOTIFICATIONS", True)
+IOSCORE_NOTIFICATION_QUEUE = os.environ.get("IOSCORE_NOTIFICATION_QUEUE", IOSCORE_VALIDATION_QUEUE)
+EMAIL_HOST = os.environ.get("EMAIL_HOST", "")
+EMAIL_PORT = int(os.environ.get("EMAIL_PORT", "25"))
+EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = _env_flag("EMAIL_USE_TLS")
+EMAIL_TIMEOUT = 30
+EMAIL_BACKEND = os.environ.get("IOSCORE_EMAIL_BACKEND") or (
+    "django.core.mail.backends.smtp.EmailBackend"
+    if EMAIL_HOST
+    else "django.core.mail.backends.filebased.EmailBackend"
+)
+EMAIL_FILE_PATH = os.environ.get("IOSCORE_EMAIL_FILE_PATH", str(VAR_DIR / "mail"))
+DEFAULT_FROM_EMAIL = os.environ.get("IOSCORE_MAIL_FROM", "ioscore <noreply@localhost>")
 # Celery beat (the compose `beat` service): sweep submissions whose validation message was lost.
 CELERY_BEAT_SCHEDULE = {
     "requeue-stuck-validations": {

@@ -289,6 +289,24 @@ class SubmissionTransition(models.Model):
         ordering = ["created", "id"]
 
 
+class NotificationDelivery(models.Model):
+    """An e-mail about a transition reached one recipient (key, never the address: the
+    submitter contact stays encrypted at rest). Makes the notification task idempotent."""
+
+    transition = models.ForeignKey(
+        SubmissionTransition, on_delete=models.CASCADE, related_name="deliveries"
+    )
+    recipient = models.CharField(max_length=40)  # "owner", "contact", "committee:<user id>"
+    sent_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["transition", "recipient"], name="one_notification_per_recipient"
+            )
+        ]
+
+
 class PhaseResult(models.Model):
     """One phase of a submission's run (all phases, scored or not)."""
 

@@ -1,7 +1,8 @@
 """The submission state machine (spec §7): allowed transitions, who may make them, the log.
 
 Every change of ``Submission.status`` goes through ``transition()`` so that it is checked and
-logged (who, when, from, to, comment) in the same database transaction.
+logged (who, when, from, to, comment) in the same database transaction, and mailed to those
+concerned once that transaction commits (notifications.py).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
+from . import notifications
 from .models import Status, Submission, SubmissionTransition
 
 OWNER = "owner"
@@ -70,10 +72,12 @@ def transition(
     locked.save(update_fields=fields)
     submission.status = to
     submission.submitted_at = locked.submitted_at
-    return SubmissionTransition.objects.create(
+    change = SubmissionTransition.objects.create(
         submission=locked,
         actor=actor if getattr(actor, "is_authenticated", False) else None,
         from_status=frm,
         to_status=to,
         comment=comment,
     )
+    notifications.queue_for(change)
+    return change

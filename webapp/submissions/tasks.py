@@ -1,0 +1,53 @@
+"""Celery tasks of the submissions app: e-mail notifications (see notifications.py)."""
+
+from __future__ import annotations
+
+import logging
+import smtplib
+
+from celery import shared_task
+from django.core.mail import send_mail
+from django.db import IntegrityError
+
+from . import notifications
+from .models import NotificationDelivery, SubmissionTransition
+
+log = logging.getLogger(__name__)
+
+
+@shared_task(
+    bind=True,
+    acks_late=True,
+    autoretry_for=(smtplib.SMTPException, OSError),
+    retry_backoff=30,
+    retry_backoff_max=3600,
+    max_retries=8,
+)
+def notify_transition(self: object, transition_id: int) -> int:
+    """Mail everybody who should hear of one transition; returns how many were mailed now.
+
+    A recipient already recorded for this transition is skipped, so retries (SMTP down, worker
+    killed after some mails) never mail anybody twice.
+    """
+    change = (
+        SubmissionTransition.objects.select_related("submission__site", "submission__release")
+        .filter(pk=transition_id)
+        .first()
+    )
+    if change is None:  # the submission was deleted meanwhile
+        return 0
+    done = set(
+        NotificationDelivery.objects.filter(transition=change).values_list("recipient", flat=True)
+    )
+    subject, body = notifications.compose(change)
+    sent = 0
+    for recipient in notifications.recipients(change):
+        if recipient.key in done:
+            continue
+        send_mail(subject, body, None, [recipient.address], fail_silently=False)
+        try:
+            NotificationDelivery.objects.create(transition=change, recipient=recipient.key)
+        except IntegrityError:  # a concurrent duplicate of this task got there first
+            log.info("notification %s/%s already recorded", transition_id, recipient.key)
+        sent += 1
+    return sent
