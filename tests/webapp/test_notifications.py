@@ -17,8 +17,8 @@ from django.core import mail
 
 from submissions.models import NotificationDelivery, Status, Submission, SubmissionTransition
 
-from .helpers import QUESTIONNAIRE, corpus_archive, example_system, wait_for_status
-from .test_validation_flow import _client, _upload
+from .helpers import wait_for_status
+from .test_validation_flow import _client, _upload_corpus_run
 
 CONTACT = "a.submitter@example.org"  # the example system description's submitter e-mail
 
@@ -50,12 +50,7 @@ def test_every_transition_is_mailed_to_the_submitter_and_review_to_the_committee
     cast: Any, open_release: Any, corpus_dir: Path, validation_queue: Any
 ) -> None:
     client = _client(cast)
-    body = _upload(
-        client,
-        corpus_archive(corpus_dir, "760"),
-        system=example_system(client_nodes=13, procs_per_node=24),
-        questionnaire=QUESTIONNAIRE,
-    ).json()
+    body = _upload_corpus_run(client, corpus_dir, "760", client_nodes=13, procs_per_node=24)
     pk = body["id"]
     assert wait_for_status(pk, {Status.UNDER_REVIEW}) == Status.UNDER_REVIEW
     # submitted, validating, under review: three transitions, each to owner and contact

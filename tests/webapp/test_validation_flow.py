@@ -44,6 +44,20 @@ def _upload(
     return client.post("/api/v1/submissions/", data, format="multipart")
 
 
+def _upload_corpus_run(
+    client: APIClient, corpus: Path, submission_id: str, **run_fields: Any
+) -> dict[str, Any]:
+    """A corpus run with job files, a system description (run fields overridden) and the
+    questionnaire: a complete upload."""
+    body: dict[str, Any] = _upload(
+        client,
+        corpus_archive(corpus, submission_id),
+        system=example_system(**run_fields),
+        questionnaire=QUESTIONNAIRE,
+    ).json()
+    return body
+
+
 def _published_total(corpus: Path, submission_id: str) -> float:
     with (corpus / "io500-submissions" / "index.csv").open(newline="") as handle:
         row = next(r for r in csv.DictReader(handle) if r["submission_id"] == submission_id)
@@ -104,12 +118,7 @@ def test_procs_mismatch_is_a_review_warning(
     cast: Any, open_release: Any, corpus_dir: Path, validation_queue: Any
 ) -> None:
     client = _client(cast)
-    body = _upload(
-        client,
-        corpus_archive(corpus_dir, "760"),
-        system=example_system(client_nodes=10, procs_per_node=24),
-        questionnaire=QUESTIONNAIRE,
-    ).json()
+    body = _upload_corpus_run(client, corpus_dir, "760", client_nodes=10, procs_per_node=24)
     assert wait_for_status(body["id"], DONE) == Status.UNDER_REVIEW
     issues = {i["rule"]: i for i in _status(client, body["id"])["issues"]}
     assert issues["procs-nodes-ppn"]["severity"] == "warning"
@@ -122,12 +131,7 @@ def test_dfs_api_on_a_system_declared_lustre_is_a_warning(
 ) -> None:
     """Rule 9.17 with the declared family from the system description (real DAOS run 776)."""
     client = _client(cast)
-    body = _upload(
-        client,
-        corpus_archive(corpus_dir, "776"),
-        system=example_system(fs_family="Lustre"),
-        questionnaire=QUESTIONNAIRE,
-    ).json()
+    body = _upload_corpus_run(client, corpus_dir, "776", fs_family="Lustre")
     wait_for_status(body["id"], DONE)
     found = [
         i for i in _status(client, body["id"])["issues"] if i["rule"] == "api-matches-fs-family"
@@ -160,12 +164,7 @@ def test_legacy_bash_run_is_only_valid_as_historic_import(
     cast: Any, open_release: Any, corpus_dir: Path, validation_queue: Any
 ) -> None:
     client = _client(cast)
-    body = _upload(
-        client,
-        corpus_archive(corpus_dir, "4"),
-        system=example_system(client_nodes=10, procs_per_node=1),
-        questionnaire=QUESTIONNAIRE,
-    ).json()
+    body = _upload_corpus_run(client, corpus_dir, "4", client_nodes=10, procs_per_node=1)
     assert wait_for_status(body["id"], DONE) == Status.VALIDATION_FAILED
     invalid = [i for i in _status(client, body["id"])["issues"] if i["severity"] == "invalid"]
     assert [i["rule"] for i in invalid] == ["version-accepted"]
