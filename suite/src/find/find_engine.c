@@ -58,6 +58,7 @@ struct engine {
     int cur_ended;             /* the range ended inside the last batch */
     char *expect_first;        /* RANGE: the entry its first batch must start with */
     enum ioscore_find_range_policy range_policy;
+    int fs_direction; /* find_cookie_direction() of the root's file system, -2 = not asked yet */
     char *batch;
     /* stealing */
     int outstanding; /* a steal request waits for its reply */
@@ -222,8 +223,14 @@ static void attach_reader(struct engine *e, int fd, char *path, size_t path_len)
 static void start_reading(struct engine *e, int fd, char *path, size_t path_len)
 {
     attach_reader(e, fd, path, path_len);
-    find_cursor_init(&e->cursor, find_cookie_direction(fd, e->range_policy),
-                     e->range_policy == IOSCORE_FIND_RANGE_ANY, FIND_NO_STOP);
+    /* Without -C every directory read is on the root's file system: ask statfs once. */
+    int direction = e->fs_direction;
+    if (e->sc.cross_mounts || direction == -2)
+        direction = find_cookie_direction(fd, e->range_policy);
+    if (!e->sc.cross_mounts)
+        e->fs_direction = direction;
+    find_cursor_init(&e->cursor, direction, e->range_policy == IOSCORE_FIND_RANGE_ANY,
+                     FIND_NO_STOP);
 }
 
 /* Start reading a RANGE item on fd: seek to its start; the item's path and expected first name
@@ -681,6 +688,7 @@ int ioscore_find_run(MPI_Comm comm, const struct ioscore_find_opts *opts,
     e.sc.cross_mounts = opts->cross_mounts;
     e.sc.verbose = opts->verbose;
     e.range_policy = opts->range_split;
+    e.fs_direction = -2;
     e.sc.print_matches = opts->print_matches != NULL;
     e.sc.emit = emit_lines;
     e.sc.emit_ctx = &e;
