@@ -66,32 +66,8 @@ def build(workdir: Path) -> tuple[Path, Path]:
         ],
         check=True,
     )
-    made = subprocess.run(
-        ["make", "-s", "-C", str(SUITE_DIR), "build/ioscore-find"], capture_output=True, text=True
-    )
-    if made.returncode == 0:
-        return loop, SUITE_DIR / "build" / "ioscore-find"
-    print("note: make build/ioscore-find failed; building the find engine directly", flush=True)
-    exe = workdir / "ioscore-find"
-    sources = sorted(str(p) for p in (SUITE_DIR / "src" / "find").glob("*.c"))
-    subprocess.run(
-        [
-            "mpicc",
-            "-O2",
-            "-std=c11",
-            "-Wall",
-            "-Wextra",
-            "-Werror",
-            "-D_GNU_SOURCE",
-            f"-I{SUITE_DIR / 'include'}",
-            "-o",
-            str(exe),
-            str(SUITE_DIR / "src" / "tools" / "ioscore-find.c"),
-            *sources,
-        ],
-        check=True,
-    )
-    return loop, exe
+    subprocess.run(["make", "-s", "-C", str(SUITE_DIR), "build/ioscore-find"], check=True)
+    return loop, SUITE_DIR / "build" / "ioscore-find"
 
 
 def _files(dir_path: Path, names: list[str], size: int) -> None:

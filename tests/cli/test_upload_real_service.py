@@ -11,24 +11,11 @@ from typing import Any
 import pytest
 
 from ioscore.cli import main
+from tests.webapp.helpers import QUESTIONNAIRE, example_system
 
-from .conftest import DEV, REPO_ROOT
+from .conftest import DEV
 
 pytestmark = [pytest.mark.django_db(transaction=True)]
-
-EXAMPLE_SYSTEM = REPO_ROOT / "runners" / "ioscore" / "schemas" / "ioscore-system-1.example.json"
-WORDS = "we describe this part of the system in enough plain words for the committee here"
-QUESTIONNAIRE_KEYS = (
-    "purpose",
-    "availability",
-    "storage_software",
-    "runtime_environment",
-    "fault_tolerance",
-    "execution",
-    "caching",
-    "data_source",
-    "trust",
-)
 
 
 @pytest.fixture
@@ -44,14 +31,11 @@ def submission_dir(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def metadata(tmp_path: Path) -> tuple[Path, Path]:
-    system = json.loads(EXAMPLE_SYSTEM.read_text(encoding="utf-8"))
-    system["run"].update({"client_nodes": 13, "procs_per_node": 24})
     system_file = tmp_path / "system.json"
+    system = example_system(client_nodes=13, procs_per_node=24)
     system_file.write_text(json.dumps(system), encoding="utf-8")
-    questionnaire: dict[str, str] = dict.fromkeys(QUESTIONNAIRE_KEYS, WORDS)
-    questionnaire["expected_level"] = "fully_reproducible"
     questionnaire_file = tmp_path / "questionnaire.json"
-    questionnaire_file.write_text(json.dumps(questionnaire), encoding="utf-8")
+    questionnaire_file.write_text(json.dumps(QUESTIONNAIRE), encoding="utf-8")
     return system_file, questionnaire_file
 
 

@@ -28,7 +28,6 @@ import stat
 import subprocess
 import tempfile
 import time
-import warnings
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -198,48 +197,16 @@ def _remove_tree(path: Path) -> None:
 
 
 @pytest.fixture(scope="session")
-def find_exe() -> Iterator[Path]:
-    """build/ioscore-find from the suite's Makefile; if another module of the library does not
-    compile at this moment, the engine and tool alone, with the Makefile's flags."""
+def find_exe() -> Path:
+    """build/ioscore-find from the suite's Makefile."""
     proc = subprocess.run(
         ["make", "-s", "-C", str(SUITE_DIR), "build/ioscore-find"],
         capture_output=True,
         text=True,
         timeout=600,
     )
-    if proc.returncode == 0:
-        yield SUITE_DIR / "build" / "ioscore-find"
-        return
-    warnings.warn(
-        f"make build/ioscore-find failed, testing a direct build of the find engine:\n"
-        f"{proc.stderr[-2000:]}",
-        stacklevel=1,
-    )
-    build = Path(tempfile.mkdtemp(dir="/dev/shm", prefix="ioscore-find-build-"))
-    exe = build / "ioscore-find"
-    sources = sorted(str(p) for p in (SUITE_DIR / "src" / "find").glob("*.c"))
-    direct = subprocess.run(
-        [
-            "mpicc",
-            "-O2",
-            "-std=c11",
-            "-Wall",
-            "-Wextra",
-            "-Werror",
-            "-D_GNU_SOURCE",
-            f"-I{SUITE_DIR / 'include'}",
-            "-o",
-            str(exe),
-            str(SUITE_DIR / "src" / "tools" / "ioscore-find.c"),
-            *sources,
-        ],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert direct.returncode == 0, f"building the find engine failed:\n{direct.stderr}"
-    yield exe
-    shutil.rmtree(build)
+    assert proc.returncode == 0, f"make build/ioscore-find failed:\n{proc.stderr[-2000:]}"
+    return SUITE_DIR / "build" / "ioscore-find"
 
 
 FLAT_CREATED = 210_000

@@ -19,25 +19,15 @@ from suite_helpers import (
     small_ini,
 )
 
+from ioscore.results.model import SCORED_PHASES
+
 PROGRESS_LINE = re.compile(
     r"^ioscore-suite: progress: (?P<phase>[\w-]+): (?P<elapsed>\d+\.\d)(/(?P<limit>\d+))? s  "
     r"(?P<rate>\d+\.\d+) (?P<unit>MiB/s|kIOPS)  (?P<items>\d+) items(  ETA (?P<eta>\d+) s)?$"
 )
-# phases whose items are individual timed operations (find and timestamp time none)
-TIMED_PHASES = {
-    "ior-easy-write",
-    "mdtest-easy-write",
-    "ior-hard-write",
-    "mdtest-hard-write",
-    "ior-easy-read",
-    "mdtest-easy-stat",
-    "ior-hard-read",
-    "mdtest-hard-stat",
-    "mdtest-easy-delete",
-    "mdtest-hard-read",
-    "mdtest-hard-delete",
-    "ior-rnd4K-easy-read",
-}
+# phases whose items are individual timed operations: the scored ones but find (find and
+# timestamp time none), and the unscored random 4K reads
+TIMED_PHASES = (set(SCORED_PHASES) - {"find"}) | {"ior-rnd4K-easy-read"}
 
 
 def load_result(ws: Workspace) -> dict[str, Any]:

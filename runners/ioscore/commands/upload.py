@@ -33,7 +33,7 @@ from ioscore.commands.validate import (
     validate_path,
 )
 from ioscore.results import ResultFormatError
-from ioscore.results.archive import is_archive
+from ioscore.results.archive import is_archive, is_macos_metadata
 
 FINAL_STATES = {
     "validation_failed",
@@ -58,8 +58,7 @@ def pack_directory(source: Path, target: Path) -> None:
     """tar.gz of `source` (sorted, no owners, fixed mtime: same input -> same bytes)."""
 
     def clean(info: tarfile.TarInfo) -> tarfile.TarInfo | None:
-        name = Path(info.name).name
-        if name.startswith("._") or name == "__MACOSX" or not (info.isfile() or info.isdir()):
+        if is_macos_metadata(Path(info.name).name) or not (info.isfile() or info.isdir()):
             return None
         info.uid = info.gid = 0
         info.uname = info.gname = ""

@@ -59,20 +59,25 @@ def score_hash(
     valid: bool = True,
 ) -> str:
     """The [SCORE] hash: version, each scored mandatory phase's "%f", MD, BW, SCORE."""
-    h = kv_hash("version", version)
-    for name, score in phase_scores:
-        h ^= kv_hash(name, f"{score:f}")
-    h ^= kv_hash("MD", f"{md:f}") ^ kv_hash("BW", f"{bw:f}") ^ kv_hash("SCORE", f"{total:f}")
-    if not valid:
-        h ^= kv_hash("valid", "NO")
-    return format_hash(h)
+    return _scores_hash(kv_hash("version", version), phase_scores, md, bw, total, valid)
 
 
 def extended_score_hash(
     phase_scores: Iterable[tuple[str, float]], md: float, bw: float, total: float, valid: bool
 ) -> str:
     """The [SCOREX] hash: optional scored phases and the extended MD/BW/SCORE, no version."""
-    h = 0
+    return _scores_hash(0, phase_scores, md, bw, total, valid)
+
+
+def _scores_hash(
+    h: int,
+    phase_scores: Iterable[tuple[str, float]],
+    md: float,
+    bw: float,
+    total: float,
+    valid: bool,
+) -> str:
+    """XOR onto h each phase's "%f", then MD, BW, SCORE, and the invalid marker."""
     for name, score in phase_scores:
         h ^= kv_hash(name, f"{score:f}")
     h ^= kv_hash("MD", f"{md:f}") ^ kv_hash("BW", f"{bw:f}") ^ kv_hash("SCORE", f"{total:f}")

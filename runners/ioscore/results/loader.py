@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from datetime import datetime
 from pathlib import Path
 
+from ioscore.results.archive import is_macos_metadata
 from ioscore.results.errors import ResultFormatError
 from ioscore.results.model import PhaseResult, RunResult, Scores
 from ioscore.results.parse_ini import parse_ini
@@ -25,10 +26,6 @@ _TIMESTAMP = re.compile(r"(\d{4}\.\d\d\.\d\d-\d\d\.\d\d\.\d\d)")
 _STAMP_FORMAT = "%Y-%m-%d %H:%M:%S"
 
 
-def _skipped(name: str) -> bool:
-    return name.startswith("._") or name == "__MACOSX"
-
-
 def find_runs(path: Path) -> list[Path]:
     """Run directories below `path` (itself included), sorted, never following symlinks."""
     path = Path(path)
@@ -36,7 +33,7 @@ def find_runs(path: Path) -> list[Path]:
         raise ResultFormatError(path, "not a directory")
     runs: list[Path] = []
     for root, dirs, files in os.walk(path, followlinks=False):
-        dirs[:] = sorted(d for d in dirs if not _skipped(d))
+        dirs[:] = sorted(d for d in dirs if not is_macos_metadata(d))
         if any(marker in files for marker in RUN_MARKERS):
             runs.append(Path(root))
     return sorted(runs)
@@ -74,7 +71,7 @@ def load_run(run_dir: Path) -> RunResult:
 
 def _config_files(run_dir: Path) -> list[str]:
     return sorted(
-        str(p) for p in run_dir.glob("config*.ini") if p.is_file() and not _skipped(p.name)
+        str(p) for p in run_dir.glob("config*.ini") if p.is_file() and not is_macos_metadata(p.name)
     )
 
 
