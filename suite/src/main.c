@@ -11,11 +11,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "ioscore/config.h"
 #include "ioscore/run.h"
 #include "ioscore/score.h"
 #include "ioscore/version.h"
+
+/* Real IO500 configs are a few KiB; anything far larger is not one (and is not read whole). */
+#define IOS_CONFIG_MAX_BYTES (1 << 20)
 
 struct cli {
     const char *ini;
@@ -34,7 +38,8 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: mpirun -np N ioscore-suite CONFIG.ini [options]\n"
-            "  --dry-run            print every phase's workload and sizes; touch nothing\n"
+            "  --dry-run            run every pre-I/O check, print every phase's workload and\n"
+            "                       sizes; touch nothing\n"
             "  --cleanup            remove what an earlier run created (known names only)\n"
             "  --timestamp TS       use TS (%%Y.%%m.%%d-%%H.%%M.%%S) instead of the current time\n"
             "  --keep-data          do not remove the data after scoring (see --cleanup)\n"
@@ -153,7 +158,14 @@ static int load_config(struct ios_run *run, const char *path)
     long long len = -1;
     char *text = NULL;
     int err = 0;
-    if (run->rank == 0) {
+    struct stat st;
+    if (run->rank == 0 && stat(path, &st) == 0 && st.st_size > IOS_CONFIG_MAX_BYTES) {
+        fprintf(stderr,
+                "ioscore-suite: ERROR: %s: %lld bytes is too large for an INI file (at most "
+                "%d)\n",
+                path, (long long)st.st_size, IOS_CONFIG_MAX_BYTES);
+        err = EFBIG;
+    } else if (run->rank == 0) {
         size_t n = 0;
         text = ios_read_file(path, &n);
         if (!text)
@@ -164,7 +176,7 @@ static int load_config(struct ios_run *run, const char *path)
     MPI_Bcast(&len, 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD);
     MPI_Bcast(&err, 1, MPI_INT, 0, MPI_COMM_WORLD);
     if (len < 0) {
-        if (run->rank == 0)
+        if (run->rank == 0 && err != EFBIG)
             fprintf(stderr, "ioscore-suite: ERROR: cannot read config file %s: %s\n", path,
                     strerror(err));
         return 2;
@@ -178,7 +190,9 @@ static int load_config(struct ios_run *run, const char *path)
     text[len] = '\0';
     ios_config_init(&run->cfg, path);
     char msg[2048];
-    int rc = ios_config_parse(&run->cfg, text, msg, sizeof msg);
+    int rc = ios_config_check_text(path, text, (size_t)len, msg, sizeof msg);
+    if (rc == 0)
+        rc = ios_config_parse(&run->cfg, text, msg, sizeof msg);
     free(text);
     if (rc != 0) {
         if (run->rank == 0)
@@ -329,11 +343,24 @@ int main(int argc, char **argv)
                     run.size - 1);
         return finish(2);
     }
+    /* no silent ./datafiles: the data goes only where the file says */
+    if (ios_cfg_line(&run.cfg, "global", "datadir") == 0) {
+        if (run.rank == 0)
+            fprintf(stderr,
+                    "ioscore-suite: ERROR: %s: [global] datadir is not set; ioscore-suite never "
+                    "writes into a default data directory (add datadir = <directory> to "
+                    "[global])\n",
+                    cli.ini);
+        return finish(2);
+    }
     run.stonewall = (int)ios_cfg_int(&run.cfg, "debug", "stonewall-time", 300);
     run.minwrite = ios_cfg_bool(&run.cfg, "global", "scc", 0) ? 30 : 300;
     run.packet = ios_packet_from_string(ios_cfg_str(&run.cfg, "global", "dataPacketType"));
 
     if (cli.dry_run) {
+        /* the same pre-I/O checks as the real run: dry-run OK <=> the real run starts */
+        if ((rc = ios_run_validate(&run)) != 0)
+            return finish(rc);
         if (run.rank == 0)
             ios_run_describe(&run, stdout);
         return finish(0);

@@ -101,7 +101,12 @@ static void test_malformed(void)
                  "t.ini:2:", "[mdworkbench] waitingTime: bad value 'fast' (expected a number)");
     expect_error("\n\n[ior-easy]\ntransferSize = 2x\n",
                  "t.ini:4:", "[ior-easy] transferSize: bad size '2x'");
-    expect_error("[ior-easy]\nblockSize = 10mb\n", "t.ini:2:", "[ior-easy] blockSize: bad size");
+    expect_error("[ior-easy]\nblockSize = 10mx\n", "t.ini:2:", "[ior-easy] blockSize: bad size");
+    expect_error("[ior-easy]\ntransferSize = 512ki\n", "t.ini:2:", "transferSize: bad size");
+    expect_error("[ior-rnd4K]\nblockSize = 1g\n", "t.ini:2:",
+                 "[ior-rnd4K] blockSize: bad value '1g' (expected a non-negative integer)");
+    expect_error("[ior-easy]\nposix.odirect = maybe\n", "t.ini:2:",
+                 "[ior-easy] posix.odirect: bad value 'maybe' (expected TRUE or FALSE)");
     expect_error("[ior-easy]\nblockSize = m\n", "t.ini:2:", "[ior-easy] blockSize: bad size");
     expect_error("[ior-easy]\ntransferSize = 3m\nblockSize = 10m\n",
                  "t.ini:3:", "must be a multiple of transferSize");
@@ -140,10 +145,132 @@ static void test_write_ini_roundtrip(void)
     ios_config_free(&again);
 }
 
+/* Sizes as IOR reads them: only the first letter of the unit counts. */
+static void test_ior_size_suffixes(void)
+{
+    static const struct {
+        const char *text;
+        unsigned long long bytes;
+    } sizes[] = {{"512kb", 512ull << 10}, {"512KiB", 512ull << 10}, {"512K", 512ull << 10},
+                 {"4MiB", 4ull << 20},    {"4mb", 4ull << 20},      {"3g", 3ull << 30},
+                 {"2t", 2ull << 40},      {"47008", 47008}};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        struct ios_config cfg;
+        char err[1024], text[256];
+        snprintf(text, sizeof text, "[ior-easy]\ntransferSize = %s\nblockSize = %s\n",
+                 sizes[i].text, sizes[i].text);
+        CHECK(parse(text, &cfg, err, sizeof err) == 0);
+        CHECK(ios_cfg_size(&cfg, "ior-easy", "transferSize") == sizes[i].bytes);
+        ios_config_free(&cfg);
+    }
+}
+
+/* Keys and sections of older releases: parsed, typed, recorded as those releases did. */
+static void test_historical_keys_and_sections(void)
+{
+    struct ios_config cfg;
+    char err[1024];
+    /* isc20/sc20 keys; noRun = TRUE disables the phase like run = FALSE */
+    CHECK(parse("[ior-easy]\nposix.odirect = True\nhintsFileName = /h\nnoRun = false\n"
+                "[mdtest-hard-write]\nnoRun = TRUE\n[find]\nexternal-args = -x\n",
+                &cfg, err, sizeof err) == 0);
+    CHECK(strcmp(ios_cfg_str(&cfg, "ior-easy", "posix.odirect"), "TRUE") == 0);
+    CHECK(strcmp(ios_cfg_str(&cfg, "ior-easy", "hintsFileName"), "/h") == 0);
+    CHECK(ios_cfg_run(&cfg, "ior-easy-write", "ior-easy") == 1);
+    CHECK(ios_cfg_run(&cfg, "mdtest-hard-write", "mdtest-hard") == 0);
+    CHECK(ios_cfg_run(&cfg, "mdtest-hard-stat", "mdtest-hard") == 1);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
+    ios_config_write_ini(&cfg, mem);
+    fclose(mem);
+    /* a historical key is recorded only when set, after the section's current keys */
+    CHECK_STR_CONTAINS(text, "verbosity = \nposix.odirect = TRUE\nhintsFileName = /h\n"
+                             "noRun = FALSE\n\n[ior-easy-write]\nAPI = \nrun = TRUE\n\n");
+    CHECK_STR_CONTAINS(text, "external-args = -x\n");
+    CHECK(strstr(text, "[ior-rnd]") == NULL && strstr(text, "[ior-rnd4K]") == NULL);
+    CHECK(ios_config_hash_ini_text(text) == ios_config_hash(&cfg));
+    free(text);
+    char unrun[256];
+    CHECK(ios_config_unrun_sections(&cfg, unrun, sizeof unrun) == 0);
+    ios_config_free(&cfg);
+
+    /*
+     * The sc21..isc26 random-I/O family: named by one header, recorded whole with its defaults
+     * (which cancel in the XOR, so the hash of defaults stays the spec's test vector).
+     */
+    CHECK(parse("[global]\n[ior-rnd4K]\n[mdworkbench]\nrun = FALSE\n", &cfg, err, sizeof err) == 0);
+    text = NULL;
+    mem = open_memstream(&text, &len);
+    ios_config_write_ini(&cfg, mem);
+    fclose(mem);
+    CHECK_STR_CONTAINS(text,
+                       "[ior-easy-write]\nAPI = \nrun = TRUE\n\n[ior-rnd4K]\nAPI = \n"
+                       "blockSize = 1073741824\nrun = TRUE\nverbosity = \nrandomPrefill = 0\n\n"
+                       "[ior-rnd4K-write]\n");
+    CHECK_STR_CONTAINS(text, "[find]\n");
+    CHECK_STR_CONTAINS(text, "[ior-rnd4K-read]\nAPI = \nrun = TRUE\n\n[ior-rnd1MB-read]\n");
+    CHECK(strstr(text, "[ior-rnd]") == NULL); /* isc21's family is not named */
+    CHECK(ios_config_hash_ini_text(text) == ios_config_hash(&cfg));
+    free(text);
+    CHECK(ios_config_unrun_sections(&cfg, unrun, sizeof unrun) == 2);
+    CHECK(strcmp(unrun, "[ior-rnd4K], [mdworkbench]") == 0);
+    ios_config_free(&cfg);
+
+    CHECK(parse("[global]\n[ior-rnd4K]\n", &cfg, err, sizeof err) == 0);
+    CHECK(ios_config_hash(&cfg) == 0x9736CCCBu);
+    ios_config_free(&cfg);
+    /* isc21's ior-rnd family does not cancel: its run/blockSize/randomPrefill count */
+    CHECK(parse("[global]\n[ior-rnd-read]\n", &cfg, err, sizeof err) == 0);
+    CHECK(ios_config_hash(&cfg) != 0x9736CCCBu);
+    ios_config_free(&cfg);
+}
+
+static void test_unknown_names_get_hints(void)
+{
+    expect_error("[ior-easy]\ntransfersize2 = 1m\n", "t.ini:2:",
+                 "unknown key 'transfersize2' in section [ior-easy]; did you mean 'transferSize'?");
+    expect_error("[ior-eazy]\n",
+                 "t.ini:1:", "unknown section [ior-eazy]; did you mean [ior-easy]?");
+    expect_error("[mdtest-easy]\nprecreatePerSet = 3\n", "t.ini:2:",
+                 "'precreatePerSet' is a key of [mdworkbench] (an extended-mode section, isc21 "
+                 "and later)");
+    expect_error("[ior-hard]\nrandomPrefill = 0\n",
+                 "t.ini:2:", "'randomPrefill' is a key of [ior-rnd] (a section of releases isc21)");
+    expect_error("[global]\nfrobnicate = 1\n",
+                 "t.ini:2:", "unknown key 'frobnicate' in section [global]");
+}
+
+static void expect_text_refused(const char *text, size_t len, const char *what)
+{
+    char err[1024] = "";
+    CHECK(ios_config_check_text("t.ini", text, len, err, sizeof err) == -1);
+    CHECK_STR_CONTAINS(err, what);
+}
+
+static void test_text_checks(void)
+{
+    static const char fork[] = "\x00\x05\x16\x07\x00\x02\x00\x00Mac OS X        ";
+    expect_text_refused(fork, sizeof fork - 1, "macOS AppleDouble resource fork");
+    expect_text_refused("[global]\ndata\0dir = x\n", 20, "a NUL byte at offset 13");
+    expect_text_refused("[global]\ndatadir = /d\xff\n", 22, "t.ini:2: not a text file");
+    expect_text_refused("[global]\ndatadir = /\xc3\n", 21, "invalid UTF-8 (byte 0xC3)");
+    expect_text_refused("", 0, "the configuration is empty");
+    expect_text_refused("\n  \n# only a comment\n", 21, "the configuration is empty");
+    char err[1024] = "";
+    const char *ok =
+        "# caf\xe9 latin-1 in a comment\n[global]\ndatadir = /d/\xc3\xa9t\xc3\xa9 ; \xff\n";
+    CHECK(ios_config_check_text("t.ini", ok, strlen(ok), err, sizeof err) == 0);
+}
+
 int main(void)
 {
     test_valid_syntax();
     test_malformed();
     test_write_ini_roundtrip();
+    test_ior_size_suffixes();
+    test_historical_keys_and_sections();
+    test_unknown_names_get_hints();
+    test_text_checks();
     return check_finish();
 }

@@ -12,8 +12,10 @@ from pathlib import Path
 
 import pytest
 from suite_helpers import (
+    MPI_ENV,
     REPO_ROOT,
     STANDARD_PHASES,
+    SUITE_BIN,
     Workspace,
     run_helper,
     run_suite,
@@ -88,9 +90,18 @@ def test_unknown_flag(suite_bin: Path) -> None:
 def test_list_shows_every_section_with_defaults(suite_bin: Path) -> None:
     proc = run_suite(1, "--list", check=True)
     sections = re.findall(r"^\[([\w-]+)\]", proc.stdout, re.M)
-    assert sections[:4] == ["global", "debug", "ior-easy", "ior-easy-write"]
-    assert sections[-1] == "ior-rnd4K-easy-read"
-    assert len(sections) == 26
+    current = re.findall(r"^\[([\w-]+)\](?!  \(historical)", proc.stdout, re.M)
+    assert current[:4] == ["global", "debug", "ior-easy", "ior-easy-write"]
+    assert current[-1] == "ior-rnd4K-easy-read"
+    assert len(current) == 26
+    historical = sorted(set(sections) - set(current))
+    assert historical == sorted(
+        ["ior-rnd", "ior-rnd-write", "ior-rnd-read"]
+        + [f"ior-rnd{size}{phase}" for size in ("4K", "1MB") for phase in ("", "-write", "-read")]
+    )
+    assert re.search(
+        r"noRun\s+bool\s+default=\(unset\).*historical: releases isc20, sc20", proc.stdout
+    )
     assert re.search(r"transferSize\s+string\s+default=2m", proc.stdout)
     assert re.search(r"stonewall-time\s+int\s+default=300", proc.stdout)
 
@@ -128,8 +139,12 @@ def test_dry_run_prints_workloads_and_touches_nothing(
 @pytest.mark.parametrize(
     ("section", "key", "message"),
     [
-        ("ior-hard", "collective", "collective (MPI-IO) I/O is not implemented"),
-        ("global", "io-buffers-on-gpu", "GPU buffers are not implemented"),
+        (
+            "ior-hard",
+            "collective",
+            "backend 'POSIX' (phase ior-hard-write) does not offer collective",
+        ),
+        ("global", "io-buffers-on-gpu", "backend 'POSIX' (phase ior-easy-write) cannot use GPU"),
     ],
 )
 def test_unsupported_options_fail_before_io(
@@ -141,3 +156,101 @@ def test_unsupported_options_fail_before_io(
     assert proc.returncode == 2
     assert f"{ini}: [{section}] {key} = TRUE" in proc.stderr and message in proc.stderr
     assert not workspace.data.exists() and not workspace.results.exists()
+
+
+def run_in(cwd: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    """The binary as an MPI singleton in `cwd` (a relative default would land there)."""
+    return subprocess.run(
+        ["bash", "-c", 'ulimit -f 262144 && exec "$0" "$@"', str(SUITE_BIN), *args],
+        capture_output=True,
+        text=True,
+        env={**MPI_ENV, **(env or {})},
+        cwd=cwd,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+    )
+
+
+APPLE_DOUBLE = b"\x00\x05\x16\x07\x00\x02\x00\x00Mac OS X        " + bytes(range(256)) * 8
+NOT_CONFIGS = [
+    ("._config.ini", APPLE_DOUBLE, "not an INI file but a macOS AppleDouble resource fork"),
+    ("empty.ini", b"", "the configuration is empty"),
+    ("comments.ini", b"# nothing\n; here\n\n", "the configuration is empty"),
+    ("binary.ini", bytes(range(256)) * 16, "not an INI file: a NUL byte at offset 0"),
+    ("latin1.ini", b"[global]\ndatadir = /tmp/caf\xe9\n", ":2: not a text file: invalid UTF-8"),
+    ("nodatadir.ini", b"[global]\nresultdir = r\n[debug]\n", "[global] datadir is not set"),
+]
+
+
+@pytest.mark.parametrize("mode", ["--dry-run", "real"])
+@pytest.mark.parametrize(("name", "content", "message"), NOT_CONFIGS)
+def test_non_configs_are_refused_and_nothing_is_created(
+    suite_bin: Path, workspace: Workspace, name: str, content: bytes, message: str, mode: str
+) -> None:
+    ini = workspace.root / name
+    ini.write_bytes(content)
+    args = [str(ini), "--timestamp", "T"] + ([mode] if mode != "real" else [])
+    proc = run_in(workspace.root, *args)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert message in proc.stderr and str(ini) in proc.stderr
+    assert sorted(p.name for p in workspace.root.iterdir()) == [name]  # no ./datafiles
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        (
+            "[global]\ndatadir = {d}/plain-file/data\n",
+            "cannot create data directory {d}/plain-file/data/T: {d}/plain-file: Not a directory",
+        ),
+        ("[global]\ndatadir = {d}/data\n[ior-hard]\ncollective = TRUE\n", "collective = TRUE"),
+        ("[global]\ndatadir = {d}/data\napi = POSIX --posix.turbo\n", "'--posix.turbo'"),
+    ],
+)
+def test_dry_run_refuses_exactly_what_the_real_run_refuses(
+    suite_bin: Path, workspace: Workspace, body: str, message: str
+) -> None:
+    (workspace.root / "plain-file").write_text("x")
+    global_dirs = f"[global]\nresultdir = {workspace.results}\n"
+    ini = workspace.write_ini(body.format(d=workspace.root).replace("[global]\n", global_dirs))
+    dry = run_in(workspace.root, str(ini), "--dry-run", "--timestamp", "T")
+    real = run_in(workspace.root, str(ini), "--timestamp", "T")
+    expected = message.format(d=workspace.root)
+    for proc in (dry, real):
+        assert proc.returncode == 2, proc.stderr
+        assert expected in proc.stderr
+    assert dry.stderr == real.stderr
+    assert not workspace.data.exists() and not workspace.results.exists()
+
+
+def test_historical_config_runs_unchanged_and_says_what_it_does_not_run(
+    suite_bin: Path, workspace: Workspace
+) -> None:
+    """An sc20-style and sc21..isc26-style mix: old keys, old sections, IOR size spellings."""
+    ini = workspace.write_ini(
+        small_ini(workspace, stonewall=300).replace("transferSize = 64k", "transferSize = 64kb")
+        + "[ior-easy-write]\nposix.odirect = FALSE\nhintsFileName =\n"
+        "[mdtest-hard-write]\nnoRun = FALSE\n"
+        "[ior-rnd4K]\nblockSize = 1073741824\nrandomPrefill = 0\n[ior-rnd1MB-read]\nrun = TRUE\n"
+        "[find-easy]\nrun = FALSE\n"
+    )
+    proc = run_suite(2, str(ini), "--dry-run", "--timestamp", "T1", check=True)
+    assert "transferSize 65536 B" in proc.stdout
+    note = (
+        f"ioscore-suite: NOTE: {ini}: read and recorded but not run in standard mode: "
+        "[ior-rnd4K], [find-easy], [ior-rnd1MB-read]"
+    )
+    assert proc.stderr.count(note) == 1, proc.stderr
+    assert not workspace.data.exists() and not workspace.results.exists()
+
+
+def test_unknown_key_gets_a_hint(suite_bin: Path, workspace: Workspace) -> None:
+    ini = workspace.write_ini(
+        f"[global]\ndatadir = {workspace.data}\n[mdtest-easy]\nfilesPerProc = 3\n"
+    )
+    proc = run_helper(str(ini), "--dry-run")
+    assert proc.returncode == 2
+    assert (
+        f"{ini}:4: unknown key 'filesPerProc' in section [mdtest-easy]; 'filesPerProc' is a key "
+        "of [mdworkbench] (an extended-mode section, isc21 and later)"
+    ) in proc.stderr

@@ -27,6 +27,12 @@ struct ios_option {
     enum ios_opt_type type;
     const char *def; /* NULL = unset */
     const char *help;
+    /*
+     * NULL: a key of the current (HEAD) table. Otherwise the releases whose tables had it: the
+     * key is parsed and type-checked, written to config.ini and hashed only when set (as those
+     * releases did), and otherwise unused.
+     */
+    const char *releases;
 };
 
 struct ios_section {
@@ -34,15 +40,24 @@ struct ios_section {
     const struct ios_option *options;
     int n_options;
     int optional; /* only used in extended mode; still part of the table and the hash */
+    /*
+     * NULL: a section of the current table. Otherwise the releases that had it (a phase that
+     * standard mode never ran). Sections with the same `releases` form one family: when the INI
+     * names any of them, the whole family goes into config.ini and the hash with its defaults,
+     * exactly as those releases recorded it; otherwise none of it does.
+     */
+    const char *releases;
 };
 
 #define IOS_MAX_OPTIONS 12
+#define IOS_MAX_SECTIONS 64
 
 struct ios_config {
     char filename[1024];
-    char *text;                        /* the INI bytes exactly as read */
-    char *values[64][IOS_MAX_OPTIONS]; /* NULL = unset */
-    int lines[64][IOS_MAX_OPTIONS];    /* 0 = default, otherwise the INI line */
+    char *text;                                      /* the INI bytes exactly as read */
+    char *values[IOS_MAX_SECTIONS][IOS_MAX_OPTIONS]; /* NULL = unset */
+    int lines[IOS_MAX_SECTIONS][IOS_MAX_OPTIONS];    /* 0 = default, otherwise the INI line */
+    int seen[IOS_MAX_SECTIONS];                      /* line of the section's first header */
 };
 
 /* The option table in --list order (the phase order). */
@@ -51,6 +66,14 @@ const struct ios_section *ios_config_sections(int *count);
 /* Initializes every option to its default. */
 void ios_config_init(struct ios_config *cfg, const char *filename);
 void ios_config_free(struct ios_config *cfg);
+
+/*
+ * Refuses bytes that are not an INI text before parsing: empty (no section, key or comment),
+ * NUL bytes (a binary file, for example a macOS `._` AppleDouble resource fork) or invalid
+ * UTF-8 outside comments. Returns 0, or -1 with "FILE[:LINE]: message" in err.
+ */
+int ios_config_check_text(const char *filename, const char *text, size_t len, char *err,
+                          size_t err_len);
 
 /*
  * Parses `text` (takes a copy). On error returns -1 and writes "FILE:LINE: message" naming the
@@ -62,6 +85,17 @@ int ios_config_parse(struct ios_config *cfg, const char *text, char *err, size_t
 int ios_config_set(struct ios_config *cfg, const char *section, const char *key, const char *value,
                    int line, char *err, size_t err_len);
 
+/* Is `key` in the table's `section`? */
+int ios_cfg_has_option(const char *section, const char *key);
+/* The INI line that set the option, 0 when it has its default. */
+int ios_cfg_line(const struct ios_config *cfg, const char *section, const char *key);
+
+/*
+ * The sections the INI names that standard mode does not run (extended-mode and historical
+ * ones), as "[a], [b]" into buf. Returns their number.
+ */
+int ios_config_unrun_sections(const struct ios_config *cfg, char *buf, size_t len);
+
 /* The effective string (NULL when unset). Aborts on a name that is not in the table. */
 const char *ios_cfg_str(const struct ios_config *cfg, const char *section, const char *key);
 /* 1 / 0, or `unset` when the option has no value. */
@@ -72,7 +106,7 @@ uint64_t ios_cfg_size(const struct ios_config *cfg, const char *section, const c
 
 /* The API string for a phase: the phase's API, then the group's API, then global api. */
 const char *ios_cfg_api(const struct ios_config *cfg, const char *phase, const char *group);
-/* FALSE in the phase or in its group section disables the phase. */
+/* run = FALSE (or the isc20/sc20 noRun = TRUE) in the phase or its group disables the phase. */
 int ios_cfg_run(const struct ios_config *cfg, const char *phase, const char *group);
 
 /* config.ini: every option of every section, `key = value`, blank line after each section. */

@@ -23,6 +23,8 @@
 #define IOS_MAX_KEYS 8
 #define IOS_HOST_MAX 64
 #define IOS_MARKER_NAME ".ioscore-data"
+/* The top-level data directories a site may pre-create (striping); cleanup removes them. */
+extern const char *const ios_known_top_dirs[4];
 
 enum ios_phase_type { IOS_PHASE_DUMMY, IOS_PHASE_WRITE, IOS_PHASE_READ, IOS_PHASE_REMOVE };
 
@@ -198,6 +200,16 @@ int64_t ios_status_read_bcast(struct ios_run *run, const char *name);
 
 /* Buffers aligned for the backend (O_DIRECT needs 4 KiB). */
 void *ios_alloc_buffer(const struct ios_backend *be, size_t size);
+
+/*
+ * Every check the run makes before it creates anything (src/core/validate.c), on every rank:
+ * the backend of every phase that runs accepts its API string, collective and GPU buffers are
+ * offered by those backends, the data and result directories are usable. --dry-run and the real
+ * run both call it, so a dry run passes exactly when the real run starts. Also says once (rank
+ * 0, stderr) which sections of the INI standard mode reads but does not run. Returns 0, or 2
+ * after rank 0 printed the error.
+ */
+int ios_run_validate(struct ios_run *run);
 
 /* The whole run (called by main after setup). Returns the process exit status. */
 int ios_run_phases(struct ios_run *run);

@@ -18,7 +18,8 @@ double ios_wtime(void);
 void ios_format_time(double t, const char *fmt, char *buf, size_t len);
 
 /*
- * Parses an IOR size: digits with an optional k/m/g/t/p suffix (any case, x 2^10 ... 2^50).
+ * Parses an IOR size: digits with an optional k/m/g/t/p suffix (any case, x 2^10 ... 2^50),
+ * which may be followed by "b" or "ib" (512k = 512kb = 512KiB = 512 KiB, as IOR reads them).
  * Returns 0, or -1 for an empty string, a bad suffix, trailing junk or overflow.
  */
 int ios_parse_size(const char *text, uint64_t *out);

@@ -15,117 +15,189 @@
 #define H_API "backend and options for this phase, e.g. POSIX --posix.odirect"
 #define H_RUN "run this phase"
 
-static const struct ios_option opt_global[] = {
-    {"datadir", IOS_OPT_STRING, "./datafiles", "root directory for the test data"},
-    {"timestamp-datadir", IOS_OPT_BOOL, "TRUE", "append /<timestamp> to datadir"},
-    {"resultdir", IOS_OPT_STRING, "./results", "root directory for the results"},
-    {"timestamp-resultdir", IOS_OPT_BOOL, "TRUE", "append /<timestamp> to resultdir"},
-    {"api", IOS_OPT_STRING, "POSIX", "backend plus options: POSIX [--posix.odirect] or DUMMY"},
-    {"drop-caches", IOS_OPT_BOOL, "FALSE", "run drop-caches-cmd before each I/O phase"},
-    {"drop-caches-cmd", IOS_OPT_STRING, "sudo -n bash -c \"echo 3 > /proc/sys/vm/drop_caches\"",
-     "cache purging command, run on every rank"},
-    {"io-buffers-on-gpu", IOS_OPT_BOOL, "FALSE", "allocate I/O buffers on the GPU (unsupported)"},
-    {"verbosity", IOS_OPT_UINT, "1", "0 quiet; >0 t_start/t_end/t_delta lines; >1 more keys"},
-    {"scc", IOS_OPT_BOOL, "FALSE", "Student Cluster Competition rules (minimum write 30 s)"},
-    {"dataPacketType", IOS_OPT_STRING, "timestamp", "timestamp|offset|incompressible|random"},
-};
-static const struct ios_option opt_debug[] = {
-    {"stonewall-time", IOS_OPT_INT, "300", "write deadline in s; anything but 300 is INVALID"},
-    {"pause-dir", IOS_OPT_STRING, NULL, "wait while <dir>/<phase> exists; INVALIDATES the run"},
-};
-static const struct ios_option opt_ior_easy[] = {
-    {"API", IOS_OPT_STRING, NULL, H_API},
-    {"transferSize", IOS_OPT_STRING, "2m", "transfer size"},
-    {"blockSize", IOS_OPT_STRING, "9920000m", "block size per rank; a multiple of transferSize"},
-    {"filePerProc", IOS_OPT_BOOL, "TRUE", "one file per rank"},
-    {"uniqueDir", IOS_OPT_BOOL, "FALSE", "one directory per rank"},
-    {"run", IOS_OPT_BOOL, "TRUE", H_RUN},
-    {"verbosity", IOS_OPT_INT, NULL, "extra log detail"},
-};
-static const struct ios_option opt_api_run[] = {
-    {"API", IOS_OPT_STRING, NULL, H_API},
-    {"run", IOS_OPT_BOOL, "TRUE", H_RUN},
-};
-static const struct ios_option opt_run_only[] = {
-    {"run", IOS_OPT_BOOL, "TRUE", H_RUN},
-};
-static const struct ios_option opt_mdtest_easy[] = {
-    {"API", IOS_OPT_STRING, NULL, H_API},
-    {"n", IOS_OPT_UINT64, "1000000", "files per rank (upper bound)"},
-    {"run", IOS_OPT_BOOL, "TRUE", H_RUN},
-};
-static const struct ios_option opt_mdworkbench[] = {
-    {"API", IOS_OPT_STRING, NULL, H_API},
-    {"waitingTime", IOS_OPT_FLOAT, "0.0", "waiting time of an operation relative to runtime"},
-    {"precreatePerSet", IOS_OPT_UINT64, NULL, "files to precreate per set"},
-    {"filesPerProc", IOS_OPT_UINT64, NULL, "files per iteration and set"},
-    {"run", IOS_OPT_BOOL, "TRUE", H_RUN},
-    {"verbosity", IOS_OPT_INT, NULL, "extra log detail"},
-};
-static const struct ios_option opt_find[] = {
-    {"external-script", IOS_OPT_STRING, NULL, "external program used instead of the engine"},
-    {"external-mpi-args", IOS_OPT_STRING, "", "prefix of the external command"},
-    {"external-extra-args", IOS_OPT_STRING, "", "arguments before the standard ones"},
-    {"nproc", IOS_OPT_UINT, NULL, "number of ranks taking part (the first nproc)"},
-    {"run", IOS_OPT_BOOL, "TRUE", H_RUN},
-    {"pfind-queue-length", IOS_OPT_INT, "10000", "work queue length (>= 10)"},
-    {"pfind-steal-next", IOS_OPT_BOOL, "FALSE", "steal from the next rank"},
-    {"pfind-parallelize-single-dir-access-using-hashing", IOS_OPT_BOOL, "FALSE",
-     "split single directories by hashing"},
-};
-static const struct ios_option opt_ior_hard[] = {
-    {"API", IOS_OPT_STRING, NULL, H_API},
-    {"segmentCount", IOS_OPT_INT, "10000000", "47008-byte records per rank (upper bound)"},
-    {"collective", IOS_OPT_BOOL, NULL, "collective I/O (unsupported by POSIX)"},
-    {"run", IOS_OPT_BOOL, "TRUE", H_RUN},
-    {"verbosity", IOS_OPT_INT, NULL, "extra log detail"},
-};
-static const struct ios_option opt_ior_hard_phase[] = {
-    {"API", IOS_OPT_STRING, NULL, H_API},
-    {"collective", IOS_OPT_BOOL, NULL, "collective I/O (unsupported by POSIX)"},
-    {"run", IOS_OPT_BOOL, "TRUE", H_RUN},
-};
-static const struct ios_option opt_mdtest_hard[] = {
-    {"API", IOS_OPT_STRING, NULL, H_API},
-    {"n", IOS_OPT_UINT64, "1000000", "files per rank (upper bound)"},
-    {"files-per-dir", IOS_OPT_UINT64, NULL, "file limit per directory; INVALIDATES the run"},
-    {"run", IOS_OPT_BOOL, "TRUE", H_RUN},
-};
-
-#define SEC(name, opts, optional)                                                                  \
+/* A key of the current table, and a key only older releases had (see config.h). */
+#define OPT(name, type, def, help)                                                                 \
     {                                                                                              \
-        name, opts, (int)(sizeof opts / sizeof opts[0]), optional                                  \
+        name, type, def, help, NULL                                                                \
+    }
+#define OLD(name, type, def, help, releases)                                                       \
+    {                                                                                              \
+        name, type, def, help, releases                                                            \
     }
 
+#define R_ISC20 "isc20, sc20"
+#define R_ISC21 "isc21"
+#define R_RND "sc21 to isc26"
+
+/* The isc20/sc20 per-phase keys, kept so that configs of those releases run unchanged. */
+#define OLD_ODIRECT OLD("posix.odirect", IOS_OPT_BOOL, NULL, "TRUE: POSIX --posix.odirect", R_ISC20)
+#define OLD_HINTS OLD("hintsFileName", IOS_OPT_STRING, NULL, "MPI-IO hints file (IOR -U)", R_ISC20)
+#define OLD_NORUN OLD("noRun", IOS_OPT_BOOL, NULL, "TRUE: do not run (run = FALSE)", R_ISC20)
+
+static const struct ios_option opt_global[] = {
+    OPT("datadir", IOS_OPT_STRING, "./datafiles", "root directory for the test data (required)"),
+    OPT("timestamp-datadir", IOS_OPT_BOOL, "TRUE", "append /<timestamp> to datadir"),
+    OPT("resultdir", IOS_OPT_STRING, "./results", "root directory for the results"),
+    OPT("timestamp-resultdir", IOS_OPT_BOOL, "TRUE", "append /<timestamp> to resultdir"),
+    OPT("api", IOS_OPT_STRING, "POSIX", "backend plus options, e.g. POSIX --posix.odirect"),
+    OPT("drop-caches", IOS_OPT_BOOL, "FALSE", "run drop-caches-cmd before each I/O phase"),
+    OPT("drop-caches-cmd", IOS_OPT_STRING, "sudo -n bash -c \"echo 3 > /proc/sys/vm/drop_caches\"",
+        "cache purging command, run on every rank"),
+    OPT("io-buffers-on-gpu", IOS_OPT_BOOL, "FALSE", "I/O buffers on the GPU (if the backend can)"),
+    OPT("verbosity", IOS_OPT_UINT, "1", "0 quiet; >0 t_start/t_end/t_delta lines; >1 more keys"),
+    OPT("scc", IOS_OPT_BOOL, "FALSE", "Student Cluster Competition rules (minimum write 30 s)"),
+    OPT("dataPacketType", IOS_OPT_STRING, "timestamp", "timestamp|offset|incompressible|random"),
+};
+static const struct ios_option opt_debug[] = {
+    OPT("stonewall-time", IOS_OPT_INT, "300", "write deadline in s; anything but 300 is INVALID"),
+    OPT("pause-dir", IOS_OPT_STRING, NULL, "wait while <dir>/<phase> exists; INVALIDATES the run"),
+};
+static const struct ios_option opt_ior_easy[] = {
+    OPT("API", IOS_OPT_STRING, NULL, H_API),
+    OPT("transferSize", IOS_OPT_STRING, "2m", "transfer size"),
+    OPT("blockSize", IOS_OPT_STRING, "9920000m", "block size per rank; a multiple of transferSize"),
+    OPT("filePerProc", IOS_OPT_BOOL, "TRUE", "one file per rank"),
+    OPT("uniqueDir", IOS_OPT_BOOL, "FALSE", "one directory per rank"),
+    OPT("run", IOS_OPT_BOOL, "TRUE", H_RUN),
+    OPT("verbosity", IOS_OPT_INT, NULL, "extra log detail"),
+    OLD_ODIRECT,
+    OLD_HINTS,
+    OLD_NORUN,
+};
+/* ior-easy-write, ior-easy-read */
+static const struct ios_option opt_ior_phase[] = {
+    OPT("API", IOS_OPT_STRING, NULL, H_API),
+    OPT("run", IOS_OPT_BOOL, "TRUE", H_RUN),
+    OLD_ODIRECT,
+    OLD_HINTS,
+};
+/* the write/stat/read/delete phases of mdtest */
+static const struct ios_option opt_mdtest_phase[] = {
+    OPT("API", IOS_OPT_STRING, NULL, H_API),
+    OPT("run", IOS_OPT_BOOL, "TRUE", H_RUN),
+    OLD_NORUN,
+    OLD_ODIRECT,
+};
+static const struct ios_option opt_api_run[] = {
+    OPT("API", IOS_OPT_STRING, NULL, H_API),
+    OPT("run", IOS_OPT_BOOL, "TRUE", H_RUN),
+};
+static const struct ios_option opt_run_only[] = {
+    OPT("run", IOS_OPT_BOOL, "TRUE", H_RUN),
+};
+static const struct ios_option opt_mdtest_easy[] = {
+    OPT("API", IOS_OPT_STRING, NULL, H_API),
+    OPT("n", IOS_OPT_UINT64, "1000000", "files per rank (upper bound)"),
+    OPT("run", IOS_OPT_BOOL, "TRUE", H_RUN),
+    OLD_NORUN,
+    OLD_ODIRECT,
+};
+static const struct ios_option opt_mdworkbench[] = {
+    OPT("API", IOS_OPT_STRING, NULL, H_API),
+    OPT("waitingTime", IOS_OPT_FLOAT, "0.0", "waiting time of an operation relative to runtime"),
+    OPT("precreatePerSet", IOS_OPT_UINT64, NULL, "files to precreate per set"),
+    OPT("filesPerProc", IOS_OPT_UINT64, NULL, "files per iteration and set"),
+    OPT("run", IOS_OPT_BOOL, "TRUE", H_RUN),
+    OPT("verbosity", IOS_OPT_INT, NULL, "extra log detail"),
+};
+#define FIND_OPTIONS                                                                               \
+    OPT("external-script", IOS_OPT_STRING, NULL, "external program used instead of the engine"),   \
+        OPT("external-mpi-args", IOS_OPT_STRING, "", "prefix of the external command"),            \
+        OPT("external-extra-args", IOS_OPT_STRING, "", "arguments before the standard ones"),      \
+        OPT("nproc", IOS_OPT_UINT, NULL, "number of ranks taking part (the first nproc)"),         \
+        OPT("run", IOS_OPT_BOOL, "TRUE", H_RUN),                                                   \
+        OPT("pfind-queue-length", IOS_OPT_INT, "10000", "work queue length (>= 10)"),              \
+        OPT("pfind-steal-next", IOS_OPT_BOOL, "FALSE", "steal from the next rank"),                \
+        OPT("pfind-parallelize-single-dir-access-using-hashing", IOS_OPT_BOOL, "FALSE",            \
+            "split single directories by hashing")
+static const struct ios_option opt_find_extended[] = {FIND_OPTIONS};
+static const struct ios_option opt_find[] = {
+    FIND_OPTIONS,
+    OLD_NORUN,
+    OLD("external-args", IOS_OPT_STRING, NULL, "arguments of the external find script", "isc20"),
+};
+static const struct ios_option opt_ior_hard[] = {
+    OPT("API", IOS_OPT_STRING, NULL, H_API),
+    OPT("segmentCount", IOS_OPT_INT, "10000000", "47008-byte records per rank (upper bound)"),
+    OPT("collective", IOS_OPT_BOOL, NULL, "collective I/O (backends that offer it: MPIIO)"),
+    OPT("run", IOS_OPT_BOOL, "TRUE", H_RUN),
+    OPT("verbosity", IOS_OPT_INT, NULL, "extra log detail"),
+    OLD_ODIRECT,
+    OLD_HINTS,
+    OLD_NORUN,
+};
+static const struct ios_option opt_ior_hard_phase[] = {
+    OPT("API", IOS_OPT_STRING, NULL, H_API),
+    OPT("collective", IOS_OPT_BOOL, NULL, "collective I/O (backends that offer it: MPIIO)"),
+    OPT("run", IOS_OPT_BOOL, "TRUE", H_RUN),
+    OLD_ODIRECT,
+    OLD_HINTS,
+};
+static const struct ios_option opt_mdtest_hard[] = {
+    OPT("API", IOS_OPT_STRING, NULL, H_API),
+    OPT("n", IOS_OPT_UINT64, "1000000", "files per rank (upper bound)"),
+    OPT("files-per-dir", IOS_OPT_UINT64, NULL, "file limit per directory; INVALIDATES the run"),
+    OPT("run", IOS_OPT_BOOL, "TRUE", H_RUN),
+    OLD_NORUN,
+    OLD_ODIRECT,
+};
+/* The historical random-I/O phases: ior-rnd (isc21), then ior-rnd4K and ior-rnd1MB. */
+static const struct ios_option opt_ior_rnd[] = {
+    OPT("API", IOS_OPT_STRING, NULL, H_API),
+    OPT("blockSize", IOS_OPT_UINT64, "1073741824", "bytes per rank"),
+    OPT("run", IOS_OPT_BOOL, "TRUE", H_RUN),
+    OPT("verbosity", IOS_OPT_INT, NULL, "extra log detail"),
+    OPT("randomPrefill", IOS_OPT_INT, "0", "prefill the file before the random writes"),
+};
+static const struct ios_option opt_api_only[] = {
+    OPT("API", IOS_OPT_STRING, NULL, H_API),
+};
+
+#define SEC(name, opts, optional, releases)                                                        \
+    {                                                                                              \
+        name, opts, (int)(sizeof opts / sizeof opts[0]), optional, releases                        \
+    }
+
+/* The reference --list order (the phase order), with the historical sections where they were. */
 static const struct ios_section sections[] = {
-    SEC("global", opt_global, 0),
-    SEC("debug", opt_debug, 0),
-    SEC("ior-easy", opt_ior_easy, 0),
-    SEC("ior-easy-write", opt_api_run, 0),
-    SEC("mdtest-easy", opt_mdtest_easy, 0),
-    SEC("mdtest-easy-write", opt_api_run, 0),
-    SEC("mdworkbench", opt_mdworkbench, 1),
-    SEC("mdworkbench-create", opt_run_only, 1),
-    {"timestamp", NULL, 0, 0},
-    SEC("find-easy", opt_find, 1),
-    SEC("ior-hard", opt_ior_hard, 0),
-    SEC("ior-hard-write", opt_ior_hard_phase, 0),
-    SEC("mdtest-hard", opt_mdtest_hard, 0),
-    SEC("mdtest-hard-write", opt_api_run, 0),
-    SEC("find", opt_find, 0),
-    SEC("find-hard", opt_find, 1),
-    SEC("mdworkbench-bench", opt_run_only, 1),
-    SEC("ior-easy-read", opt_api_run, 0),
-    SEC("mdtest-easy-stat", opt_api_run, 0),
-    SEC("ior-hard-read", opt_ior_hard_phase, 0),
-    SEC("mdtest-hard-stat", opt_api_run, 0),
-    SEC("mdworkbench-delete", opt_run_only, 1),
-    SEC("mdtest-easy-delete", opt_api_run, 0),
-    SEC("mdtest-hard-read", opt_api_run, 0),
-    SEC("mdtest-hard-delete", opt_api_run, 0),
-    SEC("ior-rnd4K-easy-read", opt_api_run, 0),
+    SEC("global", opt_global, 0, NULL),
+    SEC("debug", opt_debug, 0, NULL),
+    SEC("ior-easy", opt_ior_easy, 0, NULL),
+    SEC("ior-easy-write", opt_ior_phase, 0, NULL),
+    SEC("ior-rnd", opt_ior_rnd, 0, R_ISC21),
+    SEC("ior-rnd-write", opt_api_only, 0, R_ISC21),
+    SEC("ior-rnd4K", opt_ior_rnd, 0, R_RND),
+    SEC("ior-rnd4K-write", opt_api_run, 0, R_RND),
+    SEC("mdtest-easy", opt_mdtest_easy, 0, NULL),
+    SEC("mdtest-easy-write", opt_mdtest_phase, 0, NULL),
+    SEC("ior-rnd1MB", opt_ior_rnd, 0, R_RND),
+    SEC("ior-rnd1MB-write", opt_api_run, 0, R_RND),
+    SEC("mdworkbench", opt_mdworkbench, 1, NULL),
+    SEC("mdworkbench-create", opt_run_only, 1, NULL),
+    {"timestamp", NULL, 0, 0, NULL},
+    SEC("find-easy", opt_find_extended, 1, NULL),
+    SEC("ior-hard", opt_ior_hard, 0, NULL),
+    SEC("ior-hard-write", opt_ior_hard_phase, 0, NULL),
+    SEC("mdtest-hard", opt_mdtest_hard, 0, NULL),
+    SEC("mdtest-hard-write", opt_mdtest_phase, 0, NULL),
+    SEC("find", opt_find, 0, NULL),
+    SEC("ior-rnd-read", opt_api_only, 0, R_ISC21),
+    SEC("ior-rnd4K-read", opt_api_run, 0, R_RND),
+    SEC("ior-rnd1MB-read", opt_api_run, 0, R_RND),
+    SEC("find-hard", opt_find_extended, 1, NULL),
+    SEC("mdworkbench-bench", opt_run_only, 1, NULL),
+    SEC("ior-easy-read", opt_ior_phase, 0, NULL),
+    SEC("mdtest-easy-stat", opt_mdtest_phase, 0, NULL),
+    SEC("ior-hard-read", opt_ior_hard_phase, 0, NULL),
+    SEC("mdtest-hard-stat", opt_mdtest_phase, 0, NULL),
+    SEC("mdworkbench-delete", opt_run_only, 1, NULL),
+    SEC("mdtest-easy-delete", opt_mdtest_phase, 0, NULL),
+    SEC("mdtest-hard-read", opt_mdtest_phase, 0, NULL),
+    SEC("mdtest-hard-delete", opt_mdtest_phase, 0, NULL),
+    SEC("ior-rnd4K-easy-read", opt_api_run, 0, NULL),
 };
 #define N_SECTIONS ((int)(sizeof sections / sizeof sections[0]))
+_Static_assert(N_SECTIONS <= IOS_MAX_SECTIONS, "raise IOS_MAX_SECTIONS");
 
 const struct ios_section *ios_config_sections(int *count)
 {
@@ -161,6 +233,9 @@ static void set_value(struct ios_config *cfg, int s, int o, const char *value, i
 void ios_config_init(struct ios_config *cfg, const char *filename)
 {
     memset(cfg, 0, sizeof *cfg);
+    for (int s = 0; s < N_SECTIONS; s++)
+        if (sections[s].n_options > IOS_MAX_OPTIONS)
+            ios_fatal("internal: [%s] has more than IOS_MAX_OPTIONS keys", sections[s].name);
     snprintf(cfg->filename, sizeof cfg->filename, "%s", filename);
     for (int s = 0; s < N_SECTIONS; s++)
         for (int o = 0; o < sections[s].n_options; o++)
@@ -222,18 +297,99 @@ static int check_and_set(struct ios_config *cfg, int s, int o, const char *value
     return 0;
 }
 
+/* Levenshtein distance ignoring case; names longer than 63 bytes count as far from anything. */
+static int edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 63 || lb > 63)
+        return 1000;
+    int row[64];
+    for (size_t j = 0; j <= lb; j++)
+        row[j] = (int)j;
+    for (size_t i = 1; i <= la; i++) {
+        int diagonal = row[0];
+        row[0] = (int)i;
+        for (size_t j = 1; j <= lb; j++) {
+            int above = row[j];
+            int same = tolower((unsigned char)a[i - 1]) == tolower((unsigned char)b[j - 1]);
+            int best = diagonal + !same;
+            if (above + 1 < best)
+                best = above + 1;
+            if (row[j - 1] + 1 < best)
+                best = row[j - 1] + 1;
+            row[j] = best;
+            diagonal = above;
+        }
+    }
+    return row[lb];
+}
+
+/* Close enough to be a typo: at most one edit per three characters (at least one). */
+static int is_typo_of(const char *typed, const char *known)
+{
+    int limit = (int)strlen(typed) / 3;
+    return edit_distance(typed, known) <= (limit < 1 ? 1 : limit);
+}
+
+/* Where a section came from, for hints: "" or " (extended mode, isc21 and later)". */
+static const char *section_origin(int s)
+{
+    static char text[96];
+    if (sections[s].optional)
+        return " (an extended-mode section, isc21 and later)";
+    if (sections[s].releases) {
+        snprintf(text, sizeof text, " (a section of releases %s)", sections[s].releases);
+        return text;
+    }
+    return "";
+}
+
+static void unknown_section_message(const struct ios_config *cfg, int line, const char *name,
+                                    char *err, size_t err_len)
+{
+    int n = snprintf(err, err_len, "%s:%d: unknown section [%s]", cfg->filename, line, name);
+    for (int s = 0; s < N_SECTIONS && n >= 0 && (size_t)n < err_len; s++)
+        if (is_typo_of(name, sections[s].name)) {
+            snprintf(err + n, err_len - (size_t)n, "; did you mean [%s]?", sections[s].name);
+            return;
+        }
+}
+
+static void unknown_key_message(const struct ios_config *cfg, int line, int s, const char *key,
+                                char *err, size_t err_len)
+{
+    int n = snprintf(err, err_len, "%s:%d: unknown key '%s' in section [%s]", cfg->filename, line,
+                     key, sections[s].name);
+    if (n < 0 || (size_t)n >= err_len)
+        return;
+    for (int o = 0; o < sections[s].n_options; o++)
+        if (is_typo_of(key, sections[s].options[o].name)) {
+            snprintf(err + n, err_len - (size_t)n, "; did you mean '%s'?",
+                     sections[s].options[o].name);
+            return;
+        }
+    for (int other = 0; other < N_SECTIONS; other++) {
+        int o = find_option(other, key);
+        if (o < 0)
+            continue;
+        const char *origin = sections[other].options[o].releases ? "" : section_origin(other);
+        snprintf(err + n, err_len - (size_t)n, "; '%s' is a key of [%s]%s",
+                 sections[other].options[o].name, sections[other].name, origin);
+        return;
+    }
+}
+
 int ios_config_set(struct ios_config *cfg, const char *section, const char *key, const char *value,
                    int line, char *err, size_t err_len)
 {
     int s = find_section(section);
     if (s < 0) {
-        snprintf(err, err_len, "%s:%d: unknown section [%s]", cfg->filename, line, section);
+        unknown_section_message(cfg, line, section, err, err_len);
         return -1;
     }
     int o = find_option(s, key);
     if (o < 0) {
-        snprintf(err, err_len, "%s:%d: unknown key '%s' in section [%s]", cfg->filename, line, key,
-                 sections[s].name);
+        unknown_key_message(cfg, line, s, key, err, err_len);
         return -1;
     }
     if (!*value) /* the reference ignores empty values: the default stays */
@@ -263,7 +419,7 @@ static int semantic_checks(struct ios_config *cfg, char *err, size_t err_len)
         where(cfg, "ior-easy", "transferSize", loc, sizeof loc);
         snprintf(err, err_len,
                  "%s: [ior-easy] transferSize: bad size '%s' (digits with an "
-                 "optional k/m/g/t/p suffix)",
+                 "optional k/m/g/t/p suffix, as in 2m, 512kb or 4MiB)",
                  loc, t);
         return -1;
     }
@@ -271,7 +427,7 @@ static int semantic_checks(struct ios_config *cfg, char *err, size_t err_len)
         where(cfg, "ior-easy", "blockSize", loc, sizeof loc);
         snprintf(err, err_len,
                  "%s: [ior-easy] blockSize: bad size '%s' (digits with an "
-                 "optional k/m/g/t/p suffix)",
+                 "optional k/m/g/t/p suffix, as in 2m, 512kb or 4MiB)",
                  loc, b);
         return -1;
     }
@@ -325,6 +481,77 @@ static void group_text(const char *line, const regmatch_t *m, int g, char *out, 
     out[n] = '\0';
 }
 
+/* Length of the valid UTF-8 sequence at p (at most n bytes), 0 if invalid. */
+static size_t utf8_sequence(const unsigned char *p, size_t n)
+{
+    size_t len = p[0] < 0x80                    ? 1
+                 : p[0] >= 0xC2 && p[0] <= 0xDF ? 2
+                 : p[0] >= 0xE0 && p[0] <= 0xEF ? 3
+                 : p[0] >= 0xF0 && p[0] <= 0xF4 ? 4
+                                                : 0;
+    if (len == 0 || len > n)
+        return 0;
+    for (size_t i = 1; i < len; i++)
+        if ((p[i] & 0xC0) != 0x80)
+            return 0;
+    /* no overlong 3/4-byte forms, no surrogates, nothing above U+10FFFF */
+    if ((p[0] == 0xE0 && p[1] < 0xA0) || (p[0] == 0xED && p[1] > 0x9F) ||
+        (p[0] == 0xF0 && p[1] < 0x90) || (p[0] == 0xF4 && p[1] > 0x8F))
+        return 0;
+    return len;
+}
+
+int ios_config_check_text(const char *filename, const char *text, size_t len, char *err,
+                          size_t err_len)
+{
+    static const unsigned char apple_double[4] = {0x00, 0x05, 0x16, 0x07};
+    const unsigned char *bytes = (const unsigned char *)text;
+    if (len >= 4 && memcmp(bytes, apple_double, 4) == 0) {
+        snprintf(err, err_len,
+                 "%s: not an INI file but a macOS AppleDouble resource fork (a '._' file); "
+                 "use the configuration file without the '._' prefix",
+                 filename);
+        return -1;
+    }
+    const char *nul = memchr(text, '\0', len);
+    if (nul) {
+        snprintf(err, err_len, "%s: not an INI file: a NUL byte at offset %zu (a binary file)",
+                 filename, (size_t)(nul - text));
+        return -1;
+    }
+    int line = 1, content = 0, in_comment = 0;
+    for (size_t i = 0; i < len;) {
+        unsigned char c = bytes[i];
+        if (c == '\n') {
+            line++;
+            in_comment = 0;
+            i++;
+            continue;
+        }
+        /* values end at the first # or ; (spec 4.1): the rest of the line is a comment */
+        if (c == '#' || c == ';')
+            in_comment = 1;
+        if (!in_comment && !isspace(c))
+            content = 1;
+        size_t step = in_comment ? 1 : utf8_sequence(bytes + i, len - i);
+        if (step == 0) {
+            snprintf(err, err_len,
+                     "%s:%d: not a text file: invalid UTF-8 (byte 0x%02X) outside a comment",
+                     filename, line, c);
+            return -1;
+        }
+        i += step;
+    }
+    if (!content) {
+        snprintf(err, err_len,
+                 "%s: the configuration is empty (no [section] and no key); it needs at least "
+                 "[global] datadir = <directory for the test data>",
+                 filename);
+        return -1;
+    }
+    return 0;
+}
+
 int ios_config_parse(struct ios_config *cfg, const char *text, char *err, size_t err_len)
 {
     regex_t re_section, re_option, re_empty;
@@ -362,8 +589,10 @@ int ios_config_parse(struct ios_config *cfg, const char *text, char *err, size_t
             group_text(line, m, 1, name, sizeof name);
             section = find_section(name);
             if (section < 0) {
-                snprintf(err, err_len, "%s:%d: unknown section [%s]", cfg->filename, line_no, name);
+                unknown_section_message(cfg, line_no, name, err, err_len);
                 rc = -1;
+            } else if (!cfg->seen[section]) {
+                cfg->seen[section] = line_no;
             }
         } else if (regexec(&re_option, line, 4, m, 0) == 0) {
             group_text(line, m, 1, name, sizeof name);
@@ -455,22 +684,75 @@ const char *ios_cfg_api(const struct ios_config *cfg, const char *phase, const c
     return ios_cfg_str(cfg, "global", "api");
 }
 
+/* run = FALSE, or the isc20/sc20 spelling noRun = TRUE, in this section. */
+static int disabled_in(const struct ios_config *cfg, const char *section)
+{
+    if (has_option(section, "run") && !ios_cfg_bool(cfg, section, "run", 1))
+        return 1;
+    return has_option(section, "noRun") && ios_cfg_bool(cfg, section, "noRun", 0);
+}
+
 int ios_cfg_run(const struct ios_config *cfg, const char *phase, const char *group)
 {
-    if (phase && has_option(phase, "run") && !ios_cfg_bool(cfg, phase, "run", 1))
+    return !(phase && disabled_in(cfg, phase)) && !(group && disabled_in(cfg, group));
+}
+
+int ios_cfg_has_option(const char *section, const char *key)
+{
+    return has_option(section, key);
+}
+
+int ios_cfg_line(const struct ios_config *cfg, const char *section, const char *key)
+{
+    int s, o;
+    lookup(section, key, &s, &o);
+    return cfg->lines[s][o];
+}
+
+/* Is section s a historical one of a family the INI names (so recorded with all its keys)? */
+static int family_named(const struct ios_config *cfg, int s)
+{
+    for (int other = 0; other < N_SECTIONS; other++)
+        if (sections[other].releases &&
+            strcmp(sections[other].releases, sections[s].releases) == 0 && cfg->seen[other])
+            return 1;
+    return 0;
+}
+
+/* Does option o of section s go into config.ini and the hash (see config.h)? */
+static int recorded(const struct ios_config *cfg, int s, int o)
+{
+    if (sections[s].releases && !family_named(cfg, s))
         return 0;
-    if (group && has_option(group, "run") && !ios_cfg_bool(cfg, group, "run", 1))
-        return 0;
-    return 1;
+    return !sections[s].options[o].releases || cfg->values[s][o] != NULL;
+}
+
+int ios_config_unrun_sections(const struct ios_config *cfg, char *buf, size_t len)
+{
+    int count = 0;
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int s = 0; s < N_SECTIONS; s++) {
+        if (!cfg->seen[s] || (!sections[s].optional && !sections[s].releases))
+            continue;
+        int n = snprintf(buf + used, len - used, "%s[%s]", count ? ", " : "", sections[s].name);
+        if (n > 0 && used + (size_t)n < len)
+            used += (size_t)n;
+        count++;
+    }
+    return count;
 }
 
 void ios_config_write_ini(const struct ios_config *cfg, FILE *out)
 {
     for (int s = 0; s < N_SECTIONS; s++) {
+        if (sections[s].releases && !family_named(cfg, s))
+            continue;
         fprintf(out, "[%s]\n", sections[s].name);
         for (int o = 0; o < sections[s].n_options; o++)
-            fprintf(out, "%s = %s\n", sections[s].options[o].name,
-                    cfg->values[s][o] ? cfg->values[s][o] : "");
+            if (recorded(cfg, s, o))
+                fprintf(out, "%s = %s\n", sections[s].options[o].name,
+                        cfg->values[s][o] ? cfg->values[s][o] : "");
         fprintf(out, "\n");
     }
 }
@@ -480,7 +762,7 @@ uint32_t ios_config_hash(const struct ios_config *cfg)
     uint32_t h = 0;
     for (int s = 0; s < N_SECTIONS; s++)
         for (int o = 0; o < sections[s].n_options; o++)
-            if (cfg->values[s][o])
+            if (cfg->values[s][o] && recorded(cfg, s, o))
                 h ^= ios_hash_kv(sections[s].options[o].name, cfg->values[s][o]);
     return h;
 }
@@ -536,12 +818,19 @@ static const char *type_name(enum ios_opt_type t)
 void ios_config_list(FILE *out)
 {
     for (int s = 0; s < N_SECTIONS; s++) {
-        fprintf(out, "[%s]%s\n", sections[s].name,
-                sections[s].optional ? "  (optional: extended mode only)" : "");
+        if (sections[s].releases)
+            fprintf(out, "[%s]  (historical: releases %s; read and recorded, never run)\n",
+                    sections[s].name, sections[s].releases);
+        else
+            fprintf(out, "[%s]%s\n", sections[s].name,
+                    sections[s].optional ? "  (optional: extended mode only)" : "");
         for (int o = 0; o < sections[s].n_options; o++) {
             const struct ios_option *opt = &sections[s].options[o];
-            fprintf(out, "  %-20s %-7s default=%-12s %s\n", opt->name, type_name(opt->type),
+            fprintf(out, "  %-20s %-7s default=%-12s %s", opt->name, type_name(opt->type),
                     opt->def ? (opt->def[0] ? opt->def : "\"\"") : "(unset)", opt->help);
+            if (opt->releases)
+                fprintf(out, "  (historical: releases %s)", opt->releases);
+            fprintf(out, "\n");
         }
         fprintf(out, "\n");
     }

@@ -186,83 +186,25 @@ static void now_text(char *buf, size_t len)
     ios_format_time(ios_wtime(), "%Y-%m-%d %H:%M:%S", buf, len);
 }
 
-/* ---------------------------------------------------------------- validation */
-
-static const char *known_top_dirs[] = {"ior-easy", "ior-hard", "mdtest-easy", "mdtest-hard"};
+/* ---------------------------------------------------------------- directories */
 
 /*
- * The data directory must be new, ours (marker file), or hold only the four top-level
- * directories a site may pre-create for striping. Anything else: refuse before any I/O.
+ * Rank 0 creates the directories and the marker (checked by ios_run_validate); every rank
+ * learns the outcome. Fatal on failure.
  */
-static int check_datadir(const struct ios_run *run, char *err, size_t err_len)
-{
-    DIR *dir = opendir(run->datadir);
-    if (!dir) {
-        if (errno == ENOENT)
-            return 0;
-        snprintf(err, err_len, "cannot open data directory %s: %s", run->datadir, strerror(errno));
-        return -1;
-    }
-    char marker[IOS_PATH_MAX];
-    ios_path(marker, sizeof marker, "%s/%s", run->datadir, IOS_MARKER_NAME);
-    int ours = access(marker, F_OK) == 0;
-    int rc = 0;
-    struct dirent *e;
-    while (!ours && rc == 0 && (e = readdir(dir)) != NULL) {
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-            continue;
-        int allowed = 0;
-        for (int i = 0; i < 4; i++)
-            allowed |= strcmp(e->d_name, known_top_dirs[i]) == 0;
-        if (!allowed) {
-            snprintf(err, err_len,
-                     "data directory %s is not empty (found '%s') and has no %s "
-                     "marker of an earlier ioscore run; refusing to write into it",
-                     run->datadir, e->d_name, IOS_MARKER_NAME);
-            rc = -1;
-        }
-    }
-    closedir(dir);
-    return rc;
-}
-
-/* Result files we would overwrite: refuse unless the directory is new. */
-static int check_resdir(const struct ios_run *run, char *err, size_t err_len)
-{
-    static const char *outputs[] = {"result.txt", "result_summary.txt", "result.json"};
-    for (int i = 0; i < 3; i++) {
-        char path[IOS_PATH_MAX];
-        ios_path(path, sizeof path, "%s/%s", run->resdir, outputs[i]);
-        if (access(path, F_OK) == 0) {
-            snprintf(err, err_len,
-                     "result directory %s already holds %s; refusing to "
-                     "overwrite it (use timestamp-resultdir = TRUE or another resultdir)",
-                     run->resdir, outputs[i]);
-            return -1;
-        }
-    }
-    return 0;
-}
-
-/* Rank 0 prepares the directories; every rank learns the outcome. Fatal on failure. */
 static void prepare_directories(struct ios_run *run)
 {
     char err[IOS_PATH_MAX * 3] = "";
     int rc = 0;
     if (run->rank == 0) {
-        rc = check_datadir(run, err, sizeof err);
-        if (rc == 0)
-            rc = check_resdir(run, err, sizeof err);
-        if (rc == 0) {
-            int e = ios_mkdir_p(run->resdir, 0700);
-            if (e != 0) {
-                snprintf(err, sizeof err, "cannot create result directory %s: %s", run->resdir,
-                         strerror(-e));
-                rc = -1;
-            }
+        int e = ios_mkdir_p(run->resdir, 0700);
+        if (e != 0) {
+            snprintf(err, sizeof err, "cannot create result directory %s: %s", run->resdir,
+                     strerror(-e));
+            rc = -1;
         }
         if (rc == 0) {
-            int e = ios_mkdir_p(run->datadir, 0700);
+            e = ios_mkdir_p(run->datadir, 0700);
             if (e != 0) {
                 snprintf(err, sizeof err, "cannot create data directory %s: %s", run->datadir,
                          strerror(-e));
@@ -275,7 +217,7 @@ static void prepare_directories(struct ios_run *run)
             char text[IOS_PATH_MAX + 128];
             int n = snprintf(text, sizeof text, "ioscore %s\ntimestamp %s\nresultdir %s\n",
                              run->version, run->timestamp, run->resdir);
-            int e = ios_write_file_atomic(marker, text, (size_t)n);
+            e = ios_write_file_atomic(marker, text, (size_t)n);
             if (e != 0) {
                 snprintf(err, sizeof err, "cannot write %s: %s", marker, strerror(-e));
                 rc = -1;
@@ -699,7 +641,7 @@ static void final_cleanup(struct ios_run *run)
         ios_path(path, sizeof path, "%s/ior-hard/file", run->datadir);
         cleanup_remove(run, &hard, path, 0);
         for (int i = 0; i < 4; i++) {
-            ios_path(path, sizeof path, "%s/%s", run->datadir, known_top_dirs[i]);
+            ios_path(path, sizeof path, "%s/%s", run->datadir, ios_known_top_dirs[i]);
             cleanup_remove(run, &be, path, 1);
         }
         ios_path(path, sizeof path, "%s/%s", run->datadir, IOS_MARKER_NAME);
@@ -712,42 +654,6 @@ static void final_cleanup(struct ios_run *run)
 }
 
 /* ---------------------------------------------------------------- the run */
-
-static void config_error(struct ios_run *run, const char *msg)
-{
-    if (run->rank == 0)
-        fprintf(stderr, "ioscore-suite: ERROR: %s: %s\n", run->cfg.filename, msg);
-    MPI_Finalize();
-    exit(2);
-}
-
-/* Every check that can fail without I/O, on every rank (same config everywhere). */
-static void validate_before_io(struct ios_run *run)
-{
-    static const char *hard_sections[] = {"ior-hard", "ior-hard-write", "ior-hard-read"};
-    for (int i = 0; i < 3; i++)
-        if (ios_cfg_bool(&run->cfg, hard_sections[i], "collective", 0))
-            config_error(run, i == 0 ? "[ior-hard] collective = TRUE: collective (MPI-IO) "
-                                       "I/O is not implemented"
-                                     : "[ior-hard-write/-read] collective = TRUE: collective "
-                                       "(MPI-IO) I/O is not implemented");
-    if (ios_cfg_bool(&run->cfg, "global", "io-buffers-on-gpu", 0))
-        config_error(run, "[global] io-buffers-on-gpu = TRUE: GPU buffers are not implemented");
-    int n = 0;
-    const struct ios_phase *const *phases = ios_standard_phases(&n);
-    for (int i = 0; i < n; i++) {
-        struct ios_backend be;
-        char err[IOS_MSG_MAX];
-        if (ios_backend_create(ios_cfg_api(&run->cfg, phases[i]->name, phases[i]->group), &be, err,
-                               sizeof err) != 0) {
-            if (run->rank == 0)
-                fprintf(stderr, "ioscore-suite: ERROR: %s: [%s] API: %s\n", run->cfg.filename,
-                        phases[i]->name, err);
-            MPI_Finalize();
-            exit(2);
-        }
-    }
-}
 
 static void write_scores(struct ios_run *run)
 {
@@ -778,7 +684,16 @@ static void write_scores(struct ios_run *run)
 
 int ios_run_phases(struct ios_run *run)
 {
-    validate_before_io(run);
+    int rc = ios_run_validate(run);
+    if (rc != 0)
+        return rc;
+    /* test hook: the real run's verdict up to here, without creating anything */
+    if (getenv("IOSCORE_DEBUG_STOP_BEFORE_IO")) {
+        if (run->rank == 0)
+            fprintf(stderr, "ioscore-suite: IOSCORE_DEBUG_STOP_BEFORE_IO: stopping after the "
+                            "pre-I/O checks\n");
+        return 0;
+    }
     prepare_directories(run);
     run->t_run_start = ios_wtime();
     open_outputs(run);

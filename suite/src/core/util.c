@@ -59,7 +59,13 @@ int ios_parse_size(const char *text, uint64_t *out)
         default:
             return -1;
         }
-        if (end[1] != '\0')
+        /* IOR reads only the first letter: 512k, 512kb, 512K and 512KiB are all 512 KiB */
+        const char *unit = end + 1;
+        if (*unit == 'i' || *unit == 'I')
+            unit++;
+        if (*unit == 'b' || *unit == 'B')
+            unit++;
+        if (*unit != '\0' || (unit == end + 2 && tolower((unsigned char)end[1]) == 'i'))
             return -1;
     }
     if (shift && value > (UINT64_MAX >> shift))
