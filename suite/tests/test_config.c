@@ -176,6 +176,9 @@ static void test_historical_keys_and_sections(void)
                 &cfg, err, sizeof err) == 0);
     CHECK(strcmp(ios_cfg_str(&cfg, "ior-easy", "posix.odirect"), "TRUE") == 0);
     CHECK(strcmp(ios_cfg_str(&cfg, "ior-easy", "hintsFileName"), "/h") == 0);
+    /* posix.odirect = TRUE means what it meant: --posix.odirect for the group's phases */
+    CHECK(strcmp(ios_cfg_api(&cfg, "ior-easy-write", "ior-easy"), "POSIX --posix.odirect") == 0);
+    CHECK(strcmp(ios_cfg_api(&cfg, "ior-hard-write", "ior-hard"), "POSIX") == 0);
     CHECK(ios_cfg_run(&cfg, "ior-easy-write", "ior-easy") == 1);
     CHECK(ios_cfg_run(&cfg, "mdtest-hard-write", "mdtest-hard") == 0);
     CHECK(ios_cfg_run(&cfg, "mdtest-hard-stat", "mdtest-hard") == 1);
@@ -226,6 +229,23 @@ static void test_historical_keys_and_sections(void)
     ios_config_free(&cfg);
 }
 
+static void test_historical_odirect_precedence(void)
+{
+    struct ios_config cfg;
+    char err[1024];
+    CHECK(parse("[global]\napi = DUMMY\n[ior-easy]\nposix.odirect = TRUE\n"
+                "[ior-easy-read]\nposix.odirect = FALSE\n"
+                "[ior-hard-write]\nAPI = POSIX --posix.odirect\nposix.odirect = TRUE\n",
+                &cfg, err, sizeof err) == 0);
+    /* the phase's FALSE wins over the group's TRUE; the flag is never added twice; another
+       backend gets the flag too (and refuses it, as IOR did) */
+    CHECK(strcmp(ios_cfg_api(&cfg, "ior-easy-write", "ior-easy"), "DUMMY --posix.odirect") == 0);
+    CHECK(strcmp(ios_cfg_api(&cfg, "ior-easy-read", "ior-easy"), "DUMMY") == 0);
+    CHECK(strcmp(ios_cfg_api(&cfg, "ior-hard-write", "ior-hard"), "POSIX --posix.odirect") == 0);
+    CHECK(strcmp(ios_cfg_api(&cfg, "ior-hard-read", "ior-hard"), "DUMMY") == 0);
+    ios_config_free(&cfg);
+}
+
 static void test_unknown_names_get_hints(void)
 {
     expect_error("[ior-easy]\ntransfersize2 = 1m\n", "t.ini:2:",
@@ -270,6 +290,7 @@ int main(void)
     test_write_ini_roundtrip();
     test_ior_size_suffixes();
     test_historical_keys_and_sections();
+    test_historical_odirect_precedence();
     test_unknown_names_get_hints();
     test_text_checks();
     return check_finish();

@@ -133,7 +133,21 @@ def test_dry_run_prints_workloads_and_touches_nothing(
     assert "47008-byte records" in out and "<= 40 records per rank" in out
     assert "<= 120 files per rank, <= 240 in total" in out
     assert "-size 3901c -name *01*" in out
+    assert "splitting by cookie ranges off (-H), steal from rank-1 half of the time off" in out
     assert not workspace.data.exists() and not workspace.results.exists()
+
+
+def test_pfind_keys_reach_the_find_engine(suite_bin: Path, workspace: Workspace) -> None:
+    ini = workspace.write_ini(
+        small_ini(workspace)
+        + "[find]\npfind-steal-next = TRUE\n"
+        + "pfind-parallelize-single-dir-access-using-hashing = TRUE\n"
+    )
+    proc = run_helper(str(ini), "--dry-run")
+    assert proc.returncode == 0, proc.stderr
+    assert (
+        "splitting by cookie ranges on (-H), steal from rank-1 half of the time on" in proc.stdout
+    )
 
 
 @pytest.mark.parametrize(

@@ -58,6 +58,8 @@ struct ios_config {
     char *values[IOS_MAX_SECTIONS][IOS_MAX_OPTIONS]; /* NULL = unset */
     int lines[IOS_MAX_SECTIONS][IOS_MAX_OPTIONS];    /* 0 = default, otherwise the INI line */
     int seen[IOS_MAX_SECTIONS];                      /* line of the section's first header */
+    /* a phase's API with " --posix.odirect" added by the isc20/sc20 key (NULL: none) */
+    char *odirect_api[IOS_MAX_SECTIONS];
 };
 
 /* The option table in --list order (the phase order). */
@@ -104,7 +106,11 @@ int64_t ios_cfg_int(const struct ios_config *cfg, const char *section, const cha
                     int64_t unset);
 uint64_t ios_cfg_size(const struct ios_config *cfg, const char *section, const char *key);
 
-/* The API string for a phase: the phase's API, then the group's API, then global api. */
+/*
+ * The API string for a phase: the phase's API, then the group's API, then global api; plus
+ * " --posix.odirect" when the isc20/sc20 key posix.odirect is TRUE in the phase (or, unset
+ * there, in its group), as those releases passed it to IOR and mdtest.
+ */
 const char *ios_cfg_api(const struct ios_config *cfg, const char *phase, const char *group);
 /* run = FALSE (or the isc20/sc20 noRun = TRUE) in the phase or its group disables the phase. */
 int ios_cfg_run(const struct ios_config *cfg, const char *phase, const char *group);

@@ -37,6 +37,7 @@ struct ioscore_find_opts {
     int cross_mounts;         /* 0 = do not descend into other file systems */
     int verbose;              /* >0: report every error on stderr (else the first few) */
     enum ioscore_find_range_policy range_split;
+    int steal_next;      /* pfind -N: every other steal request goes to rank-1, not a random rank */
     FILE *print_matches; /* non-NULL on every rank: rank 0 writes the path of every
                             match (all ranks') here, one per line, lines never mixed */
 };

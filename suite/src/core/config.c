@@ -244,9 +244,12 @@ void ios_config_init(struct ios_config *cfg, const char *filename)
 
 void ios_config_free(struct ios_config *cfg)
 {
-    for (int s = 0; s < N_SECTIONS; s++)
+    for (int s = 0; s < N_SECTIONS; s++) {
         for (int o = 0; o < sections[s].n_options; o++)
             free(cfg->values[s][o]);
+        free(cfg->odirect_api[s]);
+        cfg->odirect_api[s] = NULL;
+    }
     free(cfg->text);
     cfg->text = NULL;
 }
@@ -469,6 +472,55 @@ static int semantic_checks(struct ios_config *cfg, char *err, size_t err_len)
     return 0;
 }
 
+/* The group section of a phase section ("ior-easy" for "ior-easy-write"), or -1. */
+static int group_of(int s)
+{
+    int best = -1;
+    size_t best_len = 0;
+    for (int g = 0; g < N_SECTIONS; g++) {
+        size_t len = strlen(sections[g].name);
+        if (g != s && len > best_len && strncmp(sections[s].name, sections[g].name, len) == 0 &&
+            sections[s].name[len] == '-') {
+            best = g;
+            best_len = len;
+        }
+    }
+    return best;
+}
+
+/* The value of a key in s, else in its group, else NULL (s/group may lack the key). */
+static const char *phase_or_group(const struct ios_config *cfg, int s, int g, const char *key)
+{
+    int o = find_option(s, key);
+    if (o >= 0 && cfg->values[s][o])
+        return cfg->values[s][o];
+    o = g >= 0 ? find_option(g, key) : -1;
+    return o >= 0 ? cfg->values[g][o] : NULL;
+}
+
+/* isc20/sc20 posix.odirect = TRUE: the phase's API gets --posix.odirect (see ios_cfg_api). */
+static void derive_odirect_apis(struct ios_config *cfg)
+{
+    for (int s = 0; s < N_SECTIONS; s++) {
+        free(cfg->odirect_api[s]);
+        cfg->odirect_api[s] = NULL;
+        int g = group_of(s);
+        const char *odirect = phase_or_group(cfg, s, g, "posix.odirect");
+        if (!odirect || strcmp(odirect, "TRUE") != 0)
+            continue;
+        const char *api = phase_or_group(cfg, s, g, "API");
+        if (!api)
+            api = cfg->values[find_section("global")][find_option(find_section("global"), "api")];
+        if (strstr(api, "--posix.odirect"))
+            continue;
+        size_t len = strlen(api) + sizeof " --posix.odirect";
+        cfg->odirect_api[s] = malloc(len);
+        if (!cfg->odirect_api[s])
+            ios_fatal("out of memory");
+        snprintf(cfg->odirect_api[s], len, "%s --posix.odirect", api);
+    }
+}
+
 /* Copies regex group g of `line` into out (bounded). */
 static void group_text(const char *line, const regmatch_t *m, int g, char *out, size_t len)
 {
@@ -624,6 +676,8 @@ int ios_config_parse(struct ios_config *cfg, const char *text, char *err, size_t
     regfree(&re_empty);
     if (rc == 0)
         rc = semantic_checks(cfg, err, err_len);
+    if (rc == 0)
+        derive_odirect_apis(cfg);
     return rc;
 }
 
@@ -677,6 +731,9 @@ static int has_option(const char *section, const char *key)
 
 const char *ios_cfg_api(const struct ios_config *cfg, const char *phase, const char *group)
 {
+    int s = phase ? find_section(phase) : -1;
+    if (s >= 0 && cfg->odirect_api[s])
+        return cfg->odirect_api[s];
     if (phase && has_option(phase, "API") && ios_cfg_str(cfg, phase, "API"))
         return ios_cfg_str(cfg, phase, "API");
     if (group && has_option(group, "API") && ios_cfg_str(cfg, group, "API"))

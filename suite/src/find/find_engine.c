@@ -63,6 +63,7 @@ struct engine {
     /* stealing */
     int outstanding; /* a steal request waits for its reply */
     unsigned rng;
+    int steal_next;    /* opts->steal_next */
     double idle_since; /* < 0 while busy */
     /* termination */
     int has_token;
@@ -493,6 +494,8 @@ static void idle_step(struct engine *e)
     int victim = (int)(rand_r(&e->rng) % (unsigned)(e->size - 1));
     if (victim >= e->rank)
         victim++; /* never ourselves */
+    if (e->steal_next && (rand_r(&e->rng) & 1))
+        victim = (e->rank + e->size - 1) % e->size; /* pfind -N: half of the time, rank-1 */
     e->outstanding = 1;
     e->sc.counts->steal_requests_sent++;
     post_send_const(e, victim, TAG_REQUEST, "", 0);
@@ -688,6 +691,7 @@ int ioscore_find_run(MPI_Comm comm, const struct ioscore_find_opts *opts,
     e.sc.cross_mounts = opts->cross_mounts;
     e.sc.verbose = opts->verbose;
     e.range_policy = opts->range_split;
+    e.steal_next = opts->steal_next;
     e.fs_direction = -2;
     e.sc.print_matches = opts->print_matches != NULL;
     e.sc.emit = emit_lines;

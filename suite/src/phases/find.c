@@ -19,6 +19,17 @@ static int participants(const struct ios_run *run)
     return nproc > 0 && nproc < run->size ? (int)nproc : run->size;
 }
 
+/*
+ * pfind -H 1 (pfind-parallelize-single-dir-access-using-hashing) is the engine's cookie-range
+ * splitting of one directory among ranks; without it a directory has one reader, as in pfind.
+ */
+static enum ioscore_find_range_policy range_split(const struct ios_run *run)
+{
+    return ios_cfg_bool(&run->cfg, "find", "pfind-parallelize-single-dir-access-using-hashing", 0)
+               ? IOSCORE_FIND_RANGE_AUTO
+               : IOSCORE_FIND_RANGE_OFF;
+}
+
 static void run_external(struct ios_phase_ctx *ctx, const char *script)
 {
     struct ios_run *run = ctx->run;
@@ -105,6 +116,8 @@ static void find_run(struct ios_phase_ctx *ctx)
             .size_bytes = 3901,
             .cross_mounts = 1,
             .verbose = run->verbosity > 4,
+            .range_split = range_split(run),
+            .steal_next = ios_cfg_bool(&run->cfg, "find", "pfind-steal-next", 0),
             .print_matches = NULL,
         };
         rc = ioscore_find_run(comm, &opts, &result);
@@ -138,6 +151,12 @@ static void find_describe(const struct ios_run *run, FILE *out)
             "  %s %s -newer %s/timestampfile -size 3901c -name *01* on %d rank(s); score "
             "= scanned entries / runtime / 1000\n",
             script ? script : "find engine", run->datadir, run->resdir, participants(run));
+    if (!script)
+        fprintf(out,
+                "  pfind keys: single-directory splitting by cookie ranges %s (-H), steal "
+                "from rank-1 half of the time %s (-N); pfind-queue-length recorded only\n",
+                range_split(run) == IOSCORE_FIND_RANGE_AUTO ? "on" : "off",
+                ios_cfg_bool(&run->cfg, "find", "pfind-steal-next", 0) ? "on" : "off");
 }
 
 const struct ios_phase ios_phase_find = {
