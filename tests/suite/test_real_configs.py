@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from suite_helpers import MPI_ENV, REPO_ROOT, SUITE_BIN
+from suite_helpers import MPI_ENV, REPO_ROOT, SUITE_BIN, run_helper
 
 pytestmark = pytest.mark.mpi
 
@@ -145,15 +145,7 @@ def mpiio_offered(suite_bin: Path) -> bool:
     with tempfile.TemporaryDirectory(prefix="ioscore-probe-", dir="/dev/shm") as tmp:
         ini = Path(tmp) / "probe.ini"
         ini.write_text(f"[global]\ndatadir = {tmp}/d\nresultdir = {tmp}/r\napi = MPIIO\n")
-        proc = subprocess.run(
-            [str(suite_bin), str(ini), "--dry-run"],
-            capture_output=True,
-            text=True,
-            env=MPI_ENV,
-            stdin=subprocess.DEVNULL,
-            timeout=60,
-        )
-        return proc.returncode == 0
+        return run_helper(str(ini), "--dry-run").returncode == 0
 
 
 def test_every_real_config_is_accepted_or_refused_for_a_named_backend(
@@ -208,14 +200,7 @@ def test_config_hash_of_current_release_configs_equals_the_printed_one(suite_bin
             cases.append((orig, printed[1]))
     assert len(cases) >= 16
     for orig, printed in cases:
-        proc = subprocess.run(
-            [str(suite_bin), str(orig), "--config-hash"],
-            capture_output=True,
-            text=True,
-            env=MPI_ENV,
-            stdin=subprocess.DEVNULL,
-            timeout=60,
-        )
+        proc = run_helper(str(orig), "--config-hash")
         assert proc.stdout.strip() == printed, (orig, proc.stderr)
     # the historical sections were really there to be recorded
     assert any("[ior-rnd4K]" in orig.read_text() for orig, _ in cases)
