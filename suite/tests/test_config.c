@@ -119,6 +119,13 @@ static void test_malformed(void)
     expect_error("[find]\npfind-queue-length = 5\n",
                  "t.ini:2:", "[find] pfind-queue-length: must be >= 10");
     expect_error("[ior-hard]\nsegmentCount = 0\n", "t.ini:2:", "[ior-hard] segmentCount");
+    {
+        static char long_line[5000 + 32];
+        memset(long_line, 'x', sizeof long_line);
+        memcpy(long_line, "[global]\ndatadir = ", 19);
+        long_line[sizeof long_line - 1] = '\0';
+        expect_error(long_line, "t.ini:2:", "line of 5022 bytes (at most 4095)");
+    }
     /* a default that breaks a rule set elsewhere: the message names the default */
     expect_error("[ior-easy]\ntransferSize = 3k\n", "t.ini (default)", "blockSize");
 }

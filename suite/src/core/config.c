@@ -635,7 +635,11 @@ int ios_config_parse(struct ios_config *cfg, const char *text, char *err, size_t
             line[--len] = '\0';
         regmatch_t m[4];
         char name[256], value[4096];
-        if (regexec(&re_empty, line, 0, NULL, 0) == 0) {
+        if (len >= sizeof value) { /* a value would not fit: refuse rather than cut it */
+            snprintf(err, err_len, "%s:%d: line of %zu bytes (at most %zu)", cfg->filename, line_no,
+                     len, sizeof value - 1);
+            rc = -1;
+        } else if (regexec(&re_empty, line, 0, NULL, 0) == 0) {
             /* blank or comment */
         } else if (regexec(&re_section, line, 4, m, 0) == 0) {
             group_text(line, m, 1, name, sizeof name);
