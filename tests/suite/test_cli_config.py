@@ -17,10 +17,14 @@ from suite_helpers import (
     STANDARD_PHASES,
     SUITE_BIN,
     Workspace,
+    only_result_dir,
+    parse_result_txt,
     run_helper,
     run_suite,
     small_ini,
 )
+
+from ioscore.results import load_run, verify_hashes
 
 pytestmark = pytest.mark.mpi
 
@@ -268,3 +272,28 @@ def test_unknown_key_gets_a_hint(suite_bin: Path, workspace: Workspace) -> None:
         f"{ini}:4: unknown key 'filesPerProc' in section [mdtest-easy]; 'filesPerProc' is a key "
         "of [mdworkbench] (an extended-mode section, isc21 and later)"
     ) in proc.stderr
+
+
+def test_historical_config_records_the_same_hash_everywhere(
+    suite_bin: Path, workspace: Workspace
+) -> None:
+    """A real (tiny) run of a config with historical sections and keys: result.txt, config.ini
+    and result.json all give one config hash, and the historical settings are in them."""
+    ini = workspace.write_ini(
+        small_ini(workspace)
+        + "[mdtest-hard-write]\nnoRun = FALSE\n"
+        + "[ior-rnd4K]\nAPI = POSIX --posix.odirect\n[ior-rnd1MB-read]\nrun = FALSE\n"
+    )
+    run_suite(1, str(ini), "--timestamp", "H", "--quiet", check=True)
+    results = only_result_dir(workspace)
+    printed = parse_result_txt(results / "result.txt")["run"]["config-hash"]
+    assert run_helper(str(ini), "--config-hash").stdout.strip() == printed
+    config_ini = (results / "config.ini").read_text()
+    assert "[ior-rnd4K]\nAPI = POSIX --posix.odirect\n" in config_ini
+    assert "[ior-rnd1MB-read]\nAPI = \nrun = FALSE\n" in config_ini
+    assert "noRun = FALSE\n" in config_ini and "[ior-rnd]" not in config_ini
+    hashed = run_helper("--hash-config-ini", str(results / "config.ini")).stdout.split()[0]
+    assert hashed == printed
+    run = load_run(results)
+    assert run.format == "ioscore-json"
+    assert verify_hashes(run).config_ok is True

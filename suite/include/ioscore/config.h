@@ -115,7 +115,16 @@ const char *ios_cfg_api(const struct ios_config *cfg, const char *phase, const c
 /* run = FALSE (or the isc20/sc20 noRun = TRUE) in the phase or its group disables the phase. */
 int ios_cfg_run(const struct ios_config *cfg, const char *phase, const char *group);
 
-/* config.ini: every option of every section, `key = value`, blank line after each section. */
+/*
+ * What config.ini, result.json and the hash record: every current section and option; a
+ * historical section only when the INI names its family; a historical key only when set.
+ * Indices as in ios_config_sections().
+ */
+int ios_config_section_recorded(const struct ios_config *cfg, int section);
+int ios_config_option_recorded(const struct ios_config *cfg, int section, int option);
+
+/* config.ini: every recorded option of every recorded section, `key = value`, blank line after
+ * each section. */
 void ios_config_write_ini(const struct ios_config *cfg, FILE *out);
 
 /* XOR of kv(name, value) over every option whose value is not NULL (spec §5.4). */

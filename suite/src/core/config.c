@@ -780,10 +780,14 @@ static int family_named(const struct ios_config *cfg, int s)
     return 0;
 }
 
-/* Does option o of section s go into config.ini and the hash (see config.h)? */
-static int recorded(const struct ios_config *cfg, int s, int o)
+int ios_config_section_recorded(const struct ios_config *cfg, int s)
 {
-    if (sections[s].releases && !family_named(cfg, s))
+    return !sections[s].releases || family_named(cfg, s);
+}
+
+int ios_config_option_recorded(const struct ios_config *cfg, int s, int o)
+{
+    if (!ios_config_section_recorded(cfg, s))
         return 0;
     return !sections[s].options[o].releases || cfg->values[s][o] != NULL;
 }
@@ -807,11 +811,11 @@ int ios_config_unrun_sections(const struct ios_config *cfg, char *buf, size_t le
 void ios_config_write_ini(const struct ios_config *cfg, FILE *out)
 {
     for (int s = 0; s < N_SECTIONS; s++) {
-        if (sections[s].releases && !family_named(cfg, s))
+        if (!ios_config_section_recorded(cfg, s))
             continue;
         fprintf(out, "[%s]\n", sections[s].name);
         for (int o = 0; o < sections[s].n_options; o++)
-            if (recorded(cfg, s, o))
+            if (ios_config_option_recorded(cfg, s, o))
                 fprintf(out, "%s = %s\n", sections[s].options[o].name,
                         cfg->values[s][o] ? cfg->values[s][o] : "");
         fprintf(out, "\n");
@@ -823,7 +827,7 @@ uint32_t ios_config_hash(const struct ios_config *cfg)
     uint32_t h = 0;
     for (int s = 0; s < N_SECTIONS; s++)
         for (int o = 0; o < sections[s].n_options; o++)
-            if (cfg->values[s][o] && recorded(cfg, s, o))
+            if (cfg->values[s][o] && ios_config_option_recorded(cfg, s, o))
                 h ^= ios_hash_kv(sections[s].options[o].name, cfg->values[s][o]);
     return h;
 }

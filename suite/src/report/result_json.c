@@ -46,9 +46,12 @@ static void write_config(struct ios_json *j, const struct ios_run *run)
     const struct ios_section *sections = ios_config_sections(&n);
     ios_json_begin_object(j, "config");
     for (int s = 0; s < n; s++) {
+        if (!ios_config_section_recorded(&run->cfg, s))
+            continue; /* as in config.ini, so that both give the config hash */
         ios_json_begin_object(j, sections[s].name);
         for (int o = 0; o < sections[s].n_options; o++)
-            ios_json_string(j, sections[s].options[o].name, run->cfg.values[s][o]);
+            if (ios_config_option_recorded(&run->cfg, s, o))
+                ios_json_string(j, sections[s].options[o].name, run->cfg.values[s][o]);
         ios_json_end_object(j);
     }
     ios_json_end_object(j);
