@@ -230,6 +230,12 @@ static void test_historical_keys_and_sections(void)
     CHECK(parse("[global]\n[ior-rnd4K]\n", &cfg, err, sizeof err) == 0);
     CHECK(ios_config_hash(&cfg) == 0x9736CCCBu);
     ios_config_free(&cfg);
+    /* isc20/sc20 spelled that family's keys differently */
+    CHECK(
+        parse("[ior-rnd]\nsegmentCount = 1000\nnoRun = TRUE\n[ior-rnd-read]\nhintsFileName = /h\n",
+              &cfg, err, sizeof err) == 0);
+    CHECK(ios_cfg_int(&cfg, "ior-rnd", "segmentCount", 0) == 1000);
+    ios_config_free(&cfg);
     /* isc21's ior-rnd family does not cancel: its run/blockSize/randomPrefill count */
     CHECK(parse("[global]\n[ior-rnd-read]\n", &cfg, err, sizeof err) == 0);
     CHECK(ios_config_hash(&cfg) != 0x9736CCCBu);

@@ -141,16 +141,25 @@ static const struct ios_option opt_mdtest_hard[] = {
     OLD_NORUN,
     OLD_ODIRECT,
 };
-/* The historical random-I/O phases: ior-rnd (isc21), then ior-rnd4K and ior-rnd1MB. */
+/*
+ * The historical random-I/O phases: ior-rnd (isc21; isc20/sc20 had it with other keys), then
+ * ior-rnd4K and ior-rnd1MB (sc21 to isc26).
+ */
+#define RND_OPTIONS                                                                                \
+    OPT("API", IOS_OPT_STRING, NULL, H_API),                                                       \
+        OPT("blockSize", IOS_OPT_UINT64, "1073741824", "bytes per rank"),                          \
+        OPT("run", IOS_OPT_BOOL, "TRUE", H_RUN),                                                   \
+        OPT("verbosity", IOS_OPT_INT, NULL, "extra log detail"),                                   \
+        OPT("randomPrefill", IOS_OPT_INT, "0", "prefill the file before the random writes")
+static const struct ios_option opt_ior_rnd_sizes[] = {RND_OPTIONS};
 static const struct ios_option opt_ior_rnd[] = {
-    OPT("API", IOS_OPT_STRING, NULL, H_API),
-    OPT("blockSize", IOS_OPT_UINT64, "1073741824", "bytes per rank"),
-    OPT("run", IOS_OPT_BOOL, "TRUE", H_RUN),
-    OPT("verbosity", IOS_OPT_INT, NULL, "extra log detail"),
-    OPT("randomPrefill", IOS_OPT_INT, "0", "prefill the file before the random writes"),
+    RND_OPTIONS, OLD("segmentCount", IOS_OPT_INT, NULL, "4 KiB records per rank", R_ISC20),
+    OLD_ODIRECT, OLD_HINTS,
+    OLD_NORUN,
 };
-static const struct ios_option opt_api_only[] = {
+static const struct ios_option opt_ior_rnd_phase[] = {
     OPT("API", IOS_OPT_STRING, NULL, H_API),
+    OLD_HINTS,
 };
 
 #define SEC(name, opts, optional, releases)                                                        \
@@ -165,12 +174,12 @@ static const struct ios_section sections[] = {
     SEC("ior-easy", opt_ior_easy, 0, NULL),
     SEC("ior-easy-write", opt_ior_phase, 0, NULL),
     SEC("ior-rnd", opt_ior_rnd, 0, R_ISC21),
-    SEC("ior-rnd-write", opt_api_only, 0, R_ISC21),
-    SEC("ior-rnd4K", opt_ior_rnd, 0, R_RND),
+    SEC("ior-rnd-write", opt_ior_rnd_phase, 0, R_ISC21),
+    SEC("ior-rnd4K", opt_ior_rnd_sizes, 0, R_RND),
     SEC("ior-rnd4K-write", opt_api_run, 0, R_RND),
     SEC("mdtest-easy", opt_mdtest_easy, 0, NULL),
     SEC("mdtest-easy-write", opt_mdtest_phase, 0, NULL),
-    SEC("ior-rnd1MB", opt_ior_rnd, 0, R_RND),
+    SEC("ior-rnd1MB", opt_ior_rnd_sizes, 0, R_RND),
     SEC("ior-rnd1MB-write", opt_api_run, 0, R_RND),
     SEC("mdworkbench", opt_mdworkbench, 1, NULL),
     SEC("mdworkbench-create", opt_run_only, 1, NULL),
@@ -181,7 +190,7 @@ static const struct ios_section sections[] = {
     SEC("mdtest-hard", opt_mdtest_hard, 0, NULL),
     SEC("mdtest-hard-write", opt_mdtest_phase, 0, NULL),
     SEC("find", opt_find, 0, NULL),
-    SEC("ior-rnd-read", opt_api_only, 0, R_ISC21),
+    SEC("ior-rnd-read", opt_ior_rnd_phase, 0, R_ISC21),
     SEC("ior-rnd4K-read", opt_api_run, 0, R_RND),
     SEC("ior-rnd1MB-read", opt_api_run, 0, R_RND),
     SEC("find-hard", opt_find_extended, 1, NULL),
