@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config_hints.h"
 #include "ioscore/hash.h"
 #include "ioscore/util.h"
 
@@ -309,99 +310,17 @@ static int check_and_set(struct ios_config *cfg, int s, int o, const char *value
     return 0;
 }
 
-/* Levenshtein distance ignoring case; names longer than 63 bytes count as far from anything. */
-static int edit_distance(const char *a, const char *b)
-{
-    size_t la = strlen(a), lb = strlen(b);
-    if (la > 63 || lb > 63)
-        return 1000;
-    int row[64];
-    for (size_t j = 0; j <= lb; j++)
-        row[j] = (int)j;
-    for (size_t i = 1; i <= la; i++) {
-        int diagonal = row[0];
-        row[0] = (int)i;
-        for (size_t j = 1; j <= lb; j++) {
-            int above = row[j];
-            int same = tolower((unsigned char)a[i - 1]) == tolower((unsigned char)b[j - 1]);
-            int best = diagonal + !same;
-            if (above + 1 < best)
-                best = above + 1;
-            if (row[j - 1] + 1 < best)
-                best = row[j - 1] + 1;
-            row[j] = best;
-            diagonal = above;
-        }
-    }
-    return row[lb];
-}
-
-/* Close enough to be a typo: at most one edit per three characters (at least one). */
-static int is_typo_of(const char *typed, const char *known)
-{
-    int limit = (int)strlen(typed) / 3;
-    return edit_distance(typed, known) <= (limit < 1 ? 1 : limit);
-}
-
-/* Where a section came from, for hints: "" or " (extended mode, isc21 and later)". */
-static const char *section_origin(int s)
-{
-    static char text[96];
-    if (sections[s].optional)
-        return " (an extended-mode section, isc21 and later)";
-    if (sections[s].releases) {
-        snprintf(text, sizeof text, " (a section of releases %s)", sections[s].releases);
-        return text;
-    }
-    return "";
-}
-
-static void unknown_section_message(const struct ios_config *cfg, int line, const char *name,
-                                    char *err, size_t err_len)
-{
-    int n = snprintf(err, err_len, "%s:%d: unknown section [%s]", cfg->filename, line, name);
-    for (int s = 0; s < N_SECTIONS && n >= 0 && (size_t)n < err_len; s++)
-        if (is_typo_of(name, sections[s].name)) {
-            snprintf(err + n, err_len - (size_t)n, "; did you mean [%s]?", sections[s].name);
-            return;
-        }
-}
-
-static void unknown_key_message(const struct ios_config *cfg, int line, int s, const char *key,
-                                char *err, size_t err_len)
-{
-    int n = snprintf(err, err_len, "%s:%d: unknown key '%s' in section [%s]", cfg->filename, line,
-                     key, sections[s].name);
-    if (n < 0 || (size_t)n >= err_len)
-        return;
-    for (int o = 0; o < sections[s].n_options; o++)
-        if (is_typo_of(key, sections[s].options[o].name)) {
-            snprintf(err + n, err_len - (size_t)n, "; did you mean '%s'?",
-                     sections[s].options[o].name);
-            return;
-        }
-    for (int other = 0; other < N_SECTIONS; other++) {
-        int o = find_option(other, key);
-        if (o < 0)
-            continue;
-        const char *origin = sections[other].options[o].releases ? "" : section_origin(other);
-        snprintf(err + n, err_len - (size_t)n, "; '%s' is a key of [%s]%s",
-                 sections[other].options[o].name, sections[other].name, origin);
-        return;
-    }
-}
-
 int ios_config_set(struct ios_config *cfg, const char *section, const char *key, const char *value,
                    int line, char *err, size_t err_len)
 {
     int s = find_section(section);
     if (s < 0) {
-        unknown_section_message(cfg, line, section, err, err_len);
+        ios_config_unknown_section(cfg->filename, line, section, err, err_len);
         return -1;
     }
     int o = find_option(s, key);
     if (o < 0) {
-        unknown_key_message(cfg, line, s, key, err, err_len);
+        ios_config_unknown_key(cfg->filename, line, s, key, err, err_len);
         return -1;
     }
     if (!*value) /* the reference ignores empty values: the default stays */
@@ -542,77 +461,6 @@ static void group_text(const char *line, const regmatch_t *m, int g, char *out, 
     out[n] = '\0';
 }
 
-/* Length of the valid UTF-8 sequence at p (at most n bytes), 0 if invalid. */
-static size_t utf8_sequence(const unsigned char *p, size_t n)
-{
-    size_t len = p[0] < 0x80                    ? 1
-                 : p[0] >= 0xC2 && p[0] <= 0xDF ? 2
-                 : p[0] >= 0xE0 && p[0] <= 0xEF ? 3
-                 : p[0] >= 0xF0 && p[0] <= 0xF4 ? 4
-                                                : 0;
-    if (len == 0 || len > n)
-        return 0;
-    for (size_t i = 1; i < len; i++)
-        if ((p[i] & 0xC0) != 0x80)
-            return 0;
-    /* no overlong 3/4-byte forms, no surrogates, nothing above U+10FFFF */
-    if ((p[0] == 0xE0 && p[1] < 0xA0) || (p[0] == 0xED && p[1] > 0x9F) ||
-        (p[0] == 0xF0 && p[1] < 0x90) || (p[0] == 0xF4 && p[1] > 0x8F))
-        return 0;
-    return len;
-}
-
-int ios_config_check_text(const char *filename, const char *text, size_t len, char *err,
-                          size_t err_len)
-{
-    static const unsigned char apple_double[4] = {0x00, 0x05, 0x16, 0x07};
-    const unsigned char *bytes = (const unsigned char *)text;
-    if (len >= 4 && memcmp(bytes, apple_double, 4) == 0) {
-        snprintf(err, err_len,
-                 "%s: not an INI file but a macOS AppleDouble resource fork (a '._' file); "
-                 "use the configuration file without the '._' prefix",
-                 filename);
-        return -1;
-    }
-    const char *nul = memchr(text, '\0', len);
-    if (nul) {
-        snprintf(err, err_len, "%s: not an INI file: a NUL byte at offset %zu (a binary file)",
-                 filename, (size_t)(nul - text));
-        return -1;
-    }
-    int line = 1, content = 0, in_comment = 0;
-    for (size_t i = 0; i < len;) {
-        unsigned char c = bytes[i];
-        if (c == '\n') {
-            line++;
-            in_comment = 0;
-            i++;
-            continue;
-        }
-        /* values end at the first # or ; (spec 4.1): the rest of the line is a comment */
-        if (c == '#' || c == ';')
-            in_comment = 1;
-        if (!in_comment && !isspace(c))
-            content = 1;
-        size_t step = in_comment ? 1 : utf8_sequence(bytes + i, len - i);
-        if (step == 0) {
-            snprintf(err, err_len,
-                     "%s:%d: not a text file: invalid UTF-8 (byte 0x%02X) outside a comment",
-                     filename, line, c);
-            return -1;
-        }
-        i += step;
-    }
-    if (!content) {
-        snprintf(err, err_len,
-                 "%s: the configuration is empty (no [section] and no key); it needs at least "
-                 "[global] datadir = <directory for the test data>",
-                 filename);
-        return -1;
-    }
-    return 0;
-}
-
 int ios_config_parse(struct ios_config *cfg, const char *text, char *err, size_t err_len)
 {
     regex_t re_section, re_option, re_empty;
@@ -654,7 +502,7 @@ int ios_config_parse(struct ios_config *cfg, const char *text, char *err, size_t
             group_text(line, m, 1, name, sizeof name);
             section = find_section(name);
             if (section < 0) {
-                unknown_section_message(cfg, line_no, name, err, err_len);
+                ios_config_unknown_section(cfg->filename, line_no, name, err, err_len);
                 rc = -1;
             } else if (!cfg->seen[section]) {
                 cfg->seen[section] = line_no;
