@@ -197,6 +197,7 @@ NOT_CONFIGS = [
     ("binary.ini", bytes(range(256)) * 16, "not an INI file: a NUL byte at offset 0"),
     ("latin1.ini", b"[global]\ndatadir = /tmp/caf\xe9\n", ":2: not a text file: invalid UTF-8"),
     ("nodatadir.ini", b"[global]\nresultdir = r\n[debug]\n", "[global] datadir is not set"),
+    ("huge.ini", b"[global]\n" + b"# padding\n" * 200_000, "is too large for an INI file"),
 ]
 
 
