@@ -159,7 +159,11 @@ static int load_config(struct ios_run *run, const char *path)
     char *text = NULL;
     int err = 0;
     struct stat st;
-    if (run->rank == 0 && stat(path, &st) == 0 && st.st_size > IOS_CONFIG_MAX_BYTES) {
+    if (run->rank == 0 && stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        /* a device or FIFO could be read forever (/dev/zero) or block */
+        fprintf(stderr, "ioscore-suite: ERROR: %s: not a regular file\n", path);
+        err = EFBIG;
+    } else if (run->rank == 0 && stat(path, &st) == 0 && st.st_size > IOS_CONFIG_MAX_BYTES) {
         fprintf(stderr,
                 "ioscore-suite: ERROR: %s: %lld bytes is too large for an INI file (at most "
                 "%d)\n",
@@ -176,7 +180,7 @@ static int load_config(struct ios_run *run, const char *path)
     MPI_Bcast(&len, 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD);
     MPI_Bcast(&err, 1, MPI_INT, 0, MPI_COMM_WORLD);
     if (len < 0) {
-        if (run->rank == 0 && err != EFBIG)
+        if (run->rank == 0 && err != EFBIG) /* EFBIG: already said why */
             fprintf(stderr, "ioscore-suite: ERROR: cannot read config file %s: %s\n", path,
                     strerror(err));
         return 2;

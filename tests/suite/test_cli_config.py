@@ -79,6 +79,13 @@ def test_error_reported_once_under_several_ranks(suite_bin: Path, workspace: Wor
     assert not workspace.results.exists()
 
 
+@pytest.mark.parametrize("path", ["/dev/zero", "/dev/null", "."])
+def test_config_that_is_not_a_regular_file(suite_bin: Path, path: str) -> None:
+    proc = run_helper(path, "--dry-run", timeout=60)  # /dev/zero must not be read forever
+    assert proc.returncode == 2
+    assert f"{path}: not a regular file" in proc.stderr
+
+
 def test_missing_config_file(suite_bin: Path, workspace: Workspace) -> None:
     proc = run_helper(str(workspace.root / "absent.ini"))
     assert proc.returncode == 2
