@@ -3,6 +3,12 @@
  * The content depends on the per-run seed, the writer's rank and, except for the default
  * `timestamp` type, on the item (IOR file offset or mdtest file index). Readers regenerate
  * the writer's buffer and compare.
+ *   timestamp       the reference base pattern; every transfer of a rank is identical
+ *   offset          the base pattern with every 512th word stamped (uint32)(item*k)|rank<<32
+ *   incompressible  every word pseudo-random from (seed, rank, item, word): no two transfers,
+ *   random          mdtest-hard files or 4 KiB blocks of a run are equal (the reference's
+ *                   incompressible only stamps a per-rank random buffer, and repeats itself
+ *                   every 4 GiB of offset); the two types use different streams
  */
 #ifndef IOSCORE_PATTERN_H
 #define IOSCORE_PATTERN_H

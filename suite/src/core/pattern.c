@@ -20,16 +20,41 @@ enum ios_packet ios_packet_from_string(const char *name)
 
 int ios_packet_varies_per_item(enum ios_packet type)
 {
-    return type == IOS_PACKET_OFFSET || type == IOS_PACKET_RANDOM;
+    return type != IOS_PACKET_TIMESTAMP;
 }
 
-/* splitmix64: a small, well-mixed generator for the incompressible and random types. */
-static uint64_t splitmix64(uint64_t *state)
+#define GOLDEN 0x9E3779B97F4A7C15ull
+
+/* The splitmix64 finaliser: a bijection on 64-bit words with full avalanche. */
+static inline uint64_t mix64(uint64_t z)
 {
-    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
     return z ^ (z >> 31);
+}
+
+/*
+ * Start of the random stream of one item. Distinct (seed, rank, item) give unrelated keys, so
+ * two items' streams share no word except by a 2^-64-per-word chance: no transfer, file or
+ * 4 KiB block of a run repeats another, and deduplicating storage gains nothing. The type
+ * is mixed in so that incompressible and random data differ too.
+ */
+static uint64_t stream_key(int32_t seed, int rank, enum ios_packet type, uint64_t item)
+{
+    uint64_t k = mix64((uint64_t)(uint32_t)seed | (uint64_t)(uint32_t)rank << 32);
+    k = mix64(k ^ (uint64_t)type);
+    return mix64(k ^ item) ^ mix64(item + GOLDEN);
+}
+
+/* Word i of a stream: counter based (no carried state), so the loops vectorize. */
+static inline uint64_t stream_word(uint64_t key, size_t i)
+{
+    return mix64(key + (uint64_t)(i + 1) * GOLDEN);
+}
+
+static int is_random_type(enum ios_packet type)
+{
+    return type == IOS_PACKET_INCOMPRESSIBLE || type == IOS_PACKET_RANDOM;
 }
 
 void ios_pattern_fill(void *buf, size_t size, int32_t seed, int rank, enum ios_packet type,
@@ -38,12 +63,10 @@ void ios_pattern_fill(void *buf, size_t size, int32_t seed, int rank, enum ios_p
     uint64_t *words = buf;
     size_t n_words = size / 8;
     uint64_t rank_hi = (uint64_t)(uint32_t)rank << 32;
-    if (type == IOS_PACKET_INCOMPRESSIBLE || type == IOS_PACKET_RANDOM) {
-        uint64_t state = (uint64_t)(int64_t)seed + (uint64_t)rank;
-        if (type == IOS_PACKET_RANDOM)
-            state += item;
+    if (is_random_type(type)) {
+        uint64_t key = stream_key(seed, rank, type, item);
         for (size_t i = 0; i < n_words; i++) {
-            uint64_t w = splitmix64(&state);
+            uint64_t w = stream_word(key, i);
             memcpy(&words[i], &w, 8);
         }
     } else {
@@ -72,14 +95,12 @@ int ios_pattern_matches(const void *buf, size_t size, int32_t seed, int rank, en
     size_t n_words = size / 8;
     uint64_t rank_hi = (uint64_t)(uint32_t)rank << 32;
     uint64_t diff = 0; /* OR of all differences: no early exit, so the loop vectorizes */
-    if (type == IOS_PACKET_INCOMPRESSIBLE || type == IOS_PACKET_RANDOM) {
-        uint64_t state = (uint64_t)(int64_t)seed + (uint64_t)rank;
-        if (type == IOS_PACKET_RANDOM)
-            state += item;
+    if (is_random_type(type)) {
+        uint64_t key = stream_key(seed, rank, type, item);
         for (size_t i = 0; i < n_words; i++) {
             uint64_t got;
             memcpy(&got, bytes + i * 8, 8);
-            diff |= got ^ splitmix64(&state);
+            diff |= got ^ stream_word(key, i);
         }
     } else {
         /* (uint64)((int64)seed + i) is base + i in two's complement */
