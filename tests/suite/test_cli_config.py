@@ -128,7 +128,6 @@ def test_dry_run_prints_workloads_and_touches_nothing(
 @pytest.mark.parametrize(
     ("section", "key", "message"),
     [
-        ("ior-hard", "collective", "collective (MPI-IO) I/O is not implemented"),
         ("global", "io-buffers-on-gpu", "GPU buffers are not implemented"),
     ],
 )

@@ -12,19 +12,23 @@
 
 #include "ioscore/backend.h"
 
+static const struct ios_backend_option posix_options[] = {
+    {"--posix.odirect", NULL, "open data files with O_DIRECT (4 KiB aligned buffers)"},
+    {NULL, NULL, NULL},
+};
+
+/* The registry passes only options of the table. */
 static int posix_init(struct ios_backend *be, int argc, char **argv, char *err, size_t err_len)
 {
     for (int i = 0; i < argc; i++) {
-        if (strcmp(argv[i], "--posix.odirect") == 0) {
-            be->odirect = 1;
-            be->alignment = 4096;
-        } else {
-            snprintf(err, err_len,
-                     "unknown POSIX backend option '%s' in API '%s' (supported: "
-                     "--posix.odirect)",
+        int on = ios_backend_flag(argv[i]);
+        if (on < 0) {
+            snprintf(err, err_len, "POSIX backend option '%s' in API '%s': expected =1 or =0",
                      argv[i], be->api);
             return -1;
         }
+        be->odirect = on;
+        be->alignment = on ? 4096 : 8;
     }
     return 0;
 }
@@ -136,6 +140,7 @@ const struct ios_backend_ops ios_backend_posix = {
     .name = "POSIX",
     .interface_version = IOS_BACKEND_INTERFACE_VERSION,
     .caps = IOS_CAP_STORES_DATA | IOS_CAP_NAMESPACE,
+    .options = posix_options,
     .init = posix_init,
     .open = posix_open,
     .pwrite = posix_pwrite,

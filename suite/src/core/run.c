@@ -591,8 +591,7 @@ static void run_one_phase(struct ios_run *run, const struct ios_phase *p)
     ctx.res = res;
     ctx.seed = p->seed_key ? ios_phase_seed(p->seed_key, run->timestamp) : 0;
     char err[IOS_MSG_MAX];
-    if (ios_backend_create(ios_cfg_api(&run->cfg, p->name, p->group), &ctx.be, err, sizeof err) !=
-        0)
+    if (ios_backend_for_phase(&run->cfg, p->name, p->group, &ctx.be, err, sizeof err) != 0)
         ios_fatal("[%s] %s", p->name, err); /* checked before any I/O; cannot happen here */
     int enabled = ios_cfg_run(&run->cfg, p->name, p->group);
 
@@ -662,8 +661,7 @@ static void final_cleanup(struct ios_run *run)
 {
     char path[IOS_PATH_MAX], err[IOS_MSG_MAX];
     struct ios_backend be;
-    if (ios_backend_create(ios_cfg_api(&run->cfg, "ior-easy-write", "ior-easy"), &be, err,
-                           sizeof err) != 0)
+    if (ios_backend_for_phase(&run->cfg, "ior-easy-write", "ior-easy", &be, err, sizeof err) != 0)
         return;
     if (run->rank == 0) {
         static const char *status[] = {"ior-easy", "mdtest-easy", "ior-hard", "mdtest-hard"};
@@ -693,8 +691,8 @@ static void final_cleanup(struct ios_run *run)
     MPI_Barrier(MPI_COMM_WORLD);
     if (run->rank == 0) {
         struct ios_backend hard;
-        if (ios_backend_create(ios_cfg_api(&run->cfg, "ior-hard-write", "ior-hard"), &hard, err,
-                               sizeof err) != 0)
+        if (ios_backend_for_phase(&run->cfg, "ior-hard-write", "ior-hard", &hard, err,
+                                  sizeof err) != 0)
             hard = be;
         ios_path(path, sizeof path, "%s/ior-hard/file", run->datadir);
         cleanup_remove(run, &hard, path, 0);
@@ -724,27 +722,27 @@ static void config_error(struct ios_run *run, const char *msg)
 /* Every check that can fail without I/O, on every rank (same config everywhere). */
 static void validate_before_io(struct ios_run *run)
 {
-    static const char *hard_sections[] = {"ior-hard", "ior-hard-write", "ior-hard-read"};
-    for (int i = 0; i < 3; i++)
-        if (ios_cfg_bool(&run->cfg, hard_sections[i], "collective", 0))
-            config_error(run, i == 0 ? "[ior-hard] collective = TRUE: collective (MPI-IO) "
-                                       "I/O is not implemented"
-                                     : "[ior-hard-write/-read] collective = TRUE: collective "
-                                       "(MPI-IO) I/O is not implemented");
     if (ios_cfg_bool(&run->cfg, "global", "io-buffers-on-gpu", 0))
         config_error(run, "[global] io-buffers-on-gpu = TRUE: GPU buffers are not implemented");
-    int n = 0;
+    int n = 0, collective_warned = 0;
     const struct ios_phase *const *phases = ios_standard_phases(&n);
     for (int i = 0; i < n; i++) {
         struct ios_backend be;
         char err[IOS_MSG_MAX];
-        if (ios_backend_create(ios_cfg_api(&run->cfg, phases[i]->name, phases[i]->group), &be, err,
-                               sizeof err) != 0) {
+        if (ios_backend_for_phase(&run->cfg, phases[i]->name, phases[i]->group, &be, err,
+                                  sizeof err) != 0) {
             if (run->rank == 0)
                 fprintf(stderr, "ioscore-suite: ERROR: %s: [%s] API: %s\n", run->cfg.filename,
                         phases[i]->name, err);
             MPI_Finalize();
             exit(2);
+        }
+        if (be.collective_ignored && !collective_warned && run->rank == 0) {
+            fprintf(stderr,
+                    "ioscore-suite: WARNING: [%s] collective = TRUE: collective I/O is not "
+                    "available with API %s; the phase runs independent I/O (as IOR does)\n",
+                    phases[i]->name, be.ops->name);
+            collective_warned = 1;
         }
     }
 }
