@@ -3,6 +3,7 @@
 * With dataPacketType = incompressible or random, no two transfers, mdtest-hard files or 4 KiB
   blocks of a run are identical, so deduplicating storage cannot inflate the result (the
   default `timestamp` type repeats itself, as the reference does: the same check finds that).
+* mdtest-hard files-per-dir spreads the files over mdtest's directory loops.
 * A writer starts from an empty file: rerunning in a reused (marked) data directory after a
   longer run leaves files of exactly the new size.
 """
@@ -10,11 +11,12 @@
 from __future__ import annotations
 
 import hashlib
+import json
 from collections import Counter
 from pathlib import Path
 
 import pytest
-from suite_helpers import Workspace, run_suite, small_ini
+from suite_helpers import Workspace, run_helper, run_suite, small_ini
 
 pytestmark = pytest.mark.mpi
 
@@ -90,3 +92,36 @@ def test_reused_directory_after_longer_run_has_exact_sizes(
     else:
         assert (easy / "ior_file_easy").stat().st_size == NRANKS * 2 * 1024 * 1024
     assert (workspace.data / "ior-hard" / "file").stat().st_size == 40 * NRANKS * HARD_RECORD
+
+
+def test_files_per_dir_spreads_files_as_mdtest_does(suite_bin: Path, workspace: Workspace) -> None:
+    """-I=40 with n = 120: three directory loops test-dir.0-<k> of 40 files per rank each."""
+    ini = workspace.write_ini(
+        small_ini(workspace, extra=KEEP).replace(
+            "[mdtest-hard]\n", "[mdtest-hard]\nfiles-per-dir = 40\n"
+        )
+    )
+    run_suite(NRANKS, str(ini), "--timestamp", "fpd", "--keep-data", "-q", check=True)
+    hard = workspace.data / "fpd" / "mdtest-hard"
+    assert sorted(p.name for p in hard.iterdir()) == [f"test-dir.0-{k}" for k in range(3)]
+    for k in range(3):
+        names = {p.name for p in (hard / f"test-dir.0-{k}" / "mdtest_tree.0").iterdir()}
+        assert names == {f"file.mdtest.{r}.{i}" for r in range(NRANKS) for i in range(40)}
+    resdir = next(workspace.results.iterdir())
+    doc = json.loads((resdir / "result.json").read_text())
+    phases = {p["name"]: p for p in doc["phases"]}
+    # every file was stat'ed and read back (and verified) across the three directories
+    for name in ("mdtest-hard-write", "mdtest-hard-stat", "mdtest-hard-read"):
+        assert phases[name]["items"] == NRANKS * MD_FILES and phases[name]["verify_errors"] == 0
+    assert "files-per-dir is set" in " ".join(doc["invalid_reasons"])
+    assert " -I=40 " in (resdir / "mdtest-hard-write.txt").read_text()
+    # --cleanup knows the extra directories
+    run_suite(1, str(ini), "--cleanup", "--timestamp", "fpd", check=True)
+    assert not (workspace.data / "fpd").exists()
+
+
+def test_files_per_dir_must_divide_n(suite_bin: Path, workspace: Workspace) -> None:
+    text = small_ini(workspace).replace("[mdtest-hard]\n", "[mdtest-hard]\nfiles-per-dir = 50\n")
+    proc = run_helper(str(workspace.write_ini(text)))
+    assert proc.returncode == 2 and "files-per-dir must divide n" in proc.stderr
+    assert not workspace.data.exists()

@@ -244,21 +244,21 @@ int ios_backend_check(const char *api, char *err, size_t err_len)
 
 void ios_backend_list(FILE *out)
 {
-    fprintf(out, "[backends]  (the API string: NAME [--option ...])\n");
+    /* comment lines: the listing stays a valid INI text */
+    fprintf(out, "; backends of this build (API = NAME [--option[=VALUE] ...]):\n");
     for (size_t i = 0; i < N_BACKENDS; i++) {
         const struct ios_backend_ops *ops = all_backends[i];
-        fprintf(out, "  %s\n", ops->name);
+        fprintf(out, ";   %s\n", ops->name);
         for (const struct ios_backend_option *o = ops->options; o && o->name; o++) {
             char form[128];
             snprintf(form, sizeof form, "%s%s%s", o->name, o->value ? "=" : "",
                      o->value ? o->value : "");
-            fprintf(out, "    %-30s %s\n", form, o->help);
+            fprintf(out, ";     %-28s %s\n", form, o->help);
         }
     }
-    fprintf(out, "[backends not in this build]\n");
+    fprintf(out, "; backends and options of the reference that this build cannot offer:\n");
     for (size_t i = 0; i < N_UNAVAILABLE; i++)
-        fprintf(out, "  %-30s needs %s\n", unavailable[i].name, unavailable[i].needs);
-    fprintf(out, "\n");
+        fprintf(out, ";   %-28s needs %s\n", unavailable[i].name, unavailable[i].needs);
 }
 
 int ios_backend_flag(const char *word)

@@ -724,6 +724,10 @@ static void validate_before_io(struct ios_run *run)
 {
     if (ios_cfg_bool(&run->cfg, "global", "io-buffers-on-gpu", 0))
         config_error(run, "[global] io-buffers-on-gpu = TRUE: GPU buffers are not implemented");
+    int64_t per_dir = ios_cfg_int(&run->cfg, "mdtest-hard", "files-per-dir", 0);
+    if (per_dir > 0 && ios_cfg_int(&run->cfg, "mdtest-hard", "n", 1000000) % per_dir != 0)
+        config_error(run, "[mdtest-hard] files-per-dir must divide n: mdtest creates "
+                          "n / files-per-dir full directories");
     int n = 0, collective_warned = 0;
     const struct ios_phase *const *phases = ios_standard_phases(&n);
     for (int i = 0; i < n; i++) {
@@ -789,7 +793,7 @@ int ios_run_phases(struct ios_run *run)
     if (run->stonewall != run->minwrite)
         ios_run_invalidate(run, "stonewall-time is %ds; a valid run needs %ds", run->stonewall,
                            run->minwrite);
-    if (ios_cfg_str(&run->cfg, "mdtest-hard", "files-per-dir"))
+    if (ios_cfg_int(&run->cfg, "mdtest-hard", "files-per-dir", 0) > 0)
         ios_run_invalidate(run, "files-per-dir is set");
     if (run->debug_delay_rank >= 0) {
         ios_run_invalidate(run,
@@ -959,10 +963,17 @@ int ios_run_cleanup_only(struct ios_run *run)
             rmdir_quiet(path, v);
             ios_path(path, sizeof path, "%s/mdtest-easy", run->datadir);
             rmdir_quiet(path, v);
-            ios_path(path, sizeof path, "%s/mdtest-hard/test-dir.0-0", run->datadir);
-            removed += cleanup_tree_dirs(path, "mdtest_tree.", 1, v);
-            rmdir_quiet(path, v);
             ios_path(path, sizeof path, "%s/mdtest-hard", run->datadir);
+            d = opendir(path); /* files-per-dir: test-dir.0-<k> for k = 0, 1, ... */
+            while (d && (e = readdir(d)) != NULL) {
+                if (!matches_numbered(e->d_name, "test-dir.0-", 1))
+                    continue;
+                ios_path(sub, sizeof sub, "%s/%s", path, e->d_name);
+                removed += cleanup_tree_dirs(sub, "mdtest_tree.", 1, v);
+                rmdir_quiet(sub, v);
+            }
+            if (d)
+                closedir(d);
             rmdir_quiet(path, v);
             static const char *status[] = {"ior-easy", "mdtest-easy", "ior-hard", "mdtest-hard"};
             for (int i = 0; i < 4; i++) {
