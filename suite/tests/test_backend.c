@@ -71,6 +71,8 @@ int main(void)
     /* IOR parses AIO module options whatever the API; they never act on POSIX I/O */
     CHECK(ios_backend_check("POSIX --aio.max-pending=128 --aio.granularity=8", err, sizeof err) ==
           0);
+    CHECK(create("MPIIO --posix.odirect", &be) == 0 && !be.odirect && be.alignment == 8);
+    CHECK(create("POSIX --mpiio.hintsFileName=/nonexistent", &be) == 0 && be.n_hints == 0);
 
     /* IOR hints file: IOR_HINT__MPI__ and IOR_HINT__GPFS__ lines, anything else ignored */
     scratch_file(path, sizeof path,

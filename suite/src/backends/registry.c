@@ -51,7 +51,8 @@ static const struct unavailable unavailable[] = {
 
 /*
  * Options of IOR modules that never act on the selected backend. IOR parses every module's
- * options whatever the API, so real POSIX configs carry them; they change nothing there.
+ * options whatever the API, so real POSIX configs carry them; they change nothing there. The
+ * same holds for the options of our other backends (--posix.odirect with MPIIO).
  */
 static const char *const inert_prefixes[] = {"--aio."};
 
@@ -143,10 +144,24 @@ static int check_option(const struct ios_backend_ops *ops, const char *word, con
     return -1;
 }
 
-static int is_inert(const char *word)
+/* Does the option word name an option in the table of `ops`? */
+static int in_table(const struct ios_backend_ops *ops, const char *word)
+{
+    size_t name_len = strcspn(word, "=");
+    for (const struct ios_backend_option *o = ops->options; o && o->name; o++)
+        if (strlen(o->name) == name_len && strncmp(o->name, word, name_len) == 0)
+            return 1;
+    return 0;
+}
+
+/* An option of another module (IOR accepts every module's options whatever the API). */
+static int is_inert(const struct ios_backend_ops *selected, const char *word)
 {
     for (size_t i = 0; i < sizeof inert_prefixes / sizeof inert_prefixes[0]; i++)
         if (strncmp(word, inert_prefixes[i], strlen(inert_prefixes[i])) == 0)
+            return 1;
+    for (size_t i = 0; i < N_BACKENDS; i++)
+        if (all_backends[i] != selected && in_table(all_backends[i], word))
             return 1;
     return 0;
 }
@@ -179,7 +194,7 @@ int ios_backend_create(const char *api, struct ios_backend *be, char *err, size_
     char *opts[32];
     int n_opts = 0;
     for (int i = 1; i < n; i++) {
-        if (is_inert(words[i]))
+        if (is_inert(ops, words[i]))
             continue;
         if (check_option(ops, words[i], be->api, err, err_len) != 0)
             return -1;
