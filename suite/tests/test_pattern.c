@@ -99,6 +99,14 @@ int main(void)
         CHECK(!ios_pattern_matches(buf, 47008, 42, 1, unique_types[t], 47008));
         CHECK(!ios_pattern_matches(buf, 47008, 42, 0, unique_types[t], 0));
     }
+    /* the per-transfer update turns any item's buffer into exactly the fill of another item */
+    for (int t = 0; t < 4; t++) {
+        ios_pattern_fill(buf, 47008, -7, 2, types[t], 94016);
+        ios_pattern_update(buf, 47008, -7, 2, types[t], (uint64_t)5 << 33);
+        ios_pattern_fill(other, 47008, -7, 2, types[t], (uint64_t)5 << 33);
+        CHECK(memcmp(buf, other, 47008) == 0);
+        CHECK(ios_pattern_matches(buf, 47008, -7, 2, types[t], (uint64_t)5 << 33));
+    }
     /* incompressible really is: no byte value dominates a 47008-byte record */
     ios_pattern_fill(buf, 47008, 42, 3, IOS_PACKET_INCOMPRESSIBLE, 94016);
     int histogram[256] = {0}, most = 0;

@@ -120,7 +120,7 @@ static int transfer_once(struct io_state *st, uint64_t j)
     ssize_t n;
     if (job->access == ACCESS_WRITE) {
         if (ios_packet_varies_per_item(run->packet))
-            ios_pattern_fill(st->buf, job->xfer, ctx->seed, run->rank, run->packet, off);
+            ios_pattern_update(st->buf, job->xfer, ctx->seed, run->rank, run->packet, off);
         n = ctx->be.ops->pwrite(&ctx->be, st->handle, st->buf, job->xfer, (off_t)off);
     } else {
         n = ctx->be.ops->pread(&ctx->be, st->handle, st->buf, job->xfer, (off_t)off);

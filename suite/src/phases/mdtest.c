@@ -116,8 +116,8 @@ static int item_once(struct md_state *st, uint64_t i)
         }
         if (st->job->kind == MD_HARD) {
             if (ios_packet_varies_per_item(run->packet))
-                ios_pattern_fill(st->buf, MDTEST_HARD_FILE_SIZE, ctx->seed, run->rank, run->packet,
-                                 i);
+                ios_pattern_update(st->buf, MDTEST_HARD_FILE_SIZE, ctx->seed, run->rank,
+                                   run->packet, i);
             ssize_t n = ctx->be.ops->pwrite(&ctx->be, h, st->buf, MDTEST_HARD_FILE_SIZE, 0);
             if (n != MDTEST_HARD_FILE_SIZE) {
                 ios_phase_error(ctx, n < 0 ? (int)n : -EIO, "write %s", path);
