@@ -164,3 +164,12 @@ def test_list_shows_backend_options(suite_bin: Path) -> None:
     out = run_helper("--list").stdout
     assert "--mpiio.hintsFileName=FILE" in out and "--posix.odirect" in out
     assert "DFS" in out and "libdfs" in out
+
+
+def test_dry_run_describes_collective_mpiio(suite_bin: Path, workspace: Workspace) -> None:
+    ini = workspace.write_ini(mpiio_ini(workspace, collective=True))
+    out = run_suite(2, str(ini), "--dry-run", check=True).stdout
+    assert "[ior-hard-write]  api: MPIIO" in out
+    assert "collective MPI-IO: MPI_File_write_at_all" in out
+    assert "collective MPI-IO: MPI_File_read_at_all" in out
+    assert not workspace.data.exists() and not workspace.results.exists()

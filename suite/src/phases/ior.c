@@ -420,6 +420,13 @@ static void describe_hard(const struct ios_run *run, FILE *out, int write)
             "  %s: one shared file %s/ior-hard/file, 47008-byte records interleaved, "
             "record j of rank p at (j*%d + p)*47008; <= %" PRId64 " records per rank\n",
             write ? "write" : "read + verify", run->datadir, run->size, seg);
+    struct ios_backend be;
+    char err[IOS_MSG_MAX];
+    const char *phase = write ? "ior-hard-write" : "ior-hard-read";
+    if (ios_backend_for_phase(&run->cfg, phase, "ior-hard", &be, err, sizeof err) == 0 &&
+        be.collective)
+        fprintf(out, "  collective MPI-IO: MPI_File_%s_at_all, every rank in lockstep\n",
+                write ? "write" : "read");
     if (write)
         fprintf(out, "  stonewall %d s with wear-out; fsync at the end\n", run->stonewall);
     else
