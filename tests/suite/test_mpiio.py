@@ -173,3 +173,26 @@ def test_dry_run_describes_collective_mpiio(suite_bin: Path, workspace: Workspac
     assert "collective MPI-IO: MPI_File_write_at_all" in out
     assert "collective MPI-IO: MPI_File_read_at_all" in out
     assert not workspace.data.exists() and not workspace.results.exists()
+
+
+def test_mpiio_error_stops_the_run_without_hanging(suite_bin: Path, workspace: Workspace) -> None:
+    """The shared file vanishes before a collective read: every rank fails the open, no hang."""
+    pause = workspace.root / "pause"
+    pause.mkdir()
+    (pause / "ior-hard-read").touch()
+    text = mpiio_ini(workspace, collective=True)
+    ini = workspace.write_ini(text.replace("[debug]\n", f"[debug]\npause-dir = {pause}\n", 1))
+    proc = start_suite(2, str(ini), "--timestamp", "gone")
+    try:
+        wait_for_pause(workspace, "ior-hard-read", proc)
+        (workspace.data / "gone" / "ior-hard" / "file").unlink()
+        (pause / "ior-hard-read").unlink()
+        _out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 3, err
+    doc = json.loads((only_result_dir(workspace) / "result.json").read_text())
+    hard = {p["name"]: p for p in doc["phases"]}["ior-hard-read"]
+    assert not hard["valid"] and doc["aborted"]
+    assert any("No such file or directory" in r for r in hard["invalid_reasons"]), hard

@@ -107,6 +107,12 @@ int ios_backend_flag(const char *word);
 /* --list: every backend of this build with its options, then those it cannot offer. */
 void ios_backend_list(FILE *out);
 
+/* The POSIX namespace calls, shared with backends whose namespace is POSIX (MPI-IO, as IOR). */
+int ios_posix_mkdir(struct ios_backend *be, const char *path, unsigned mode);
+int ios_posix_rmdir(struct ios_backend *be, const char *path);
+int ios_posix_stat_size(struct ios_backend *be, const char *path, int64_t *size);
+int ios_posix_sync_all(struct ios_backend *be);
+
 extern const struct ios_backend_ops ios_backend_posix;
 extern const struct ios_backend_ops ios_backend_dummy;
 extern const struct ios_backend_ops ios_backend_mpiio;

@@ -17,7 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "ioscore/backend.h"
 #include "ioscore/util.h"
@@ -42,25 +41,22 @@ static MPI_File to_file(int64_t h)
     return fh;
 }
 
-/* MPI error class to -errno (the phases report strerror). */
+/* MPI-IO error classes and the errno the phases report (strerror) for them. */
+static const struct {
+    int mpi_class, err;
+} error_classes[] = {
+    {MPI_ERR_NO_SUCH_FILE, ENOENT}, {MPI_ERR_BAD_FILE, ENOENT},   {MPI_ERR_ACCESS, EACCES},
+    {MPI_ERR_NO_SPACE, ENOSPC},     {MPI_ERR_QUOTA, EDQUOT},      {MPI_ERR_FILE_EXISTS, EEXIST},
+    {MPI_ERR_READ_ONLY, EROFS},     {MPI_ERR_FILE_IN_USE, EBUSY},
+};
+
 static int mpi_errno(int rc)
 {
     int cls = MPI_ERR_OTHER;
     MPI_Error_class(rc, &cls);
-    if (cls == MPI_ERR_NO_SUCH_FILE || cls == MPI_ERR_BAD_FILE)
-        return -ENOENT;
-    if (cls == MPI_ERR_ACCESS)
-        return -EACCES;
-    if (cls == MPI_ERR_NO_SPACE)
-        return -ENOSPC;
-    if (cls == MPI_ERR_QUOTA)
-        return -EDQUOT;
-    if (cls == MPI_ERR_FILE_EXISTS)
-        return -EEXIST;
-    if (cls == MPI_ERR_READ_ONLY)
-        return -EROFS;
-    if (cls == MPI_ERR_FILE_IN_USE)
-        return -EBUSY;
+    for (size_t i = 0; i < sizeof error_classes / sizeof error_classes[0]; i++)
+        if (error_classes[i].mpi_class == cls)
+            return -error_classes[i].err;
     return -EIO;
 }
 
@@ -242,40 +238,11 @@ static int mpiio_close(struct ios_backend *be, int64_t h)
     return rc == MPI_SUCCESS ? 0 : mpi_errno(rc);
 }
 
-static int mpiio_mkdir(struct ios_backend *be, const char *path, unsigned mode)
-{
-    (void)be;
-    return mkdir(path, (mode_t)mode) == 0 ? 0 : -errno;
-}
-
-static int mpiio_rmdir(struct ios_backend *be, const char *path)
-{
-    (void)be;
-    return rmdir(path) == 0 ? 0 : -errno;
-}
-
 static int mpiio_unlink(struct ios_backend *be, const char *path)
 {
     (void)be;
     int rc = MPI_File_delete(path, MPI_INFO_NULL);
     return rc == MPI_SUCCESS ? 0 : mpi_errno(rc);
-}
-
-static int mpiio_stat_size(struct ios_backend *be, const char *path, int64_t *size)
-{
-    (void)be;
-    struct stat st;
-    if (stat(path, &st) != 0)
-        return -errno;
-    *size = (int64_t)st.st_size;
-    return 0;
-}
-
-static int mpiio_sync_all(struct ios_backend *be)
-{
-    (void)be;
-    sync();
-    return 0;
 }
 
 const struct ios_backend_ops ios_backend_mpiio = {
@@ -289,9 +256,9 @@ const struct ios_backend_ops ios_backend_mpiio = {
     .pread = mpiio_pread,
     .fsync = mpiio_fsync,
     .close = mpiio_close,
-    .mkdir = mpiio_mkdir,
-    .rmdir = mpiio_rmdir,
+    .mkdir = ios_posix_mkdir,
+    .rmdir = ios_posix_rmdir,
     .unlink = mpiio_unlink,
-    .stat_size = mpiio_stat_size,
-    .sync_all = mpiio_sync_all,
+    .stat_size = ios_posix_stat_size,
+    .sync_all = ios_posix_sync_all,
 };

@@ -101,13 +101,13 @@ static int posix_close(struct ios_backend *be, int64_t h)
     return close((int)h) == 0 ? 0 : -errno;
 }
 
-static int posix_mkdir(struct ios_backend *be, const char *path, unsigned mode)
+int ios_posix_mkdir(struct ios_backend *be, const char *path, unsigned mode)
 {
     (void)be;
     return mkdir(path, (mode_t)mode) == 0 ? 0 : -errno;
 }
 
-static int posix_rmdir(struct ios_backend *be, const char *path)
+int ios_posix_rmdir(struct ios_backend *be, const char *path)
 {
     (void)be;
     return rmdir(path) == 0 ? 0 : -errno;
@@ -119,7 +119,7 @@ static int posix_unlink(struct ios_backend *be, const char *path)
     return unlink(path) == 0 ? 0 : -errno;
 }
 
-static int posix_stat_size(struct ios_backend *be, const char *path, int64_t *size)
+int ios_posix_stat_size(struct ios_backend *be, const char *path, int64_t *size)
 {
     (void)be;
     struct stat st;
@@ -129,7 +129,7 @@ static int posix_stat_size(struct ios_backend *be, const char *path, int64_t *si
     return 0;
 }
 
-static int posix_sync_all(struct ios_backend *be)
+int ios_posix_sync_all(struct ios_backend *be)
 {
     (void)be;
     sync();
@@ -147,9 +147,9 @@ const struct ios_backend_ops ios_backend_posix = {
     .pread = posix_pread,
     .fsync = posix_fsync,
     .close = posix_close,
-    .mkdir = posix_mkdir,
-    .rmdir = posix_rmdir,
+    .mkdir = ios_posix_mkdir,
+    .rmdir = ios_posix_rmdir,
     .unlink = posix_unlink,
-    .stat_size = posix_stat_size,
-    .sync_all = posix_sync_all,
+    .stat_size = ios_posix_stat_size,
+    .sync_all = ios_posix_sync_all,
 };
