@@ -42,7 +42,7 @@ int main(void)
     CHECK(create("POSIX --posix.odirect=maybe", &be) != 0);
     CHECK_STR_CONTAINS(err, "--posix.odirect=maybe");
     CHECK(create("MPIIO", &be) == 0 && be.ops == &ios_backend_mpiio && be.n_hints == 0);
-    CHECK((be.ops->caps & IOS_CAP_COLLECTIVE_OPEN) && (be.ops->caps & IOS_CAP_STORES_DATA));
+    CHECK((be.ops->caps & IOS_CAP_COLLECTIVE) && (be.ops->caps & IOS_CAP_STORES_DATA));
     CHECK(create("DUMMY", &be) == 0 && be.ops == &ios_backend_dummy);
     CHECK(create("POSIX --posix.bogus", &be) != 0);
     CHECK_STR_CONTAINS(err, "unknown POSIX backend option '--posix.bogus'");

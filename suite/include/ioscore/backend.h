@@ -18,8 +18,10 @@
 /* Capability flags. */
 #define IOS_CAP_STORES_DATA 0x1 /* reads return what was written: verification is possible */
 #define IOS_CAP_NAMESPACE 0x2   /* a real directory tree exists: find can scan it */
-/* open, fsync and close of an IOS_OPEN_SHARED file are collective: every rank calls them */
-#define IOS_CAP_COLLECTIVE_OPEN 0x4
+#define IOS_CAP_COLLECTIVE 0x4  /* collective I/O: ior-hard collective = TRUE */
+#define IOS_CAP_GPU_BUFFERS 0x8 /* I/O from GPU memory: [global] io-buffers-on-gpu = TRUE */
+/* With IOS_CAP_COLLECTIVE, open, fsync and close of an IOS_OPEN_SHARED file are collective
+ * calls too: every rank makes them. */
 
 /* Open flags (mapped by each backend). */
 #define IOS_OPEN_READ 0x1

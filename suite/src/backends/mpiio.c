@@ -248,7 +248,7 @@ static int mpiio_unlink(struct ios_backend *be, const char *path)
 const struct ios_backend_ops ios_backend_mpiio = {
     .name = "MPIIO",
     .interface_version = IOS_BACKEND_INTERFACE_VERSION,
-    .caps = IOS_CAP_STORES_DATA | IOS_CAP_NAMESPACE | IOS_CAP_COLLECTIVE_OPEN,
+    .caps = IOS_CAP_STORES_DATA | IOS_CAP_NAMESPACE | IOS_CAP_COLLECTIVE,
     .options = mpiio_options,
     .init = mpiio_init,
     .open = mpiio_open,

@@ -240,7 +240,7 @@ int ios_backend_for_phase(const struct ios_config *cfg, const char *phase, const
         return -1;
     const char *collective = phase_value(cfg, phase, group, "collective");
     if (collective && strcmp(collective, "TRUE") == 0) {
-        if (be->ops == &ios_backend_mpiio)
+        if (be->ops->caps & IOS_CAP_COLLECTIVE)
             be->collective = 1;
         else
             be->collective_ignored = 1; /* IOR: "collective not available in POSIX", reset */

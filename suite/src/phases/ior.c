@@ -264,7 +264,7 @@ static void run_job(struct ios_phase_ctx *ctx, const struct ior_job *job)
         }
     }
     /* MPI_File_sync of a shared file is collective: a rank that failed still takes part */
-    int collective_open = shared && (ctx->be.ops->caps & IOS_CAP_COLLECTIVE_OPEN);
+    int collective_open = shared && (ctx->be.ops->caps & IOS_CAP_COLLECTIVE);
     if (job->access == ACCESS_WRITE && st.open_ok && (ok || collective_open)) {
         rc = ctx->be.ops->fsync(&ctx->be, st.handle); /* -e: inside the timed window */
         if (rc != 0)
