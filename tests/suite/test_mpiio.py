@@ -196,3 +196,20 @@ def test_mpiio_error_stops_the_run_without_hanging(suite_bin: Path, workspace: W
     hard = {p["name"]: p for p in doc["phases"]}["ior-hard-read"]
     assert not hard["valid"] and doc["aborted"]
     assert any("No such file or directory" in r for r in hard["invalid_reasons"]), hard
+
+
+def test_ini_hints_file_name_reaches_the_backend(suite_bin: Path, workspace: Workspace) -> None:
+    """`hintsFileName` (isc20/sc20 key) is the hints file of the phase's MPI-IO backend."""
+    if " hintsFileName " not in run_helper("--list").stdout:
+        pytest.skip("this build's option table has no hintsFileName key")
+    hints = workspace.root / "hints"
+    text = mpiio_ini(workspace, collective=True).replace(
+        "[ior-hard]\n", f"[ior-hard]\nhintsFileName = {hints}\n", 1
+    )
+    ini = workspace.write_ini(text)
+    proc = run_helper(str(ini), "--timestamp", "nohints")
+    assert proc.returncode == 2  # refused before I/O: the file does not exist
+    assert f"MPI-IO hints file {hints}: No such file or directory" in proc.stderr
+    assert not workspace.data.exists()
+    hints.write_text("IOR_HINT__MPI__romio_cb_write=enable\n")
+    run_suite(2, str(ini), "--timestamp", "hints", "-q", check=True, timeout=120)
