@@ -75,6 +75,47 @@ int main(void)
     CHECK(!ios_pattern_matches(buf, 47008, 42, 1, IOS_PACKET_OFFSET, 47008));
     CHECK(!ios_pattern_matches(buf, 47008, 42, 1, IOS_PACKET_TIMESTAMP, 0));
 
+    /*
+     * incompressible and random: every item, rank and type its own content; no 4 KiB block of
+     * one item reappears in another (what a deduplicating store would exploit). Rank 1's item
+     * 0 vs rank 0's item 1 is the collision a "seed + rank + item" seed would have.
+     */
+    const enum ios_packet unique_types[] = {IOS_PACKET_INCOMPRESSIBLE, IOS_PACKET_RANDOM};
+    for (int t = 0; t < 2; t++) {
+        CHECK(ios_packet_varies_per_item(unique_types[t]));
+        ios_pattern_fill(buf, 47008, 42, 1, unique_types[t], 0);
+        ios_pattern_fill(other, 47008, 42, 0, unique_types[t], 1);
+        CHECK(memcmp(buf, other, 47008) != 0);
+        ios_pattern_fill(other, 47008, 42, 1, unique_types[t], (uint64_t)1 << 32);
+        CHECK(memcmp(buf, other, 47008) != 0); /* the reference repeats every 4 GiB */
+        ios_pattern_fill(other, 47008, 42, 1, unique_types[t], 47008);
+        int shared_blocks = 0;
+        for (size_t a = 0; a + 4096 <= 47008; a += 4096)
+            for (size_t b = 0; b + 4096 <= 47008; b += 4096)
+                shared_blocks += memcmp(buf + a, other + b, 4096) == 0;
+        CHECK(shared_blocks == 0);
+        ios_pattern_fill(other, 47008, 42, 1, unique_types[1 - t], 0);
+        CHECK(memcmp(buf, other, 47008) != 0);
+        CHECK(!ios_pattern_matches(buf, 47008, 42, 1, unique_types[t], 47008));
+        CHECK(!ios_pattern_matches(buf, 47008, 42, 0, unique_types[t], 0));
+    }
+    /* the per-transfer update turns any item's buffer into exactly the fill of another item */
+    for (int t = 0; t < 4; t++) {
+        ios_pattern_fill(buf, 47008, -7, 2, types[t], 94016);
+        ios_pattern_update(buf, 47008, -7, 2, types[t], (uint64_t)5 << 33);
+        ios_pattern_fill(other, 47008, -7, 2, types[t], (uint64_t)5 << 33);
+        CHECK(memcmp(buf, other, 47008) == 0);
+        CHECK(ios_pattern_matches(buf, 47008, -7, 2, types[t], (uint64_t)5 << 33));
+    }
+    /* incompressible really is: no byte value dominates a 47008-byte record */
+    ios_pattern_fill(buf, 47008, 42, 3, IOS_PACKET_INCOMPRESSIBLE, 94016);
+    int histogram[256] = {0}, most = 0;
+    for (size_t i = 0; i < 47008; i++)
+        histogram[buf[i]]++;
+    for (int v = 0; v < 256; v++)
+        most = histogram[v] > most ? histogram[v] : most;
+    CHECK(most < 47008 / 256 * 2);
+
     CHECK(ios_packet_from_string("Offset") == IOS_PACKET_OFFSET);
     CHECK(ios_packet_from_string("incompressible") == IOS_PACKET_INCOMPRESSIBLE);
     CHECK(ios_packet_from_string("timestamp") == IOS_PACKET_TIMESTAMP);

@@ -164,11 +164,6 @@ def test_pfind_keys_reach_the_find_engine(suite_bin: Path, workspace: Workspace)
 @pytest.mark.parametrize(
     ("section", "key", "message"),
     [
-        (
-            "ior-hard",
-            "collective",
-            "backend 'POSIX' (phase ior-hard-write) does not offer collective",
-        ),
         ("global", "io-buffers-on-gpu", "backend 'POSIX' (phase ior-easy-write) cannot use GPU"),
     ],
 )
@@ -229,7 +224,11 @@ def test_non_configs_are_refused_and_nothing_is_created(
             "[global]\ndatadir = {d}/plain-file/data\n",
             "cannot create data directory {d}/plain-file/data/T: {d}/plain-file: Not a directory",
         ),
-        ("[global]\ndatadir = {d}/data\n[ior-hard]\ncollective = TRUE\n", "collective = TRUE"),
+        (
+            "[global]\ndatadir = {d}/data\n[ior-hard]\nAPI = MPIIO\nhintsFileName = {d}/none\n",
+            "{d}/none",
+        ),
+        ("[global]\ndatadir = {d}/data\napi = DFS\n", "backend 'DFS'"),
         ("[global]\ndatadir = {d}/data\napi = POSIX --posix.turbo\n", "'--posix.turbo'"),
     ],
 )

@@ -36,11 +36,8 @@ EXPECTED_REFUSALS = {
     "IME": (6, "DDN IME native backend: needs a build with the IME client"),
     "Gfarm": (2, "Gfarm backend: needs a build with libgfarm"),
     "--posix.gpfs.finegrainwritesharing": (8, "IOR's GPFS hint: needs a build with GPFS"),
-    "--posix.odirect=1": (2, "IOR's '--opt=1' spelling of the flag; POSIX accepts --posix.odirect"),
     "macOS resource fork": (1, "a '._config.ini' AppleDouble file is not an INI file"),
 }
-# Refused until the MPI-IO backend is in the registry, accepted from then on.
-MPIIO = ("MPIIO", 10)
 # Historical keys of these real configs still parse, unchanged (one per kind, for the record).
 HISTORICAL_EXAMPLES = ("posix.odirect", "noRun", "hintsFileName", "ior-rnd4K", "ior-rnd1MB")
 
@@ -119,12 +116,12 @@ def run_one(path: Path) -> Verdict:
 
 
 def refusal_reason(verdict: Verdict) -> str:
-    """What a refusal names: a key of EXPECTED_REFUSALS or MPIIO ("" if none of them)."""
+    """What a refusal names: a key of EXPECTED_REFUSALS ("" if none of them)."""
     first_error = next((line for line in verdict.dry_err.splitlines() if "ERROR" in line), "")
     if "AppleDouble resource fork" in first_error and verdict.path.name.startswith("._"):
         return "macOS resource fork"
     api = first_error.partition("] API: ")[2]
-    for word in [*EXPECTED_REFUSALS, MPIIO[0]]:
+    for word in EXPECTED_REFUSALS:
         if re.search(rf"'{re.escape(word)}'", api, re.I):
             return word
     return ""
@@ -139,13 +136,6 @@ def verdicts(suite_bin: Path) -> list[Verdict]:
         unique.setdefault(hashlib.sha256(path.read_bytes()).hexdigest(), path)
     with ThreadPoolExecutor(max_workers=2) as pool:
         return list(pool.map(run_one, unique.values()))
-
-
-def mpiio_offered(suite_bin: Path) -> bool:
-    with tempfile.TemporaryDirectory(prefix="ioscore-probe-", dir="/dev/shm") as tmp:
-        ini = Path(tmp) / "probe.ini"
-        ini.write_text(f"[global]\ndatadir = {tmp}/d\nresultdir = {tmp}/r\napi = MPIIO\n")
-        return run_helper(str(ini), "--dry-run").returncode == 0
 
 
 def test_every_real_config_is_accepted_or_refused_for_a_named_backend(
@@ -163,8 +153,6 @@ def test_every_real_config_is_accepted_or_refused_for_a_named_backend(
     ]
     assert not unexplained, unexplained[:5]
     expected = {word: count for word, (count, _why) in EXPECTED_REFUSALS.items()}
-    if not mpiio_offered(suite_bin):
-        expected[MPIIO[0]] = MPIIO[1]
     assert counts == expected
     texts = [v.path.read_text(errors="replace") for v in verdicts if v.dry_rc == 0]
     for name in HISTORICAL_EXAMPLES:

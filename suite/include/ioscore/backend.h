@@ -1,13 +1,16 @@
 /*
  * Storage backends, fio-engine style: each backend file fills one ops struct with designated
- * initialisers. Phases call only these operations, so the same phase code drives POSIX and
- * the no-I/O dummy backend. Every call returns >= 0 on success or -errno.
+ * initialisers. Phases call only these operations, so the same phase code drives POSIX, MPI-IO
+ * and the no-I/O dummy backend. Every call returns >= 0 on success or -errno.
+ * Each backend publishes its options as a table (IOR style), so --list and the pre-I/O
+ * validation ask the registry instead of knowing backend names.
  */
 #ifndef IOSCORE_BACKEND_H
 #define IOSCORE_BACKEND_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #define IOS_BACKEND_INTERFACE_VERSION 1
@@ -17,11 +20,28 @@
 #define IOS_CAP_NAMESPACE 0x2   /* a real directory tree exists: find can scan it */
 #define IOS_CAP_COLLECTIVE 0x4  /* collective I/O: ior-hard collective = TRUE */
 #define IOS_CAP_GPU_BUFFERS 0x8 /* I/O from GPU memory: [global] io-buffers-on-gpu = TRUE */
+/* With IOS_CAP_COLLECTIVE, open, fsync and close of an IOS_OPEN_SHARED file are collective
+ * calls too: every rank makes them. */
 
 /* Open flags (mapped by each backend). */
 #define IOS_OPEN_READ 0x1
 #define IOS_OPEN_WRITE 0x2
-#define IOS_OPEN_CREATE 0x4 /* create, or truncate a file we own */
+#define IOS_OPEN_CREATE 0x4 /* create if missing (writers remove stale files first) */
+#define IOS_OPEN_SHARED 0x8 /* every rank opens this one file together (shared layouts) */
+
+/* One option of a backend, as written after the name in the API string. */
+struct ios_backend_option {
+    const char *name;  /* "--posix.odirect" */
+    const char *value; /* NULL: a flag; otherwise what the value after '=' is, e.g. "FILE" */
+    const char *help;
+};
+
+#define IOS_MAX_HINTS 32
+/* One MPI-IO hint (IOR hints-file line IOR_HINT__MPI__<key>=<value>). */
+struct ios_hint {
+    char key[64];
+    char value[256];
+};
 
 struct ios_backend;
 
@@ -29,6 +49,7 @@ struct ios_backend_ops {
     const char *name;
     int interface_version;
     unsigned caps;
+    const struct ios_backend_option *options; /* terminated by a NULL name */
     /* Parses the backend options (the words after the name in the API string). */
     int (*init)(struct ios_backend *be, int argc, char **argv, char *err, size_t err_len);
     int (*open)(struct ios_backend *be, const char *path, int flags, int64_t *handle);
@@ -45,10 +66,17 @@ struct ios_backend_ops {
 
 struct ios_backend {
     const struct ios_backend_ops *ops;
-    int odirect;      /* POSIX: open data files with O_DIRECT */
-    size_t alignment; /* buffer alignment the backend needs (O_DIRECT: 4096) */
-    char api[512];    /* the API string it was created from */
+    int odirect;            /* POSIX: open data files with O_DIRECT */
+    size_t alignment;       /* buffer alignment the backend needs (O_DIRECT: 4096) */
+    char api[512];          /* the API string it was created from */
+    int collective;         /* MPI-IO: collective reads and writes (IO500 `collective`, IOR -c) */
+    int collective_ignored; /* `collective = TRUE` asked of a backend without it (IOR warns) */
+    char hints_file[1024];  /* MPI-IO: IOR hints file, "" if none */
+    int n_hints;
+    struct ios_hint hints[IOS_MAX_HINTS]; /* MPI-IO: from IOR_HINT__* variables and the file */
 };
+
+struct ios_config;
 
 /*
  * Creates a backend from an API string "<NAME> [--<name>.opt ...]" ("\ " escapes a space).
@@ -56,7 +84,39 @@ struct ios_backend {
  */
 int ios_backend_create(const char *api, struct ios_backend *be, char *err, size_t err_len);
 
+/*
+ * The backend of one phase: its API string (phase, then group, then [global] api) plus the INI
+ * keys IO500 turns into IOR options: `collective` (-c) and `hintsFileName` (-U), the phase's
+ * value first, then the group's. Reads the hints file; touches nothing else.
+ */
+int ios_backend_for_phase(const struct ios_config *cfg, const char *phase, const char *group,
+                          struct ios_backend *be, char *err, size_t err_len);
+
+/*
+ * Pre-I/O validation: 0 when this build offers the backend of `api` with those options;
+ * otherwise -1 and a message naming the backend or option and, for backends and options of
+ * the reference that need client libraries (DFS, IME, Gfarm, GPFS/Lustre/BeeGFS options ...),
+ * the build that would provide them.
+ */
+int ios_backend_check(const char *api, char *err, size_t err_len);
+
+/* MPI-IO: adds the MPI hints of an IOR hints file (lines IOR_HINT__MPI__<key>=<value>). */
+int ios_mpiio_load_hints(struct ios_backend *be, const char *path, char *err, size_t err_len);
+
+/* A flag option word "--name", "--name=1|true" (1) or "--name=0|false" (0); -1 if malformed. */
+int ios_backend_flag(const char *word);
+
+/* --list: every backend of this build with its options, then those it cannot offer. */
+void ios_backend_list(FILE *out);
+
+/* The POSIX namespace calls, shared with backends whose namespace is POSIX (MPI-IO, as IOR). */
+int ios_posix_mkdir(struct ios_backend *be, const char *path, unsigned mode);
+int ios_posix_rmdir(struct ios_backend *be, const char *path);
+int ios_posix_stat_size(struct ios_backend *be, const char *path, int64_t *size);
+int ios_posix_sync_all(struct ios_backend *be);
+
 extern const struct ios_backend_ops ios_backend_posix;
 extern const struct ios_backend_ops ios_backend_dummy;
+extern const struct ios_backend_ops ios_backend_mpiio;
 
 #endif

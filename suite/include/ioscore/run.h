@@ -110,6 +110,7 @@ struct ios_phase_ctx {
     char error[IOS_MSG_MAX];      /* first error on this rank */
     FILE *log;                    /* rank 0: <resdir>/<phase>.txt, or NULL */
     struct ios_instrument instr;  /* latency histogram, debug delay, live progress */
+    int lockstep; /* every rank makes each call together (collective I/O on one shared file) */
 };
 
 struct ios_phase {
@@ -189,6 +190,8 @@ typedef int (*ios_op_fn)(void *state, uint64_t index);
  * Runs op(state, i) for i = from .. to-1, each timed into the latency histogram and counted in
  * the time series. With deadline > 0 (s after ctx->mine.loop_start) it stops after the first
  * operation past the deadline and sets hit_deadline. Clears *ok on a failed operation.
+ * With ctx->lockstep every rank stops together: after each operation one reduction carries
+ * rank 0's deadline decision (as IOR -c does) and any rank's failure.
  * Returns the index after the last completed operation.
  */
 uint64_t ios_run_ops(struct ios_phase_ctx *ctx, ios_op_fn op, void *state, uint64_t from,

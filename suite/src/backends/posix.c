@@ -12,19 +12,23 @@
 
 #include "ioscore/backend.h"
 
+static const struct ios_backend_option posix_options[] = {
+    {"--posix.odirect", NULL, "open data files with O_DIRECT (4 KiB aligned buffers)"},
+    {NULL, NULL, NULL},
+};
+
+/* The registry passes only options of the table. */
 static int posix_init(struct ios_backend *be, int argc, char **argv, char *err, size_t err_len)
 {
     for (int i = 0; i < argc; i++) {
-        if (strcmp(argv[i], "--posix.odirect") == 0) {
-            be->odirect = 1;
-            be->alignment = 4096;
-        } else {
-            snprintf(err, err_len,
-                     "unknown POSIX backend option '%s' in API '%s' (supported: "
-                     "--posix.odirect)",
+        int on = ios_backend_flag(argv[i]);
+        if (on < 0) {
+            snprintf(err, err_len, "POSIX backend option '%s' in API '%s': expected =1 or =0",
                      argv[i], be->api);
             return -1;
         }
+        be->odirect = on;
+        be->alignment = on ? 4096 : 8;
     }
     return 0;
 }
@@ -97,13 +101,13 @@ static int posix_close(struct ios_backend *be, int64_t h)
     return close((int)h) == 0 ? 0 : -errno;
 }
 
-static int posix_mkdir(struct ios_backend *be, const char *path, unsigned mode)
+int ios_posix_mkdir(struct ios_backend *be, const char *path, unsigned mode)
 {
     (void)be;
     return mkdir(path, (mode_t)mode) == 0 ? 0 : -errno;
 }
 
-static int posix_rmdir(struct ios_backend *be, const char *path)
+int ios_posix_rmdir(struct ios_backend *be, const char *path)
 {
     (void)be;
     return rmdir(path) == 0 ? 0 : -errno;
@@ -115,7 +119,7 @@ static int posix_unlink(struct ios_backend *be, const char *path)
     return unlink(path) == 0 ? 0 : -errno;
 }
 
-static int posix_stat_size(struct ios_backend *be, const char *path, int64_t *size)
+int ios_posix_stat_size(struct ios_backend *be, const char *path, int64_t *size)
 {
     (void)be;
     struct stat st;
@@ -125,7 +129,7 @@ static int posix_stat_size(struct ios_backend *be, const char *path, int64_t *si
     return 0;
 }
 
-static int posix_sync_all(struct ios_backend *be)
+int ios_posix_sync_all(struct ios_backend *be)
 {
     (void)be;
     sync();
@@ -136,15 +140,16 @@ const struct ios_backend_ops ios_backend_posix = {
     .name = "POSIX",
     .interface_version = IOS_BACKEND_INTERFACE_VERSION,
     .caps = IOS_CAP_STORES_DATA | IOS_CAP_NAMESPACE,
+    .options = posix_options,
     .init = posix_init,
     .open = posix_open,
     .pwrite = posix_pwrite,
     .pread = posix_pread,
     .fsync = posix_fsync,
     .close = posix_close,
-    .mkdir = posix_mkdir,
-    .rmdir = posix_rmdir,
+    .mkdir = ios_posix_mkdir,
+    .rmdir = ios_posix_rmdir,
     .unlink = posix_unlink,
-    .stat_size = posix_stat_size,
-    .sync_all = posix_sync_all,
+    .stat_size = ios_posix_stat_size,
+    .sync_all = ios_posix_sync_all,
 };

@@ -5,22 +5,35 @@
  */
 #include "ioscore/run.h"
 
+#define STOP_DEADLINE 1
+#define STOP_FAILED 2
+
 uint64_t ios_run_ops(struct ios_phase_ctx *ctx, ios_op_fn op, void *state, uint64_t from,
                      uint64_t to, double deadline, int *ok)
 {
     uint64_t i = from;
+    if (ctx->lockstep) /* a rank that cannot start must not leave the others in a collective */
+        MPI_Allreduce(MPI_IN_PLACE, ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     while (*ok && i < to) {
         uint64_t t0 = ios_op_begin(&ctx->instr);
         int rc = op(state, i);
         ios_op_end(&ctx->instr, t0);
-        if (rc != 0) {
+        int stop = rc != 0 ? STOP_FAILED : 0;
+        if (rc == 0) {
+            i++;
+            double now = ios_wtime();
+            ios_timeseries_add(&ctx->ts, now);
+            if (deadline > 0 && now - ctx->mine.loop_start > deadline &&
+                (!ctx->lockstep || ctx->run->rank == 0))
+                stop |= STOP_DEADLINE;
+        }
+        if (ctx->lockstep)
+            MPI_Allreduce(MPI_IN_PLACE, &stop, 1, MPI_INT, MPI_BOR, MPI_COMM_WORLD);
+        if (stop & STOP_FAILED) {
             *ok = 0;
             break;
         }
-        i++;
-        double now = ios_wtime();
-        ios_timeseries_add(&ctx->ts, now);
-        if (deadline > 0 && now - ctx->mine.loop_start > deadline) {
+        if (stop & STOP_DEADLINE) {
             ctx->mine.hit_deadline = 1;
             break;
         }

@@ -533,8 +533,7 @@ static void run_one_phase(struct ios_run *run, const struct ios_phase *p)
     ctx.res = res;
     ctx.seed = p->seed_key ? ios_phase_seed(p->seed_key, run->timestamp) : 0;
     char err[IOS_MSG_MAX];
-    if (ios_backend_create(ios_cfg_api(&run->cfg, p->name, p->group), &ctx.be, err, sizeof err) !=
-        0)
+    if (ios_backend_for_phase(&run->cfg, p->name, p->group, &ctx.be, err, sizeof err) != 0)
         ios_fatal("[%s] %s", p->name, err); /* checked before any I/O; cannot happen here */
     int enabled = ios_cfg_run(&run->cfg, p->name, p->group);
 
@@ -604,8 +603,7 @@ static void final_cleanup(struct ios_run *run)
 {
     char path[IOS_PATH_MAX], err[IOS_MSG_MAX];
     struct ios_backend be;
-    if (ios_backend_create(ios_cfg_api(&run->cfg, "ior-easy-write", "ior-easy"), &be, err,
-                           sizeof err) != 0)
+    if (ios_backend_for_phase(&run->cfg, "ior-easy-write", "ior-easy", &be, err, sizeof err) != 0)
         return;
     if (run->rank == 0) {
         static const char *status[] = {"ior-easy", "mdtest-easy", "ior-hard", "mdtest-hard"};
@@ -635,8 +633,8 @@ static void final_cleanup(struct ios_run *run)
     MPI_Barrier(MPI_COMM_WORLD);
     if (run->rank == 0) {
         struct ios_backend hard;
-        if (ios_backend_create(ios_cfg_api(&run->cfg, "ior-hard-write", "ior-hard"), &hard, err,
-                               sizeof err) != 0)
+        if (ios_backend_for_phase(&run->cfg, "ior-hard-write", "ior-hard", &hard, err,
+                                  sizeof err) != 0)
             hard = be;
         ios_path(path, sizeof path, "%s/ior-hard/file", run->datadir);
         cleanup_remove(run, &hard, path, 0);
@@ -706,7 +704,7 @@ int ios_run_phases(struct ios_run *run)
     if (run->stonewall != run->minwrite)
         ios_run_invalidate(run, "stonewall-time is %ds; a valid run needs %ds", run->stonewall,
                            run->minwrite);
-    if (ios_cfg_str(&run->cfg, "mdtest-hard", "files-per-dir"))
+    if (ios_cfg_int(&run->cfg, "mdtest-hard", "files-per-dir", 0) > 0)
         ios_run_invalidate(run, "files-per-dir is set");
     if (run->debug_delay_rank >= 0) {
         ios_run_invalidate(run,
@@ -876,10 +874,17 @@ int ios_run_cleanup_only(struct ios_run *run)
             rmdir_quiet(path, v);
             ios_path(path, sizeof path, "%s/mdtest-easy", run->datadir);
             rmdir_quiet(path, v);
-            ios_path(path, sizeof path, "%s/mdtest-hard/test-dir.0-0", run->datadir);
-            removed += cleanup_tree_dirs(path, "mdtest_tree.", 1, v);
-            rmdir_quiet(path, v);
             ios_path(path, sizeof path, "%s/mdtest-hard", run->datadir);
+            d = opendir(path); /* files-per-dir: test-dir.0-<k> for k = 0, 1, ... */
+            while (d && (e = readdir(d)) != NULL) {
+                if (!matches_numbered(e->d_name, "test-dir.0-", 1))
+                    continue;
+                ios_path(sub, sizeof sub, "%s/%s", path, e->d_name);
+                removed += cleanup_tree_dirs(sub, "mdtest_tree.", 1, v);
+                rmdir_quiet(sub, v);
+            }
+            if (d)
+                closedir(d);
             rmdir_quiet(path, v);
             static const char *status[] = {"ior-easy", "mdtest-easy", "ior-hard", "mdtest-hard"};
             for (int i = 0; i < 4; i++) {

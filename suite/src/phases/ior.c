@@ -120,7 +120,7 @@ static int transfer_once(struct io_state *st, uint64_t j)
     ssize_t n;
     if (job->access == ACCESS_WRITE) {
         if (ios_packet_varies_per_item(run->packet))
-            ios_pattern_fill(st->buf, job->xfer, ctx->seed, run->rank, run->packet, off);
+            ios_pattern_update(st->buf, job->xfer, ctx->seed, run->rank, run->packet, off);
         n = ctx->be.ops->pwrite(&ctx->be, st->handle, st->buf, job->xfer, (off_t)off);
     } else {
         n = ctx->be.ops->pread(&ctx->be, st->handle, st->buf, job->xfer, (off_t)off);
@@ -157,6 +157,23 @@ static int transfer_op(void *st, uint64_t j)
     return transfer_once(st, j);
 }
 
+/*
+ * A writer starts from an empty file, as IOR does (it deletes the file before the write): a
+ * reused data directory may hold a longer file of an earlier run whose stale tail the reads
+ * (rnd4K takes its range from the file size) would otherwise see. The owner of a private file
+ * removes it; rank 0 removes a shared one before anyone opens it.
+ */
+static void remove_stale_file(struct ios_phase_ctx *ctx, const struct io_state *st, int shared)
+{
+    if (!shared || ctx->run->rank == 0) {
+        int rc = ctx->be.ops->unlink(&ctx->be, st->path);
+        if (rc != 0 && rc != -ENOENT)
+            ios_phase_error(ctx, rc, "remove the old %s", st->path);
+    }
+    if (shared)
+        MPI_Barrier(MPI_COMM_WORLD);
+}
+
 /* The shared engine: open, barrier, loop (stonewall + wear-out), fsync, barrier, close. */
 static void run_job(struct ios_phase_ctx *ctx, const struct ior_job *job)
 {
@@ -188,8 +205,16 @@ static void run_job(struct ios_phase_ctx *ctx, const struct ior_job *job)
         st.verify = (ctx->be.ops->caps & IOS_CAP_STORES_DATA) != 0;
     }
 
+    int shared = job->layout != LAYOUT_EASY_FPP;
+    if (job->access == ACCESS_WRITE)
+        remove_stale_file(ctx, &st, shared);
+    /* collective calls on one shared file: every rank must make each call */
+    ctx->lockstep = ctx->be.collective && shared;
+
     ctx->mine.start = ios_wtime();
     int flags = job->access == ACCESS_WRITE ? IOS_OPEN_WRITE | IOS_OPEN_CREATE : IOS_OPEN_READ;
+    if (shared)
+        flags |= IOS_OPEN_SHARED;
     int rc = ctx->be.ops->open(&ctx->be, st.path, flags, &st.handle);
     if (rc != 0)
         ios_phase_error(ctx, rc, "open %s", st.path);
@@ -238,7 +263,9 @@ static void run_job(struct ios_phase_ctx *ctx, const struct ior_job *job)
             ios_phase_key(ctx, "throughput-stonewall", "%.2f", sw_sum / t / 1073741824.0);
         }
     }
-    if (job->access == ACCESS_WRITE && st.open_ok && ok) {
+    /* MPI_File_sync of a shared file is collective: a rank that failed still takes part */
+    int collective_open = shared && (ctx->be.ops->caps & IOS_CAP_COLLECTIVE);
+    if (job->access == ACCESS_WRITE && st.open_ok && (ok || collective_open)) {
         rc = ctx->be.ops->fsync(&ctx->be, st.handle); /* -e: inside the timed window */
         if (rc != 0)
             ios_phase_error(ctx, rc, "fsync %s", st.path);
@@ -270,11 +297,12 @@ static void exe_key(struct ios_phase_ctx *ctx, const struct ior_job *job, const 
         ios_path(file, sizeof file, "%s/ior-easy/ior_file_easy", run->datadir);
     ios_phase_key(ctx, "exe",
                   "ioscore-ior --dataPacketType=%s -g -G %d -k -e -o %s -t %" PRIu64 " -b %" PRIu64
-                  " -s %" PRIu64 "%s %s -a %s",
+                  " -s %" PRIu64 "%s%s %s -a %s",
                   ios_cfg_str(&run->cfg, "global", "dataPacketType"), ctx->seed, file, job->xfer,
                   job->layout == LAYOUT_HARD ? job->xfer : job->block,
                   job->layout == LAYOUT_HARD ? job->max_transfers : 1,
-                  job->layout == LAYOUT_EASY_FPP ? " -F" : "", extra, ctx->be.api);
+                  job->layout == LAYOUT_EASY_FPP ? " -F" : "", ctx->be.collective ? " -c" : "",
+                  extra, ctx->be.api);
 }
 
 static void easy_job(const struct ios_run *run, struct ior_job *job, enum ior_access access)
@@ -392,6 +420,13 @@ static void describe_hard(const struct ios_run *run, FILE *out, int write)
             "  %s: one shared file %s/ior-hard/file, 47008-byte records interleaved, "
             "record j of rank p at (j*%d + p)*47008; <= %" PRId64 " records per rank\n",
             write ? "write" : "read + verify", run->datadir, run->size, seg);
+    struct ios_backend be;
+    char err[IOS_MSG_MAX];
+    const char *phase = write ? "ior-hard-write" : "ior-hard-read";
+    if (ios_backend_for_phase(&run->cfg, phase, "ior-hard", &be, err, sizeof err) == 0 &&
+        be.collective)
+        fprintf(out, "  collective MPI-IO: MPI_File_%s_at_all, every rank in lockstep\n",
+                write ? "write" : "read");
     if (write)
         fprintf(out, "  stonewall %d s with wear-out; fsync at the end\n", run->stonewall);
     else

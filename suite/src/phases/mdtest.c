@@ -4,6 +4,8 @@
  *         file.mdtest.<r>.<i> in the tree of rank (r+ns); stat/delete use shifts 1..4*ns.
  *   hard: one shared directory test-dir.0-0/mdtest_tree.0; each file is 3901 bytes written
  *         in one write right after creation; stat/read/delete work on ranks r+ns, r+2ns, r+3ns.
+ *         With files-per-dir F (mdtest -I) the n files of a rank are spread as mdtest's
+ *         directory loops do: file i is file.mdtest.<r>.<i mod F> in test-dir.0-<i / F>.
  * Writes run under the stonewall with wear-out and end with a sync; the per-rank count goes to
  * the status file and the later phases handle exactly that many files.
  */
@@ -24,19 +26,35 @@ static const char *kind_dir(enum md_kind kind)
     return kind == MD_EASY ? "mdtest-easy" : "mdtest-hard";
 }
 
-static void tree_path(const struct ios_run *run, enum md_kind kind, int owner, char *buf,
-                      size_t len)
+/* The tree directory of `owner` (easy) or of directory loop `loop` (hard). */
+static void tree_path(const struct ios_run *run, enum md_kind kind, int owner, uint64_t loop,
+                      char *buf, size_t len)
 {
     if (kind == MD_EASY)
         ios_path(buf, len, "%s/mdtest-easy/test-dir.0-0/mdtest_tree.%d.0", run->datadir, owner);
     else
-        ios_path(buf, len, "%s/mdtest-hard/test-dir.0-0/mdtest_tree.0", run->datadir);
+        ios_path(buf, len, "%s/mdtest-hard/test-dir.0-%" PRIu64 "/mdtest_tree.0", run->datadir,
+                 loop);
 }
 
 static uint64_t files_per_rank(const struct ios_run *run, enum md_kind kind)
 {
     int64_t n = ios_cfg_int(&run->cfg, kind_dir(kind), "n", 1000000);
     return n > 0 ? (uint64_t)n : 0;
+}
+
+/* mdtest-hard files-per-dir (-I), 0 when unset or 0 (the reference ignores 0). */
+static uint64_t files_per_dir(const struct ios_run *run, enum md_kind kind)
+{
+    int64_t f = kind == MD_HARD ? ios_cfg_int(&run->cfg, "mdtest-hard", "files-per-dir", 0) : 0;
+    return f > 0 ? (uint64_t)f : 0;
+}
+
+/* Directory loops of mdtest: n / files-per-dir with -I, else one. */
+static uint64_t dir_loops(const struct ios_run *run, enum md_kind kind)
+{
+    uint64_t per_dir = files_per_dir(run, kind);
+    return per_dir ? files_per_rank(run, kind) / per_dir : 1;
 }
 
 /* mkdir that accepts an existing directory; records the error otherwise. */
@@ -68,7 +86,8 @@ struct md_job {
 struct md_state {
     struct ios_phase_ctx *ctx;
     const struct md_job *job;
-    int owner; /* the rank that created the files */
+    int owner;        /* the rank that created the files */
+    uint64_t per_dir; /* files-per-dir, 0 = all in `dir` */
     char dir[IOS_PATH_MAX];
     void *buf;
     int verify; /* mdtest-hard-read: compare with the writer's pattern */
@@ -79,7 +98,13 @@ static int item_once(struct md_state *st, uint64_t i)
     struct ios_phase_ctx *ctx = st->ctx;
     struct ios_run *run = ctx->run;
     char path[IOS_PATH_MAX];
-    ios_path(path, sizeof path, "%s/file.mdtest.%d.%" PRIu64, st->dir, st->owner, i);
+    if (st->per_dir) {
+        tree_path(run, st->job->kind, 0, i / st->per_dir, st->dir, sizeof st->dir);
+        ios_path(path, sizeof path, "%s/file.mdtest.%d.%" PRIu64, st->dir, st->owner,
+                 i % st->per_dir);
+    } else {
+        ios_path(path, sizeof path, "%s/file.mdtest.%d.%" PRIu64, st->dir, st->owner, i);
+    }
     int64_t h = 0;
     int rc = 0;
     switch (st->job->op) {
@@ -91,8 +116,8 @@ static int item_once(struct md_state *st, uint64_t i)
         }
         if (st->job->kind == MD_HARD) {
             if (ios_packet_varies_per_item(run->packet))
-                ios_pattern_fill(st->buf, MDTEST_HARD_FILE_SIZE, ctx->seed, run->rank, run->packet,
-                                 i);
+                ios_pattern_update(st->buf, MDTEST_HARD_FILE_SIZE, ctx->seed, run->rank,
+                                   run->packet, i);
             ssize_t n = ctx->be.ops->pwrite(&ctx->be, h, st->buf, MDTEST_HARD_FILE_SIZE, 0);
             if (n != MDTEST_HARD_FILE_SIZE) {
                 ios_phase_error(ctx, n < 0 ? (int)n : -EIO, "write %s", path);
@@ -172,18 +197,21 @@ static int create_tree(struct ios_phase_ctx *ctx, enum md_kind kind)
     char path[IOS_PATH_MAX];
     if (run->rank == 0) {
         ios_path(path, sizeof path, "%s/%s", run->datadir, kind_dir(kind));
-        if (make_dir(ctx, path) == 0) {
-            ios_path(path, sizeof path, "%s/%s/test-dir.0-0", run->datadir, kind_dir(kind));
-            if (make_dir(ctx, path) == 0 && kind == MD_HARD) {
-                tree_path(run, kind, 0, path, sizeof path);
-                make_dir(ctx, path);
+        int rc = make_dir(ctx, path);
+        for (uint64_t loop = 0; rc == 0 && loop < dir_loops(run, kind); loop++) {
+            ios_path(path, sizeof path, "%s/%s/test-dir.0-%" PRIu64, run->datadir, kind_dir(kind),
+                     loop);
+            rc = make_dir(ctx, path);
+            if (rc == 0 && kind == MD_HARD) {
+                tree_path(run, kind, 0, loop, path, sizeof path);
+                rc = make_dir(ctx, path);
             }
         }
     }
     if (any_error(ctx))
         return -1;
     if (kind == MD_EASY) {
-        tree_path(run, kind, run->rank, path, sizeof path);
+        tree_path(run, kind, run->rank, 0, path, sizeof path);
         make_dir(ctx, path);
         if (any_error(ctx))
             return -1;
@@ -197,20 +225,21 @@ static void remove_tree(struct ios_phase_ctx *ctx, enum md_kind kind)
     struct ios_run *run = ctx->run;
     char path[IOS_PATH_MAX];
     if (kind == MD_EASY) {
-        tree_path(run, kind, run->rank, path, sizeof path);
+        tree_path(run, kind, run->rank, 0, path, sizeof path);
         int rc = ctx->be.ops->rmdir(&ctx->be, path);
         if (rc != 0)
             ios_phase_error(ctx, rc, "rmdir %s", path);
     }
     MPI_Barrier(MPI_COMM_WORLD);
-    if (run->rank == 0) {
+    for (uint64_t loop = 0; run->rank == 0 && loop < dir_loops(run, kind); loop++) {
         if (kind == MD_HARD) {
-            tree_path(run, kind, 0, path, sizeof path);
+            tree_path(run, kind, 0, loop, path, sizeof path);
             int rc = ctx->be.ops->rmdir(&ctx->be, path);
             if (rc != 0)
                 ios_phase_error(ctx, rc, "rmdir %s", path);
         }
-        ios_path(path, sizeof path, "%s/%s/test-dir.0-0", run->datadir, kind_dir(kind));
+        ios_path(path, sizeof path, "%s/%s/test-dir.0-%" PRIu64, run->datadir, kind_dir(kind),
+                 loop);
         int rc = ctx->be.ops->rmdir(&ctx->be, path);
         if (rc != 0)
             ios_phase_error(ctx, rc, "rmdir %s", path);
@@ -226,7 +255,8 @@ static void run_md(struct ios_phase_ctx *ctx, const struct md_job *job)
     st.ctx = ctx;
     st.job = job;
     st.owner = (run->rank + job->shift * ns) % n;
-    tree_path(run, job->kind, (run->rank + job->dir_shift * ns) % n, st.dir, sizeof st.dir);
+    st.per_dir = files_per_dir(run, job->kind);
+    tree_path(run, job->kind, (run->rank + job->dir_shift * ns) % n, 0, st.dir, sizeof st.dir);
 
     uint64_t limit = files_per_rank(run, job->kind);
     if (job->op != OP_CREATE) {
@@ -249,9 +279,7 @@ static void run_md(struct ios_phase_ctx *ctx, const struct md_job *job)
     MPI_Barrier(MPI_COMM_WORLD);
     ctx->mine.start = ctx->mine.loop_start = ios_wtime();
     /* files-per-dir (hard only) disables the stonewall, as in the reference */
-    int stonewalled =
-        job->op == OP_CREATE &&
-        !(job->kind == MD_HARD && ios_cfg_str(&run->cfg, "mdtest-hard", "files-per-dir"));
+    int stonewalled = job->op == OP_CREATE && files_per_dir(run, job->kind) == 0;
     double deadline = stonewalled ? (double)run->stonewall : 0;
     ios_instrument_progress_start(&ctx->instr, 0, deadline,
                                   job->op == OP_CREATE ? 0 : (double)limit * n, &ctx->mine.items,
@@ -290,15 +318,21 @@ static void run_md(struct ios_phase_ctx *ctx, const struct md_job *job)
 static void exe_key(struct ios_phase_ctx *ctx, enum md_kind kind, const char *op)
 {
     struct ios_run *run = ctx->run;
-    char wall[32] = "";
-    if (strcmp(op, "-C -Y -W") == 0)
+    char wall[32] = "", per_dir[32] = "";
+    int create = strcmp(op, "-C -Y -W") == 0;
+    if (files_per_dir(run, kind)) { /* no stonewall (-W) with -I, as in the reference */
+        snprintf(per_dir, sizeof per_dir, " -I=%" PRIu64, files_per_dir(run, kind));
+        if (create)
+            op = "-C -Y";
+    } else if (create) {
         snprintf(wall, sizeof wall, " %d", run->stonewall);
+    }
     ios_phase_key(ctx, "exe",
-                  "ioscore-mdtest --dataPacketType=%s -n %" PRIu64 " %s -P -G %d "
+                  "ioscore-mdtest --dataPacketType=%s -n %" PRIu64 "%s %s -P -G %d "
                   "-N 1 -F -d %s/%s -x %s/%s.stonewall %s%s -a %s",
                   ios_cfg_str(&run->cfg, "global", "dataPacketType"), files_per_rank(run, kind),
-                  kind == MD_EASY ? "-u -L" : "-t -w 3901 -e 3901", ctx->seed, run->datadir,
-                  kind_dir(kind), run->resdir, kind_dir(kind), op, wall, ctx->be.api);
+                  per_dir, kind == MD_EASY ? "-u -L" : "-t -w 3901 -e 3901", ctx->seed,
+                  run->datadir, kind_dir(kind), run->resdir, kind_dir(kind), op, wall, ctx->be.api);
 }
 
 #define MD_PHASE_FN(fn, kind_, op_, shift_, dir_shift_, flags)                                     \
@@ -328,6 +362,11 @@ static void describe(const struct ios_run *run, FILE *out, enum md_kind kind, co
                             : "3901-byte files in the one shared directory "
                               "mdtest-hard/test-dir.0-0/mdtest_tree.0",
             n, n * (uint64_t)run->size);
+    if (files_per_dir(run, kind))
+        fprintf(out,
+                "  files-per-dir %" PRIu64 ": %" PRIu64 " files per rank in each of %" PRIu64
+                " directories test-dir.0-<k>/mdtest_tree.0; no stonewall\n",
+                files_per_dir(run, kind), files_per_dir(run, kind), dir_loops(run, kind));
     if (shift > 0)
         fprintf(out,
                 "  rank r handles the files of rank (r + %d) mod %d, exactly the written "
