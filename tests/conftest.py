@@ -221,14 +221,34 @@ class Worker:
 
 
 def worker_database_url() -> str:
+    """The URL of exactly the database this test process uses (the test database), on the
+    same server: a TCP host, or the embedded server's Unix-socket directory."""
+    from urllib.parse import quote
+
     from django.db import connection
 
     params = connection.settings_dict
-    user = params.get("USER") or "postgres"
-    password = f":{params['PASSWORD']}" if params.get("PASSWORD") else ""
-    host = params.get("HOST") or "127.0.0.1"
-    port = params.get("PORT") or 5432
-    return f"postgresql://{user}{password}@{host}:{port}/{params['NAME']}"
+    user = quote(params.get("USER") or "postgres", safe="")
+    password = f":{quote(params['PASSWORD'], safe='')}" if params.get("PASSWORD") else ""
+    # dj-database-url keeps a socket directory given as ?host= in OPTIONS, not in HOST.
+    host = params.get("HOST") or params.get("OPTIONS", {}).get("host") or ""
+    port = str(params.get("PORT") or "")
+    name = quote(params["NAME"], safe="")
+    if host.startswith("/"):  # libpq reads a directory in ?host= as the socket's location
+        port_query = f"&port={port}" if port else ""
+        return f"postgresql://{user}{password}@/{name}?host={quote(host, safe='')}{port_query}"
+    return f"postgresql://{user}{password}@{host or '127.0.0.1'}:{port or 5432}/{name}"
+
+
+def worker_broker_env() -> dict[str, str]:
+    """The broker and instance of this test process, so its workers read the tasks it sends
+    (the default broker URL and instance name derive from DATABASE_URL, which differs)."""
+    from django.conf import settings
+
+    return {
+        "CELERY_BROKER_URL": str(settings.CELERY_BROKER_URL),
+        "IOSCORE_INSTANCE": str(settings.IOSCORE_INSTANCE),
+    }
 
 
 @pytest.fixture(scope="session")
@@ -243,9 +263,11 @@ def worker_factory(
     logs = tmp_path_factory.mktemp("celery")
     with django_db_blocker.unblock():
         url = worker_database_url()
+    broker_env = worker_broker_env()
 
     def start(queue: str, **extra_env: str) -> Worker:
-        worker = Worker(queue, url, media_root, logs / f"{queue}-{len(started)}.log", extra_env)
+        env = {**broker_env, **extra_env}
+        worker = Worker(queue, url, media_root, logs / f"{queue}-{len(started)}.log", env)
         started.append(worker)
         return worker
 
