@@ -7,11 +7,6 @@ consumes its own queue, so a developer's running worker never steals test tasks.
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
-import sys
-import time
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -21,10 +16,10 @@ from typing import Any
 
 import pytest
 
+from tests.fixtures.services import Worker, worker_broker_env, worker_database_url
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
 CORPUS_DIR = REPO_ROOT.parent / "shared" / "data"
-WEBAPP_DIR = REPO_ROOT / "webapp"
-WORKER_READY_TIMEOUT_S = 60
 
 
 @pytest.fixture(scope="session")
@@ -137,120 +132,6 @@ def open_release(db: None) -> Any:
 # --- Celery ---------------------------------------------------------------------------------
 
 
-class Worker:
-    """A `celery worker --pool=solo` subprocess on the test database."""
-
-    def __init__(
-        self,
-        queue: str,
-        database_url: str,
-        media: Path,
-        log: Path,
-        extra_env: dict[str, str] | None = None,
-    ) -> None:
-        self.queue = queue
-        self.log = log
-        self.mail_dir = log.with_suffix(".mail")  # its e-mails, one file per message
-        env = dict(os.environ)
-        env.update(
-            {
-                "DATABASE_URL": database_url,
-                "IOSCORE_MEDIA_DIR": str(media),
-                "DEBUG": "1",
-                "IOSCORE_BROKER_VISIBILITY_TIMEOUT": "3",
-                "IOSCORE_VALIDATION_QUEUE": queue,
-                "IOSCORE_NOTIFICATION_QUEUE": queue,
-                "IOSCORE_EMAIL_BACKEND": "django.core.mail.backends.filebased.EmailBackend",
-                "IOSCORE_EMAIL_FILE_PATH": str(self.mail_dir),
-                "PYTHONPATH": os.pathsep.join(
-                    [str(WEBAPP_DIR), str(REPO_ROOT), env.get("PYTHONPATH", "")]
-                ),
-            }
-        )
-        env.update(extra_env or {})
-        self.process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "celery",
-                "-A",
-                "ioscore_site",
-                "worker",
-                "--pool=solo",
-                "--concurrency=1",
-                "-Q",
-                queue,
-                "--without-gossip",
-                "--without-mingle",
-                "--without-heartbeat",
-                "-n",
-                f"{queue}@%h",
-                "--loglevel=INFO",
-            ],
-            cwd=WEBAPP_DIR,
-            env=env,
-            stdout=log.open("ab"),
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-        self.wait_ready()
-
-    def wait_ready(self) -> None:
-        deadline = time.monotonic() + WORKER_READY_TIMEOUT_S
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"celery worker exited:\n{self.log.read_text()[-3000:]}")
-            if b" ready." in self.log.read_bytes():
-                return
-            time.sleep(0.1)
-        raise RuntimeError(f"celery worker not ready:\n{self.log.read_text()[-3000:]}")
-
-    def kill(self) -> None:
-        """SIGKILL, as a crash or OOM would: no ack, no cleanup."""
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGKILL)
-            self.process.wait(10)
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(15)
-            except subprocess.TimeoutExpired:
-                self.kill()
-
-
-def worker_database_url() -> str:
-    """The URL of exactly the database this test process uses (the test database), on the
-    same server: a TCP host, or the embedded server's Unix-socket directory."""
-    from urllib.parse import quote
-
-    from django.db import connection
-
-    params = connection.settings_dict
-    user = quote(params.get("USER") or "postgres", safe="")
-    password = f":{quote(params['PASSWORD'], safe='')}" if params.get("PASSWORD") else ""
-    # dj-database-url keeps a socket directory given as ?host= in OPTIONS, not in HOST.
-    host = params.get("HOST") or params.get("OPTIONS", {}).get("host") or ""
-    port = str(params.get("PORT") or "")
-    name = quote(params["NAME"], safe="")
-    if host.startswith("/"):  # libpq reads a directory in ?host= as the socket's location
-        port_query = f"&port={port}" if port else ""
-        return f"postgresql://{user}{password}@/{name}?host={quote(host, safe='')}{port_query}"
-    return f"postgresql://{user}{password}@{host or '127.0.0.1'}:{port or 5432}/{name}"
-
-
-def worker_broker_env() -> dict[str, str]:
-    """The broker and instance of this test process, so its workers read the tasks it sends
-    (the default broker URL and instance name derive from DATABASE_URL, which differs)."""
-    from django.conf import settings
-
-    return {
-        "CELERY_BROKER_URL": str(settings.CELERY_BROKER_URL),
-        "IOSCORE_INSTANCE": str(settings.IOSCORE_INSTANCE),
-    }
-
-
 @pytest.fixture(scope="session")
 def worker_factory(
     django_db_setup: None,
@@ -265,9 +146,10 @@ def worker_factory(
         url = worker_database_url()
     broker_env = worker_broker_env()
 
-    def start(queue: str, **extra_env: str) -> Worker:
+    def start(queue: str | None, **extra_env: str) -> Worker:
         env = {**broker_env, **extra_env}
-        worker = Worker(queue, url, media_root, logs / f"{queue}-{len(started)}.log", env)
+        name = f"{queue or 'default'}-{len(started)}"
+        worker = Worker(queue, url, media_root, logs / f"{name}.log", env)
         started.append(worker)
         return worker
 
