@@ -4,6 +4,9 @@
 # IOSCORE_PORT (default 8000) and IOSCORE_VAR (default ./var) make a second instance: it gets
 # its own embedded database, Celery queue and broker key prefix (settings: IOSCORE_INSTANCE).
 set -euo pipefail
+# The whole script is one block, read before it runs: editing or pulling it meanwhile does
+# not change a demo that is starting.
+{
 source "$(dirname "$0")/service-env.sh"
 cd "$repo_root"
 
@@ -60,35 +63,54 @@ stop_all() {
   fi
 }
 
+# Where the IO500 results come from: the user's archive, the data folder beside the
+# repository, or the small real sample carried in the repository.
+choose_archive() {
+  archive=${IOSCORE_ARCHIVE:-${IOSCORE_CORPUS_DIR:-}}
+  if [[ -n "$archive" ]]; then
+    archive_why="IOSCORE_ARCHIVE"
+  elif [[ -d "$repo_root/../shared/data" ]]; then
+    archive=$(cd "$repo_root/../shared/data" && pwd)
+    archive_why="the data folder beside the repository"
+  else
+    archive="$repo_root/examples/io500-sample"
+    archive_why="the small sample in the repository"
+  fi
+  [[ -d "$archive" ]] || { echo "IO500 data folder $archive does not exist" >&2; exit 1; }
+}
+
+# Steps 2 and 3: the database (embedded unless DATABASE_URL), migrations, the IO500 results,
+# the ranked lists, and the open release uploads attach to. Alone: `scripts/demo.sh data`.
+load_data() {
+  echo "== 2/5 database (migrations)"
+  if [[ -z "${DATABASE_URL:-}" ]]; then
+    pg_log="$IOSCORE_VAR/pgdata/log"
+    pg_from=$(log_size "$pg_log")
+    if ! (cd webapp && python -m ioscore_site.embedded_db url >/dev/null); then
+      echo "the embedded PostgreSQL server did not come up" >&2
+      show_log "$pg_log" "$pg_from"
+      exit 1
+    fi
+  fi
+  manage migrate --noinput >/dev/null
+
+  echo "== 3/5 the real IO500 results from $archive ($archive_why)"
+  manage import_io500 "$archive"
+  manage build_lists
+  # The release submissions attach to: open for 30 more days, named after its release month.
+  release_date=$(date -u -d "+45 days" +%F)
+  release_month=$(date -u -d "$release_date" +%-m)
+  release_yy=$(date -u -d "$release_date" +%y)
+  if (( release_month <= 7 )); then next_release="ISC$release_yy"; else next_release="SC$release_yy"; fi
+  manage add_release "$next_release" --release-date "$release_date" --deadline "$(date -u -d "+30 days" +%F)"
+}
+
 if [[ "${1:-}" == "stop" ]]; then
   stop_all
   echo "stopped"
   exit 0
 fi
 
-started=$(date +%s)
-# A port in use stops the demo here, before any work: our own earlier demo is stopped first.
-stop_services
-owner=$(port_owner "$port")
-if [[ -n "$owner" ]]; then
-  echo "port $port is in use (by $owner); set IOSCORE_PORT to a free port, e.g." >&2
-  echo "  IOSCORE_PORT=$((port + 1)) IOSCORE_VAR=$repo_root/var-$((port + 1)) make demo" >&2
-  exit 1
-fi
-# Where the IO500 results come from: the user's archive, the data folder beside the
-# repository, or the small real sample carried in the repository.
-archive=${IOSCORE_ARCHIVE:-${IOSCORE_CORPUS_DIR:-}}
-if [[ -n "$archive" ]]; then
-  archive_why="IOSCORE_ARCHIVE"
-elif [[ -d "$repo_root/../shared/data" ]]; then
-  archive=$(cd "$repo_root/../shared/data" && pwd)
-  archive_why="the data folder beside the repository"
-else
-  archive="$repo_root/examples/io500-sample"
-  archive_why="the small sample in the repository"
-fi
-[[ -d "$archive" ]] || { echo "IO500 data folder $archive does not exist" >&2; exit 1; }
-export IOSCORE_SITE_URL=${IOSCORE_SITE_URL:-http://127.0.0.1:$port}
 # The demo's service runs like production: DEBUG off, a secret key of its own.
 if [[ ! -s "$IOSCORE_VAR/secret_key" ]]; then
   python -c 'import secrets; print(secrets.token_urlsafe(50))' > "$IOSCORE_VAR/secret_key"
@@ -97,45 +119,48 @@ fi
 export SECRET_KEY=${SECRET_KEY:-$(cat "$IOSCORE_VAR/secret_key")}
 export DEBUG=0
 
-echo "== 1/5 a short, NON-COMPLIANT suite run (2 ranks, 3 s stonewall) on ./demo-data"
-mkdir -p demo-data demo-results
-before=$(ls demo-results)
-job_cmd=(mpirun --oversubscribe -np 2 suite/build/ioscore-suite examples/demo.ini)
+if [[ "${1:-}" == "data" ]]; then
+  choose_archive
+  load_data
+  exit 0
+fi
+
+started=$(date +%s)
+# A port in use stops the demo here, before any work: our own earlier demo is stopped first.
+stop_services
+owner=$(port_owner "$port")
+if [[ -n "$owner" ]]; then
+  free=$((port + 1))
+  while [[ -n "$(port_owner "$free")" ]] && (( free < port + 100 )); do free=$((free + 1)); done
+  echo "port $port is in use (by $owner); set IOSCORE_PORT to a free port, e.g." >&2
+  echo "  IOSCORE_PORT=$free IOSCORE_VAR=$repo_root/var-$free make demo" >&2
+  exit 1
+fi
+choose_archive
+export IOSCORE_SITE_URL=${IOSCORE_SITE_URL:-http://127.0.0.1:$port}
+
+# The run's data and results live in this instance's state dir, so two demos never mix runs.
+demo_dir="$IOSCORE_VAR/demo"
+echo "== 1/5 a short, NON-COMPLIANT suite run (2 ranks, 3 s stonewall) in $demo_dir"
+mkdir -p "$demo_dir/demo-data" "$demo_dir/demo-results"
+before=$(ls "$demo_dir/demo-results")
+job_cmd=(mpirun --oversubscribe -np 2 "$repo_root/suite/build/ioscore-suite" "$repo_root/examples/demo.ini")
 job_out=$(mktemp)
-# No file of the demo run may grow past 1 GiB (ulimit -f counts KiB), whatever the INI says.
-(ulimit -f $((1 << 20)) && "${job_cmd[@]}") 2>&1 | tee "$job_out"
-demo_run=$(comm -13 <(echo "$before") <(ls demo-results) | tail -n 1)
+# The INI's ./demo-data and ./demo-results are relative to where mpirun starts. No file of
+# the demo run may grow past 1 GiB (ulimit -f counts KiB), whatever the INI says.
+(cd "$demo_dir" && ulimit -f $((1 << 20)) && "${job_cmd[@]}") 2>&1 | tee "$job_out"
+demo_run=$(comm -13 <(echo "$before") <(ls "$demo_dir/demo-results") | tail -n 1)
 [[ -n "$demo_run" ]] || { echo "the suite wrote no result directory" >&2; exit 1; }
-demo_run="demo-results/$demo_run"
+demo_run="$demo_dir/demo-results/$demo_run"
 # What a site admin uploads beside the results: the launch script and the job's output.
-printf '#!/bin/bash\n# launched by make demo from %s\n%s\n' "$repo_root" "${job_cmd[*]}" > "$demo_run/job.sh"
+printf '#!/bin/bash\n# launched by make demo in %s\n%s\n' "$demo_dir" "${job_cmd[*]}" > "$demo_run/job.sh"
 mv "$job_out" "$demo_run/job.out"
 # The system description: what this node detects, completed by the demo's hand-written base.
-ioscore sysinfo --datadir demo-data --base examples/demo-system.json \
+ioscore sysinfo --datadir "$demo_dir/demo-data" --base examples/demo-system.json \
   > "$IOSCORE_VAR/demo-system.json" 2> "$log_dir/demo-sysinfo.log"
 echo "   results in $demo_run"
 
-echo "== 2/5 database (migrations)"
-if [[ -z "${DATABASE_URL:-}" ]]; then
-  pg_log="$IOSCORE_VAR/pgdata/log"
-  pg_from=$(log_size "$pg_log")
-  if ! (cd webapp && python -m ioscore_site.embedded_db url >/dev/null); then
-    echo "the embedded PostgreSQL server did not come up" >&2
-    show_log "$pg_log" "$pg_from"
-    exit 1
-  fi
-fi
-manage migrate --noinput >/dev/null
-
-echo "== 3/5 the real IO500 results from $archive ($archive_why)"
-manage import_io500 "$archive"
-manage build_lists
-# The release submissions attach to: open for 30 more days, named after its release month.
-release_date=$(date -u -d "+45 days" +%F)
-release_month=$(date -u -d "$release_date" +%-m)
-release_yy=$(date -u -d "$release_date" +%y)
-if (( release_month <= 7 )); then next_release="ISC$release_yy"; else next_release="SC$release_yy"; fi
-manage add_release "$next_release" --release-date "$release_date" --deadline "$(date -u -d "+30 days" +%F)"
+load_data
 
 echo "== 4/5 Celery worker, Celery beat (the lost-validation sweep) and web server on 127.0.0.1:$port"
 # Each started process must say it is up; if it does not, its own log lines say why.
@@ -206,3 +231,5 @@ ioscore is running (demo took ${elapsed}s after set-up).
   Logs:            $log_dir
   Stop:            make stop
 MSG
+exit
+}

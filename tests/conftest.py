@@ -7,6 +7,7 @@ consumes its own queue, so a developer's running worker never steals test tasks.
 
 from __future__ import annotations
 
+import sys
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -20,13 +21,97 @@ from tests.fixtures.services import Worker, worker_broker_env, worker_database_u
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 CORPUS_DIR = REPO_ROOT.parent / "shared" / "data"
+SAMPLE_ARCHIVE_DIR = REPO_ROOT / "examples" / "io500-sample"
+CORPUS_MISSING = (
+    f"needs the full IO500 data at {CORPUS_DIR} (the folder beside the repository), "
+    "which is not there"
+)
+
+
+def corpus_present() -> bool:
+    return (CORPUS_DIR / "io500-submissions" / "index.csv").is_file()
 
 
 @pytest.fixture(scope="session")
 def corpus_dir() -> Path:
-    if not (CORPUS_DIR / "io500-submissions" / "index.csv").is_file():
-        pytest.skip(f"IO500 corpus not found at {CORPUS_DIR}")
+    """The full IO500 data folder (../shared/data); tests using it skip without it."""
+    if not corpus_present():
+        pytest.skip(CORPUS_MISSING)
     return CORPUS_DIR
+
+
+@pytest.fixture(scope="session")
+def sample_archive_dir() -> Path:
+    """The small real sample of the IO500 archive carried in the repository."""
+    if not (SAMPLE_ARCHIVE_DIR / "io500-archive-dev").is_dir():
+        pytest.fail(f"the in-repository IO500 sample {SAMPLE_ARCHIVE_DIR} is missing")
+    return SAMPLE_ARCHIVE_DIR
+
+
+# --- which tests need the full corpus ---------------------------------------------------------
+
+
+def _corpus_names(module: Any) -> set[str]:
+    """Global names of a module whose value is a path inside the full corpus."""
+    return {
+        name
+        for name, value in vars(module).items()
+        if isinstance(value, Path) and value.is_relative_to(CORPUS_DIR)
+    }
+
+
+def needs_full_corpus(item: pytest.Item) -> bool:
+    """A test needs ../shared/data when it uses the corpus_dir fixture, its module names a
+    path inside it (DEV, SC25_RUN, ...), or one of its fixtures' code does (sc25_copy)."""
+    if "corpus_dir" in getattr(item, "fixturenames", ()):
+        return True
+    module = getattr(item, "module", None)
+    if module is not None and module.__name__ != __name__ and _corpus_names(module):
+        return True
+    fixture_info = getattr(item, "_fixtureinfo", None)  # pytest keeps the closure here
+    for definitions in getattr(fixture_info, "name2fixturedefs", {}).values():
+        for definition in definitions:
+            func = definition.func
+            home = sys.modules.get(func.__module__)
+            code = getattr(func, "__code__", None)
+            if home is None or home.__name__ == __name__ or code is None:
+                continue
+            if _corpus_names(home) & set(code.co_names):
+                return True
+    return False
+
+
+CORPUS_TESTS = pytest.StashKey[set[str]]()
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    corpus_tests = {item.nodeid for item in items if needs_full_corpus(item)}
+    config.stash[CORPUS_TESTS] = corpus_tests
+    if not corpus_present():
+        skip = pytest.mark.skip(reason=CORPUS_MISSING)
+        for item in items:
+            if item.nodeid in corpus_tests:
+                item.add_marker(skip)
+
+
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    """Say which tests used the full corpus, per file: ran, or skipped because it is absent."""
+    corpus_tests = config.stash.get(CORPUS_TESTS, set())
+    if not corpus_tests:
+        return
+    per_file: dict[str, dict[str, int]] = {}
+    for outcome in ("passed", "failed", "error", "skipped"):
+        for report in terminalreporter.stats.get(outcome, []):
+            if getattr(report, "nodeid", None) not in corpus_tests or report.when == "teardown":
+                continue
+            counts = per_file.setdefault(report.nodeid.split("::")[0], {})
+            counts[outcome] = counts.get(outcome, 0) + 1
+    where = "present" if corpus_present() else "ABSENT"
+    terminalreporter.write_sep("-", f"full IO500 corpus {CORPUS_DIR}: {where}")
+    for path, counts in sorted(per_file.items()):
+        ran = sum(n for outcome, n in counts.items() if outcome != "skipped")
+        detail = ", ".join(f"{n} {outcome}" for outcome, n in sorted(counts.items()))
+        terminalreporter.write_line(f"{path}: {ran} ran ({detail})")
 
 
 # --- media: one directory for the session, shared with the worker -------------------------
