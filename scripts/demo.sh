@@ -218,6 +218,8 @@ if (( upload_status > 1 )); then
 fi
 
 elapsed=$(( $(date +%s) - started ))
+stop_command="make stop"
+if [[ "$IOSCORE_VAR" != "$repo_root/var" ]]; then stop_command="IOSCORE_VAR=$IOSCORE_VAR make stop"; fi
 cat <<MSG
 
 ioscore is running (demo took ${elapsed}s after set-up).
@@ -229,7 +231,7 @@ ioscore is running (demo took ${elapsed}s after set-up).
   Full archive:    git clone https://github.com/IO500/submission-data, then
                    IOSCORE_ARCHIVE=/path/to/submission-data make demo
   Logs:            $log_dir
-  Stop:            make stop
+  Stop:            $stop_command
 MSG
 exit
 }
