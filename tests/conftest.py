@@ -99,13 +99,16 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
     corpus_tests = config.stash.get(CORPUS_TESTS, set())
     if not corpus_tests:
         return
-    per_file: dict[str, dict[str, int]] = {}
-    for outcome in ("passed", "failed", "error", "skipped"):
+    # One outcome per test, the worst of its reports (a teardown error counts too).
+    outcomes: dict[str, str] = {}
+    for outcome in ("passed", "skipped", "failed", "error"):  # later ones win
         for report in terminalreporter.stats.get(outcome, []):
-            if getattr(report, "nodeid", None) not in corpus_tests or report.when == "teardown":
-                continue
-            counts = per_file.setdefault(report.nodeid.split("::")[0], {})
-            counts[outcome] = counts.get(outcome, 0) + 1
+            if getattr(report, "nodeid", None) in corpus_tests:
+                outcomes[report.nodeid] = outcome
+    per_file: dict[str, dict[str, int]] = {}
+    for nodeid, outcome in outcomes.items():
+        counts = per_file.setdefault(nodeid.split("::")[0], {})
+        counts[outcome] = counts.get(outcome, 0) + 1
     where = "present" if corpus_present() else "ABSENT"
     terminalreporter.write_sep("-", f"full IO500 corpus {CORPUS_DIR}: {where}")
     for path, counts in sorted(per_file.items()):
@@ -250,12 +253,14 @@ def celery_worker(worker_factory: Callable[..., Worker]) -> Worker:
 
 
 @pytest.fixture
-def validation_queue(celery_worker: Worker, settings: Any, media_root: Path) -> Worker:
-    """Route validation (and e-mail) tasks of this test to the session worker."""
+def validation_queue(celery_worker: Worker, settings: Any, media_root: Path) -> Iterator[Worker]:
+    """Route validation (and e-mail) tasks of this test to the session worker; afterwards
+    wait until the worker is idle, so the test database is not flushed under its feet."""
     settings.IOSCORE_VALIDATION_QUEUE = celery_worker.queue
     settings.IOSCORE_NOTIFICATION_QUEUE = celery_worker.queue
     settings.IOSCORE_NOTIFICATIONS = True
-    return celery_worker
+    yield celery_worker
+    celery_worker.wait_idle()
 
 
 @pytest.fixture(autouse=True)

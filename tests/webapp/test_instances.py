@@ -63,8 +63,9 @@ SUBMIT_IN_B = textwrap.dedent(
 )
 
 
-def _received(worker: Worker) -> list[str]:
-    return TASK_RECEIVED.findall(worker.log.read_text(errors="replace"))
+def _received(worker: Worker) -> set[str]:
+    """Ids of the validation tasks the worker received (a retry comes again, same id)."""
+    return set(TASK_RECEIVED.findall(worker.log.read_text(errors="replace")))
 
 
 @pytest.fixture
