@@ -221,7 +221,7 @@ def open_release(db: None) -> Any:
 
 
 @pytest.fixture(scope="session")
-def worker_factory(
+def worker_pool(
     django_db_setup: None,
     django_db_blocker: Any,
     media_root: Path,
@@ -246,10 +246,26 @@ def worker_factory(
         worker.stop()
 
 
+@pytest.fixture
+def worker_factory(worker_pool: Callable[..., Worker]) -> Iterator[Callable[..., Worker]]:
+    """worker_pool for one test: the workers it starts live on (until the session ends), but
+    the test ends only when they are idle, before its database is flushed under them (the
+    e-mail tasks of their last transitions come after the state the test waited for)."""
+    mine: list[Worker] = []
+
+    def start(queue: str | None, **extra_env: str) -> Worker:
+        mine.append(worker_pool(queue, **extra_env))
+        return mine[-1]
+
+    yield start
+    for worker in mine:
+        worker.wait_idle()
+
+
 @pytest.fixture(scope="session")
-def celery_worker(worker_factory: Callable[..., Worker]) -> Worker:
+def celery_worker(worker_pool: Callable[..., Worker]) -> Worker:
     """One worker for the session, on its own queue."""
-    return worker_factory(f"ioscore-test-{uuid.uuid4().hex[:8]}")
+    return worker_pool(f"ioscore-test-{uuid.uuid4().hex[:8]}")
 
 
 @pytest.fixture
