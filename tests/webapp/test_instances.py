@@ -131,7 +131,22 @@ def test_two_instances_each_validate_their_own_submission(
     assert name_b != settings.IOSCORE_INSTANCE
     assert settings.IOSCORE_VALIDATION_QUEUE == settings.IOSCORE_INSTANCE
 
+    _purge(settings.IOSCORE_INSTANCE)  # tasks earlier tests queued with no worker to run them
     worker_a = worker_factory(None)  # consumes A's default queue, like the demo's worker
+    # B submits while A's worker is the only one on the broker: were the wires crossed, A's
+    # worker would take B's task now and B's submission would never be validated.
+    archive_b = instance_b["var"] / "b-run.tgz"
+    archive_b.write_bytes(_tiny_archive(b"instance B's run\n"))
+    submitted = subprocess.run(
+        [sys.executable, "-c", SUBMIT_IN_B, str(archive_b)],
+        cwd=WEBAPP_DIR,
+        env=instance_b["env"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert submitted.returncode == 0, submitted.stderr[-3000:]
+    pk_b = int(submitted.stdout.split()[-1])
     worker_b = Worker(
         None,
         instance_b["env"]["DATABASE_URL"],
@@ -140,19 +155,6 @@ def test_two_instances_each_validate_their_own_submission(
         {k: v for k, v in instance_b["env"].items() if k.startswith(("IOSCORE", "CELERY"))},
     )
     try:
-        archive_b = instance_b["var"] / "b-run.tgz"
-        archive_b.write_bytes(_tiny_archive(b"instance B's run\n"))
-        submitted = subprocess.run(
-            [sys.executable, "-c", SUBMIT_IN_B, str(archive_b)],
-            cwd=WEBAPP_DIR,
-            env=instance_b["env"],
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
-        assert submitted.returncode == 0, submitted.stderr[-3000:]
-        pk_b = int(submitted.stdout.split()[-1])
-
         _token, raw = ApiToken.issue(cast.submitter, cast.site)
         client = APIClient()
         client.credentials(HTTP_AUTHORIZATION=f"Token {raw}")
@@ -162,8 +164,7 @@ def test_two_instances_each_validate_their_own_submission(
         pk_a = response.json()["id"]
 
         assert wait_for_status(pk_a, FINAL, timeout=60) in FINAL
-        status_b = _wait_in_b(instance_b["env"]["DATABASE_URL"], pk_b)
-        assert status_b in FINAL
+        assert _wait_in_b(instance_b["env"]["DATABASE_URL"], pk_b) in FINAL
     finally:
         worker_b.stop()
 
@@ -171,6 +172,13 @@ def test_two_instances_each_validate_their_own_submission(
     assert len(_received(worker_a)) == 1, worker_a.log.read_text()[-2000:]
     assert len(_received(worker_b)) == 1, worker_b.log.read_text()[-2000:]
     assert Submission.objects.get(pk=pk_a).validation_attempts == 1
+
+
+def _purge(queue: str) -> None:
+    from ioscore_site.celery import app
+
+    with app.connection_for_write() as connection:
+        connection.default_channel.queue_purge(queue)
 
 
 def _tiny_archive(body: bytes) -> bytes:

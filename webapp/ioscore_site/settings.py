@@ -153,8 +153,10 @@ def _instance_name(database: Any, var_dir: Path) -> str:
     return f"ioscore.{database['NAME']}.{hashlib.sha256(where.encode()).hexdigest()[:8]}"
 
 
-IOSCORE_INSTANCE = os.environ.get("IOSCORE_INSTANCE") or _instance_name(
-    DATABASES["default"], VAR_DIR
+# Under pytest the database used is test_<name>: the tests' tasks must never reach the worker
+# of a demo or deployment that uses <name> itself (their own workers get this name passed).
+IOSCORE_INSTANCE = os.environ.get("IOSCORE_INSTANCE") or (
+    _instance_name(DATABASES["default"], VAR_DIR) + (".test" if "pytest" in sys.modules else "")
 )
 
 
