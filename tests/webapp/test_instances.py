@@ -63,6 +63,20 @@ SUBMIT_IN_B = textwrap.dedent(
 )
 
 
+def _python_in(env: dict[str, str], *args: str) -> str:
+    """Run Python in the webapp folder with an instance's environment; its stdout."""
+    done = subprocess.run(
+        [sys.executable, *args],
+        cwd=WEBAPP_DIR,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done.stdout
+
+
 def _received(worker: Worker) -> set[str]:
     """Ids of the validation tasks the worker received (a retry comes again, same id)."""
     return set(TASK_RECEIVED.findall(worker.log.read_text(errors="replace")))
@@ -86,36 +100,20 @@ def instance_b(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, A
         IOSCORE_NOTIFICATIONS="0",
     )
     env.pop("IOSCORE_INSTANCE", None)
-    migrate = subprocess.run(
-        [sys.executable, "manage.py", "migrate", "--noinput"],
-        cwd=WEBAPP_DIR,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert migrate.returncode == 0, migrate.stderr[-3000:]
+    _python_in(env, "manage.py", "migrate", "--noinput")
     yield {"env": env, "var": var, "name": name}
     with psycopg.connect(admin_url, autocommit=True) as admin:
         admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 def _instance_name(env: dict[str, str]) -> str:
-    probe = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            "import django; django.setup(); from django.conf import settings; "
-            "print(settings.IOSCORE_INSTANCE, settings.IOSCORE_VALIDATION_QUEUE)",
-        ],
-        cwd=WEBAPP_DIR,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
+    probe = _python_in(
+        env,
+        "-c",
+        "import django; django.setup(); from django.conf import settings; "
+        "print(settings.IOSCORE_INSTANCE, settings.IOSCORE_VALIDATION_QUEUE)",
     )
-    assert probe.returncode == 0, probe.stderr[-2000:]
-    instance, queue = probe.stdout.split()
+    instance, queue = probe.split()
     assert queue == instance  # validation goes to the queue a worker without -Q consumes
     return instance
 
@@ -137,16 +135,7 @@ def test_two_instances_each_validate_their_own_submission(
     # worker would take B's task now and B's submission would never be validated.
     archive_b = instance_b["var"] / "b-run.tgz"
     archive_b.write_bytes(_tiny_archive(b"instance B's run\n"))
-    submitted = subprocess.run(
-        [sys.executable, "-c", SUBMIT_IN_B, str(archive_b)],
-        cwd=WEBAPP_DIR,
-        env=instance_b["env"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert submitted.returncode == 0, submitted.stderr[-3000:]
-    pk_b = int(submitted.stdout.split()[-1])
+    pk_b = int(_python_in(instance_b["env"], "-c", SUBMIT_IN_B, str(archive_b)).split()[-1])
     worker_b = Worker(
         None,
         instance_b["env"]["DATABASE_URL"],
