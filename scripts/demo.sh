@@ -16,11 +16,16 @@ log_dir="$IOSCORE_VAR/log"
 mkdir -p "$run_dir" "$log_dir"
 manage() { (cd webapp && python manage.py "$@"); }
 
-# Print the lines of a log written since byte offset $2 (the last 25), under a heading.
+# What a log says since byte offset $2: its distinct error lines first (a retrying worker
+# repeats them between "Trying again" lines), then its last lines.
 show_log() {
-  local log=$1 from=${2:-0}
-  echo "---- $log (last lines) ----" >&2
-  tail -c +"$((from + 1))" "$log" 2>/dev/null | tail -n 25 >&2 || true
+  local log=$1 from=${2:-0} new
+  new=$(tail -c +"$((from + 1))" "$log" 2>/dev/null | grep -v '^[[:space:]]*$' || true)
+  echo "---- $log: errors ----" >&2
+  grep -E 'ERROR|CRITICAL|FATAL|PANIC|Error|Traceback' <<<"$new" |
+    sed -E 's/^\[[0-9-]+ [0-9:,.]+: /[/' | awk '!seen[$0]++' | head -n 5 >&2 || true
+  echo "---- $log: last lines ----" >&2
+  tail -n 15 <<<"$new" >&2
   echo "----" >&2
 }
 log_size() { stat -c %s "$1" 2>/dev/null || echo 0; }
