@@ -17,7 +17,9 @@ IOSCORE_BROKER_VISIBILITY_TIMEOUT  seconds before an unacknowledged task (worker
                     redelivered by the Redis broker (default 3600)
 IOSCORE_INSTANCE    this service's name on a shared broker (default: derived from the database
                     name and IOSCORE_VAR); the Celery queue, the Redis key prefix and the beat
-                    schedule file carry it, so two instances on one machine never share tasks
+                    schedule file carry it, so two instances on one machine never share tasks.
+                    Web and worker must agree on it: set it explicitly when they run with
+                    different IOSCORE_VAR paths (e.g. on different hosts)
 IOSCORE_VALIDATION_QUEUE    Celery queue the validation tasks go to (default: the instance's
                     queue, which a worker started without -Q consumes)
 IOSCORE_VALIDATION_PAUSE_S  fault-injection for tests: the validation task sleeps this long
