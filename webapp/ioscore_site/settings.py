@@ -15,10 +15,17 @@ IOSCORE_ARCHIVE_MAX_FILES / IOSCORE_ARCHIVE_MAX_BYTES / IOSCORE_ARCHIVE_MAX_RATI
 IOSCORE_UPLOAD_MAX_BYTES   largest accepted upload (compressed)
 IOSCORE_BROKER_VISIBILITY_TIMEOUT  seconds before an unacknowledged task (worker killed) is
                     redelivered by the Redis broker (default 3600)
-IOSCORE_VALIDATION_QUEUE    Celery queue the validation tasks go to (default "celery")
+IOSCORE_INSTANCE    this service's name on a shared broker (default: derived from the database
+                    name and IOSCORE_VAR); the Celery queue, the Redis key prefix and the beat
+                    schedule file carry it, so two instances on one machine never share tasks.
+                    Web and worker must agree on it: set it explicitly when they run with
+                    different IOSCORE_VAR paths (e.g. on different hosts)
+IOSCORE_VALIDATION_QUEUE    Celery queue the validation tasks go to (default: the instance's
+                    queue, which a worker started without -Q consumes)
 IOSCORE_VALIDATION_PAUSE_S  fault-injection for tests: the validation task sleeps this long
                     between computing and storing results (default 0)
-IOSCORE_SITE_URL    the public base URL used in e-mails (default http://localhost:8000)
+IOSCORE_SITE_URL    the public base URL used in e-mailed links (default http://localhost:8000;
+                    `make demo` sets it to its own port)
 IOSCORE_NOTIFICATIONS       "0" turns transition e-mails off (default on)
 IOSCORE_NOTIFICATION_QUEUE  Celery queue of the e-mail tasks (default: the validation queue)
 EMAIL_HOST / EMAIL_PORT / EMAIL_HOST_USER / EMAIL_HOST_PASSWORD / EMAIL_USE_TLS
@@ -29,9 +36,11 @@ IOSCORE_MAIL_FROM   sender address (default "ioscore <noreply@localhost>")
 
 from __future__ import annotations
 
+import hashlib
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
@@ -82,6 +91,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "rest_framework",
     "drf_spectacular",
+    "drf_spectacular_sidecar",  # ReDoc served from our own static files, no CDN
     *PROJECT_APPS,
 ]
 
@@ -136,6 +146,22 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 
 # --- Celery ---------------------------------------------------------------------------------
+def _instance_name(database: Any, var_dir: Path) -> str:
+    """Readable (the database name) and unique per machine (its server and the state dir):
+    two demos on embedded servers both call their database "ioscore"."""
+    options = database.get("OPTIONS") or {}
+    host = database.get("HOST") or options.get("host")
+    where = f"{host}:{database.get('PORT')}/{database['NAME']}|{var_dir}"
+    return f"ioscore.{database['NAME']}.{hashlib.sha256(where.encode()).hexdigest()[:8]}"
+
+
+# Under pytest the database used is test_<name>: the tests' tasks must never reach the worker
+# of a demo or deployment that uses <name> itself (their own workers get this name passed).
+IOSCORE_INSTANCE = os.environ.get("IOSCORE_INSTANCE") or (
+    _instance_name(DATABASES["default"], VAR_DIR) + (".test" if "pytest" in sys.modules else "")
+)
+
+
 def _sqlalchemy_broker_url(database_url: str) -> str:
     # kombu's SQLAlchemy transport; psycopg 3 is the driver we ship.
     _scheme, rest = database_url.split("://", 1)
@@ -152,15 +178,23 @@ CELERY_TASK_IGNORE_RESULT = True
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TASK_ALWAYS_EAGER = False
 _VISIBILITY_TIMEOUT = int(os.environ.get("IOSCORE_BROKER_VISIBILITY_TIMEOUT", "3600"))
-# A worker killed mid-task never acks; Redis hands the message out again after this timeout
-# (checked at worker start and every unacked_restore_interval seconds).
-CELERY_BROKER_TRANSPORT_OPTIONS = {
-    "visibility_timeout": _VISIBILITY_TIMEOUT,
-    "unacked_restore_interval": max(1, min(10, _VISIBILITY_TIMEOUT)),
-    "unacked_restore_throttle": 1,
-}
-# Queue of the validation task; workers consume it with `-Q` (default: Celery's default queue).
-IOSCORE_VALIDATION_QUEUE = os.environ.get("IOSCORE_VALIDATION_QUEUE", "celery")
+CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, object] = {}
+if CELERY_BROKER_URL.startswith(("redis://", "rediss://", "redis+socket://")):
+    # Redis only (the SQLAlchemy transport hands these to create_engine, which refuses them).
+    # A worker killed mid-task never acks; Redis hands the message out again after this
+    # timeout (checked at worker start and every unacked_restore_interval seconds). Every key
+    # of this instance (queues, unacked messages, control channels) carries its prefix.
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "visibility_timeout": _VISIBILITY_TIMEOUT,
+        "unacked_restore_interval": max(1, min(10, _VISIBILITY_TIMEOUT)),
+        "unacked_restore_throttle": 1,
+        "global_keyprefix": f"{IOSCORE_INSTANCE}:",
+    }
+# Tasks without an explicit queue (beat's sweep) and workers started without -Q use the
+# instance's queue, never Celery's shared "celery" queue.
+CELERY_TASK_DEFAULT_QUEUE = IOSCORE_INSTANCE
+CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / f"celerybeat-schedule-{IOSCORE_INSTANCE}")
+IOSCORE_VALIDATION_QUEUE = os.environ.get("IOSCORE_VALIDATION_QUEUE", IOSCORE_INSTANCE)
 IOSCORE_VALIDATION_PAUSE_S = float(os.environ.get("IOSCORE_VALIDATION_PAUSE_S", "0"))
 
 # E-mail notifications (submissions.notifications): SMTP when a host is configured,
@@ -242,6 +276,7 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Submit IO500-style benchmark results and read the ranked lists.",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    "REDOC_DIST": "SIDECAR",
 }
 
 LANGUAGE_CODE = "en-us"

@@ -18,7 +18,13 @@ urlpatterns = [
     path("accounts/", include("accounts.urls")),
     path("api/v1/", include(submission_urls.api_urlpatterns)),
     path("api/v1/schema/", SpectacularAPIView.as_view(), name="openapi-schema"),
-    path("api/v1/docs/", SpectacularRedocView.as_view(url_name="openapi-schema"), name="api-docs"),
+    path(
+        "api/v1/docs/",
+        SpectacularRedocView.as_view(
+            url_name="openapi-schema", template_name="api_docs/redoc.html"
+        ),
+        name="api-docs",
+    ),
     path("", include(submission_urls.page_urlpatterns)),
     path("", include("rankings.urls")),
 ]

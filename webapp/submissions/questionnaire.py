@@ -23,26 +23,38 @@ OPTIONAL = {"feedback": "Free feedback"}
 LEVEL_KEY = "expected_level"
 
 
+def _shown(value: Any, limit: int = 60) -> str:
+    """The value as found in the JSON, cut to `limit` characters."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 def problems(answers: Any) -> list[tuple[str, str]]:
-    """(key, message) for every missing or too-short answer; [] when complete."""
+    """(key, message) for every missing or too-short answer; [] when complete. Each message
+    names the field (its key and label) and the value found there."""
     if not isinstance(answers, dict):
-        return [("", "the questionnaire must be a JSON object")]
+        return [("", f"the questionnaire must be a JSON object, got {type(answers).__name__}")]
     found: list[tuple[str, str]] = []
     for key, label in QUESTIONS.items():
         value = answers.get(key)
-        if not isinstance(value, str) or not value.strip():
-            found.append((key, f"{label}: answer missing"))
+        field = f"{key} ({label})"
+        if key not in answers:
+            found.append((key, f"{field}: answer missing"))
+        elif not isinstance(value, str) or not value.strip():
+            found.append((key, f"{field}: a text answer is needed, got {_shown(value)}"))
         elif len(value.split()) < MIN_WORDS:
+            words = len(value.split())
             found.append(
-                (key, f"{label}: at least {MIN_WORDS} words needed, got {len(value.split())}")
+                (key, f"{field}: at least {MIN_WORDS} words needed, got {words}: {_shown(value)}")
             )
     level = answers.get(LEVEL_KEY)
     if level not in ReproducibilityLevel.values:
         found.append(
             (
                 LEVEL_KEY,
-                f"expected level must be one of "
-                f"{', '.join(ReproducibilityLevel.values)}, got {level!r}",
+                f"{LEVEL_KEY}: must be one of "
+                f"{', '.join(ReproducibilityLevel.values)}, got "
+                f"{_shown(level) if LEVEL_KEY in answers else 'nothing'}",
             )
         )
     unknown = set(answers) - set(QUESTIONS) - set(OPTIONAL) - {LEVEL_KEY}

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from urllib.parse import urlencode
 
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import get_object_or_404, redirect, render, resolve_url
 from django.views.decorators.http import require_POST
 
 from validation.models import ValidationIssue
@@ -67,8 +68,20 @@ def mine(request: HttpRequest) -> HttpResponse:
     return render(request, "submissions/mine.html", {"submissions": rows})
 
 
+def _private_page(request: HttpRequest) -> HttpResponse:
+    """For a visitor who is not logged in: what the page is and where to log in. Shown for
+    every id they cannot see, existing or not (existence is not confirmed), still as a 404."""
+    login_url = f"{resolve_url(settings.LOGIN_URL)}?{urlencode({'next': request.path})}"
+    return render(request, "submissions/private.html", {"login_url": login_url}, status=404)
+
+
 def detail(request: HttpRequest, pk: int) -> HttpResponse:
-    submission = _viewable(request, pk)
+    try:
+        submission = _viewable(request, pk)
+    except Http404:
+        if request.user.is_authenticated:
+            raise
+        return _private_page(request)
     reviewer = access.can_review(request.user)
     system = getattr(submission, "system_description", None)
     questionnaire = getattr(submission, "questionnaire", None)

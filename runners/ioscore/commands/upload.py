@@ -29,7 +29,7 @@ import requests
 from ioscore.commands.validate import (
     add_context_arguments,
     context_from_args,
-    format_issue,
+    issue_lines,
     validate_path,
 )
 from ioscore.results import ResultFormatError
@@ -317,15 +317,32 @@ def handle(args: argparse.Namespace) -> int:
     except ResultFormatError as exc:
         print(f"ioscore upload: unreadable: {exc}", file=sys.stderr)
         return 2
-    for report in reports:
-        for issue in report["issues"]:
-            if issue["severity"] != "info":
-                print("local check:" + format_issue(issue), file=sys.stderr)
+    local = [
+        issue for report in reports for issue in report["issues"] if issue["severity"] != "info"
+    ]
+
+    def show_local_issues() -> None:
+        for line in issue_lines(local):
+            print("local check:" + line, file=sys.stderr)
+
     if not valid and not args.force:
+        show_local_issues()
         print(
             "ioscore upload: the result is invalid locally; fix it or use --force", file=sys.stderr
         )
         return 1
+    if local:
+        # The server runs the same checks: its list follows, so each issue is printed once.
+        counts = {s: sum(i["severity"] == s for i in local) for s in ("invalid", "warning")}
+        print(
+            f"ioscore upload: local check found {counts['invalid']} invalid and "
+            f"{counts['warning']} warning issue(s); uploading anyway (--force), the server's "
+            "findings follow"
+            if not valid
+            else f"ioscore upload: local check found {counts['warning']} warning(s); the "
+            "server's findings follow",
+            file=sys.stderr,
+        )
     try:
         system = _read_json_arg(args.system, "system description")
         questionnaire = _read_json_arg(args.questionnaire, "questionnaire")
@@ -346,9 +363,12 @@ def handle(args: argparse.Namespace) -> int:
                 poll_interval=args.poll_interval,
             )
     except UploadError as exc:
+        show_local_issues()  # the server's findings will not come
         print(f"ioscore upload: {exc}", file=sys.stderr)
         return exc.exit_code
     print(f"submission {status.get('id')}: {status.get('status')}  {status.get('url') or ''}")
-    for issue in status.get("issues") or []:
-        print(format_issue(issue))
+    if status.get("status") not in FINAL_STATES:
+        show_local_issues()  # still validating: what we know so far
+    for line in issue_lines(status.get("issues") or []):
+        print(line)
     return 1 if status.get("status") in ("validation_failed", "rejected") else 0

@@ -95,12 +95,81 @@ def run_report(run: RunResult, issues: list[Issue]) -> dict[str, Any]:
     }
 
 
+def _shown(value: Any) -> str:
+    # Durations arrive with float noise (1.1301963329315186); six digits say it all.
+    return f"{value:.6g}" if isinstance(value, float) else str(value)
+
+
+def _details(issue: dict[str, Any]) -> str:
+    details = [
+        f"{k} {_shown(issue[k])}" for k in ("expected", "actual") if issue.get(k) is not None
+    ]
+    return f" ({', '.join(details)})" if details else ""
+
+
 def format_issue(issue: dict[str, Any]) -> str:
     """One line per issue: severity, rule, message, then expected/actual when known."""
     severity = str(issue.get("severity", "")).upper()
-    text = f"  {severity:8} {issue.get('rule')}: {issue.get('message')}"
-    details = [f"{k} {issue[k]}" for k in ("expected", "actual") if issue.get(k) is not None]
-    return text + (f" ({', '.join(details)})" if details else "")
+    return f"  {severity:8} {issue.get('rule')}: {issue.get('message')}{_details(issue)}"
+
+
+SEVERITY_ORDER = ("invalid", "warning", "info")
+MARKER_RULE = "invalid-markers"
+
+
+def _phase_of(issue: dict[str, Any]) -> str | None:
+    """The phase an issue is about: its `phase`, or the "[phase]" ending an invalid marker's
+    location ("marked invalid in <file> [phase]")."""
+    if issue.get("phase"):
+        return str(issue["phase"])
+    message = str(issue.get("message") or "")
+    if issue.get("rule") == MARKER_RULE and message.endswith("]") and " [" in message:
+        return message[message.rindex(" [") + 2 : -1]
+    return None
+
+
+def _format_phase(phase: str, issues: list[dict[str, Any]]) -> str:
+    """The issues about one phase on one line, the invalid markers of a file merged."""
+    severity = min(
+        (str(i.get("severity")) for i in issues),
+        key=lambda s: SEVERITY_ORDER.index(s) if s in SEVERITY_ORDER else len(SEVERITY_ORDER),
+    )
+    parts: list[str] = []
+    markers: dict[str, list[str]] = {}  # location -> marker texts
+    for issue in issues:
+        if issue.get("rule") == MARKER_RULE and issue.get("actual") is not None:
+            where = str(issue.get("message")).removesuffix(f" [{phase}]")
+            if where not in markers:
+                markers[where] = []
+                parts.append(where)  # placeholder, filled below
+            markers[where].append(str(issue["actual"]))
+        else:
+            parts.append(f"{issue.get('rule')}: {issue.get('message')}{_details(issue)}")
+    parts = [
+        f"{MARKER_RULE}: {part}: {'; '.join(markers[part])}" if part in markers else part
+        for part in parts
+    ]
+    return f"  {severity.upper():8} [{phase}] " + " | ".join(parts)
+
+
+def issue_lines(issues: list[dict[str, Any]]) -> list[str]:
+    """format_issue per issue, except that all issues about one phase share one line (a short
+    write phase is one finding, not an invalid marker per check plus the runtime rule)."""
+    groups: list[tuple[str | None, list[dict[str, Any]]]] = []
+    by_phase: dict[str, list[dict[str, Any]]] = {}
+    for issue in issues:
+        phase = _phase_of(issue)
+        if phase is None:
+            groups.append((None, [issue]))
+        elif phase in by_phase:
+            by_phase[phase].append(issue)
+        else:
+            by_phase[phase] = [issue]
+            groups.append((phase, by_phase[phase]))
+    return [
+        _format_phase(phase, group) if phase and len(group) > 1 else format_issue(group[0])
+        for phase, group in groups
+    ]
 
 
 def validate_path(
@@ -147,6 +216,6 @@ def handle(args: argparse.Namespace) -> int:
                 f"TOTAL printed={printed} recomputed={report['recomputed']['total']:.6f} -> "
                 f"{'VALID' if report['valid'] else 'INVALID'}"
             )
-            for issue in report["issues"]:
-                print(format_issue(issue))
+            for line in issue_lines(report["issues"]):
+                print(line)
     return EXIT_VALID if valid else EXIT_INVALID

@@ -7,16 +7,14 @@ token on stdout, alone, so a shell can capture it.
 
 from __future__ import annotations
 
-import os
-import secrets
 from pathlib import Path
 from typing import Any
 
-from django.contrib.auth.models import Group, User
 from django.core.management.base import BaseCommand, CommandParser
 from django.db import transaction
 
 from accounts.models import ApiToken, Site
+from accounts.provisioning import ensure_account, write_secret
 from accounts.roles import SUBMITTER
 
 DEMO_TOKEN_NAME = "make demo"
@@ -36,23 +34,12 @@ class Command(BaseCommand):
             abbreviation=options["site"],
             defaults={"name": f"{options['site']} (ioscore demo site)", "country": "DEU"},
         )
-        user, _ = User.objects.get_or_create(
-            username=options["username"], defaults={"email": "demo@example.org"}
-        )
-        password = secrets.token_urlsafe(12)
-        user.set_password(password)
-        user.save()
-        user.groups.add(Group.objects.get_or_create(name=SUBMITTER)[0])
+        user, password = ensure_account(options["username"], SUBMITTER, email="demo@example.org")
         site.members.add(user)
 
         for token in ApiToken.objects.filter(user=user, name=DEMO_TOKEN_NAME).active():
             token.revoke()
             token.save(update_fields=["revoked_at"])
         _, raw = ApiToken.issue(user, site, name=DEMO_TOKEN_NAME)
-
-        password_file: Path = options["password_file"]
-        password_file.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(password_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w") as handle:
-            handle.write(password + "\n")
+        write_secret(options["password_file"], password)
         self.stdout.write(raw)
