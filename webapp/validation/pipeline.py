@@ -247,6 +247,8 @@ def _evaluate(archive: Path, sandbox: Path, ctx: Context) -> Outcome:
         _check_run(outcome, Path(chosen[0]), root, ctx)
     except format_error as exc:
         outcome.issues.append(IssueRow("result-format", INVALID, str(exc)))
+    except MemoryError:
+        raise  # the memory limit: reported as such by validation.limited
     except Exception as exc:
         # A bug in a checker is not the submitter's fault, but the run cannot pass unchecked.
         log.exception("checks crashed on %s", chosen[0])

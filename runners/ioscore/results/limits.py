@@ -11,7 +11,8 @@ in the IO500 archive (3,783 files) is 600 characters, the largest text file 11 k
   a signed 64-bit range, no NaN/Infinity/overflowing numbers, strings without NUL or lone
   surrogates (PostgreSQL stores neither);
 * every number of a phase or score is finite and not negative;
-* the version string has at most MAX_VERSION_CHARS characters.
+* the version string has at most MAX_VERSION_CHARS characters;
+* run directories are searched at most MAX_TREE_DEPTH levels deep.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ MAX_JSON_BYTES = 64 * 1024 * 1024
 MAX_JSON_DEPTH = 64
 MAX_VERSION_CHARS = 200
 INT64_MAX = 2**63 - 1
+MAX_TREE_DEPTH = 32
 
 
 def long_line(text: str, limit: int = MAX_LINE_CHARS) -> int | None:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ioscore.results.archive import is_macos_metadata
 from ioscore.results.errors import ResultFormatError
-from ioscore.results.limits import MAX_TEXT_BYTES, number_problem
+from ioscore.results.limits import MAX_TEXT_BYTES, MAX_TREE_DEPTH, number_problem
 from ioscore.results.model import PhaseResult, RunResult, Scores
 from ioscore.results.parse_ini import parse_ini
 from ioscore.results.parse_json import parse_result_json
@@ -33,7 +33,11 @@ def find_runs(path: Path) -> list[Path]:
     if not path.is_dir():
         raise ResultFormatError(path, "not a directory")
     runs: list[Path] = []
+    base_depth = len(path.parts)
     for root, dirs, files in os.walk(path, followlinks=False):
+        if dirs and len(Path(root).parts) - base_depth >= MAX_TREE_DEPTH:
+            # os.walk recurses; refusing here also bounds its recursion and its work
+            raise ResultFormatError(path, f"directories nested deeper than {MAX_TREE_DEPTH} levels")
         dirs[:] = sorted(d for d in dirs if not is_macos_metadata(d))
         if any(marker in files for marker in RUN_MARKERS):
             runs.append(Path(root))
