@@ -11,6 +11,10 @@ from __future__ import annotations
 import logging
 import math
 import os
+import tarfile
+import zipfile
+import zlib
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -177,12 +181,39 @@ def scrubbed(outcome: Outcome, sandbox: Path, archive: Path) -> Outcome:
 
 
 def _too_deep(archive: Path, limits: Any) -> str | None:
-    """Why the archive is refused before unpacking (listing pass, nothing written)."""
-    members = archive_safety.extract(archive, None, limits)
-    deepest = max((len(m.name.parts) for m in members), default=0)
-    if deepest > MAX_ARCHIVE_DEPTH:
-        return f"archive rejected: paths nested {deepest} levels deep (limit {MAX_ARCHIVE_DEPTH})"
+    """Why the archive is refused before unpacking: one read of the member names, stopping
+    at the first too-deep one (archive_safety then checks everything else while unpacking)."""
+    try:
+        for count, name in enumerate(_member_names(archive)):
+            if count > 4 * limits.max_files:
+                return None  # archive_safety refuses it by its own limits
+            depth = name.strip("/").count("/") + 1
+            if depth > MAX_ARCHIVE_DEPTH:
+                return (
+                    f"archive rejected: paths nested {depth} levels deep "
+                    f"(limit {MAX_ARCHIVE_DEPTH})"
+                )
+    except (
+        archive_safety.UnsafeArchive,
+        tarfile.TarError,
+        zipfile.BadZipFile,
+        EOFError,
+        OSError,
+        zlib.error,
+    ):
+        return None  # malformed: archive_safety names the problem
     return None
+
+
+def _member_names(archive: Path) -> Iterator[str]:
+    if archive_safety.archive_kind(archive) == "zip":
+        with zipfile.ZipFile(archive) as zipped:
+            yield from zipped.namelist()
+        return
+    with tarfile.open(archive, "r:gz") as tarred:
+        for info in tarred:
+            yield info.name
+            tarred.members.clear()  # names only: keep memory flat on long archives
 
 
 def _evaluate(archive: Path, sandbox: Path, ctx: Context) -> Outcome:

@@ -168,8 +168,6 @@ def _validate_locked(submission_id: int) -> str:
     started = time.perf_counter()
     try:
         outcome = _evaluate_limited(Path(settings.MEDIA_ROOT) / submission.archive, sandbox, ctx)
-        if settings.IOSCORE_VALIDATION_PAUSE_S:
-            time.sleep(settings.IOSCORE_VALIDATION_PAUSE_S)  # fault injection (tests only)
         final = _store_or_fail(submission_id, outcome)
     finally:
         shutil.rmtree(sandbox, ignore_errors=True)  # only the sandbox we created
@@ -195,7 +193,7 @@ def _evaluate_limited(archive: Path, sandbox: Path, ctx: Context) -> Outcome:
     """``evaluate`` in a child process; a limit or a crash becomes a failed outcome."""
     try:
         outcome: Outcome = run_limited(
-            lambda: evaluate(archive, sandbox, ctx), validation_limits(), sandbox
+            lambda: _paused(evaluate(archive, sandbox, ctx)), validation_limits(), sandbox
         )
         return outcome
     except LimitExceeded as exc:
@@ -208,6 +206,12 @@ def _evaluate_limited(archive: Path, sandbox: Path, ctx: Context) -> Outcome:
             "the committee can see this; please contact them"
         )
         return scrubbed(_failure("checker-error", message), sandbox, archive)
+
+
+def _paused(outcome: Outcome) -> Outcome:
+    if settings.IOSCORE_VALIDATION_PAUSE_S:  # fault injection (tests): a kill lands here
+        time.sleep(settings.IOSCORE_VALIDATION_PAUSE_S)
+    return outcome
 
 
 def _store_or_fail(submission_id: int, outcome: Outcome) -> str:
