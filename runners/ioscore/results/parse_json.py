@@ -192,8 +192,11 @@ def _path(parent: str, key: Any) -> str:
 
 
 def parse_result_json(path: Path) -> RunResult:
-    source = str(path)
     text = read_text(path, max_bytes=MAX_JSON_BYTES, max_line=None)  # JSON may be one line
+    return parse_result_json_text(text, str(path))
+
+
+def parse_result_json_text(text: str, source: str) -> RunResult:
     document = load_json_document(text, source)
     if not isinstance(document, dict):
         raise ResultFormatError(source, "top level is not a JSON object")
