@@ -79,7 +79,9 @@ manage add_release "$next_release" --release-date "$release_date" --deadline "$(
 echo "== 4/5 Celery worker and web server on 127.0.0.1:$port"
 stop_pidfile "$run_dir/web.pid"
 stop_pidfile "$run_dir/worker.pid"
-(cd webapp && celery -A ioscore_site worker --concurrency=1 --loglevel=INFO --detach \
+# --beat: the sweep that re-queues a validation whose worker was killed (validation.tasks)
+(cd webapp && celery -A ioscore_site worker --beat --schedule "$run_dir/celerybeat-schedule" \
+  --concurrency=1 --loglevel=INFO --detach \
   --pidfile="$run_dir/worker.pid" --logfile="$log_dir/worker.log")
 export ALLOWED_HOSTS=${ALLOWED_HOSTS:-localhost,127.0.0.1}
 gunicorn ioscore_site.wsgi --chdir webapp --bind "127.0.0.1:$port" --workers 2 --daemon \
