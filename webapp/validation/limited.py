@@ -13,6 +13,7 @@ own time limits, which the solo pool does not support.
 from __future__ import annotations
 
 import ctypes
+import faulthandler
 import os
 import pickle
 import resource
@@ -88,6 +89,9 @@ def _child(work: Callable[[], Any], limits: Limits, tmp_dir: Path, write_end: in
     code = 0
     try:
         _die_with_parent()
+        for number in (signal.SIGTERM, signal.SIGINT, signal.SIGQUIT, signal.SIGHUP):
+            signal.signal(number, signal.SIG_DFL)  # not the worker's shutdown handlers
+        faulthandler.disable()  # a crash is reported to the parent, not dumped on its log
         _forget_database_connections()
         tempfile.tempdir = str(tmp_dir)  # anything the checks spill goes into the sandbox
         os.environ["TMPDIR"] = str(tmp_dir)
