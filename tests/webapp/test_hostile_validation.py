@@ -288,3 +288,27 @@ def test_whole_worker_killed_mid_check_is_validated_by_the_sweep_after_restart(
     while list(sandbox_root.glob(f"sub{submission_id}-*")) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert list(sandbox_root.glob(f"sub{submission_id}-*")) == []
+
+
+def test_celery_soft_time_limit_ends_the_submission_failed(
+    cast: Any, open_release: Any, corpus_dir: Path, settings: Any, monkeypatch: Any
+) -> None:
+    from celery.exceptions import SoftTimeLimitExceeded
+
+    from validation import tasks
+
+    settings.IOSCORE_VALIDATION_QUEUE = f"ioscore-nobody-{os.getpid()}"  # run here, not queued
+    submission_id = _stored(cast, open_release, corpus_archive(corpus_dir, "760"))
+
+    def hang(*_args: Any) -> Any:
+        raise SoftTimeLimitExceeded()  # what the prefork pool raises in a task that hangs
+
+    monkeypatch.setattr(tasks, "_evaluate_limited", hang)
+    assert tasks.validate_submission(submission_id) == Status.VALIDATION_FAILED
+    (rule, message), *_ = _issues(submission_id)
+    limit = django_settings.IOSCORE_VALIDATION_SOFT_TIME_LIMIT_S
+    assert (rule, message) == (
+        "validation-limit",
+        f"validation stopped: the task time limit of {limit:g} s was exceeded",
+    )
+    assert list(Path(django_settings.IOSCORE_SANDBOX_DIR).glob(f"sub{submission_id}-*")) == []

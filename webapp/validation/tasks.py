@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from celery import shared_task
+from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
@@ -89,6 +90,10 @@ def validate_submission(self: Any, submission_id: int) -> str:
         raise SubmissionBusy(f"submission {submission_id} is being validated by another worker")
     try:
         return _validate_locked(submission_id)
+    except SoftTimeLimitExceeded:  # prefork pool only: a hang outside the checks' child
+        limit = settings.IOSCORE_VALIDATION_SOFT_TIME_LIMIT_S
+        message = f"validation stopped: the task time limit of {limit:g} s was exceeded"
+        return _store_or_fail(submission_id, _failure("validation-limit", message))
     except (ConnectionError, OSError) as exc:
         _remember_error(submission_id, f"{type(exc).__name__}: {exc}")
         raise  # retried; the attempt limit ends it with this reason
