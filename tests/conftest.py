@@ -138,7 +138,7 @@ def open_release(db: None) -> Any:
 
 
 class Worker:
-    """A `celery worker --pool=solo` subprocess on the test database."""
+    """A `celery worker` subprocess (solo pool unless told) on the test database."""
 
     def __init__(
         self,
@@ -147,6 +147,7 @@ class Worker:
         media: Path,
         log: Path,
         extra_env: dict[str, str] | None = None,
+        pool: str = "solo",
     ) -> None:
         self.queue = queue
         self.log = log
@@ -176,7 +177,7 @@ class Worker:
                 "-A",
                 "ioscore_site",
                 "worker",
-                "--pool=solo",
+                f"--pool={pool}",
                 "--concurrency=1",
                 "-Q",
                 queue,
@@ -244,8 +245,9 @@ def worker_factory(
     with django_db_blocker.unblock():
         url = worker_database_url()
 
-    def start(queue: str, **extra_env: str) -> Worker:
-        worker = Worker(queue, url, media_root, logs / f"{queue}-{len(started)}.log", extra_env)
+    def start(queue: str, pool: str = "solo", **extra_env: str) -> Worker:
+        log = logs / f"{queue}-{len(started)}.log"
+        worker = Worker(queue, url, media_root, log, extra_env, pool)
         started.append(worker)
         return worker
 

@@ -256,29 +256,31 @@ def _processes_of(queue: str) -> list[int]:
     return found
 
 
+@pytest.mark.parametrize("pool", ["solo", "prefork"])
 def test_whole_worker_killed_mid_check_is_validated_by_the_sweep_after_restart(
-    cast: Any, open_release: Any, corpus_dir: Path, worker_factory: Any, settings: Any
+    cast: Any, open_release: Any, corpus_dir: Path, worker_factory: Any, settings: Any, pool: str
 ) -> None:
-    queue = f"ioscore-killed-{os.getpid()}"
+    queue = f"ioscore-killed-{pool}-{os.getpid()}"
     settings.IOSCORE_VALIDATION_QUEUE = settings.IOSCORE_NOTIFICATION_QUEUE = queue
     # The broker would hand the message out again only after an hour: the sweep must do it.
     slow = {"IOSCORE_BROKER_VISIBILITY_TIMEOUT": "3600"}
-    doomed = worker_factory(queue, IOSCORE_VALIDATION_PAUSE_S="60", **slow)
-    submission_id = _upload_normal(cast, corpus_dir, "killed mid-check")
+    doomed = worker_factory(queue, pool, IOSCORE_VALIDATION_PAUSE_S="60", **slow)
+    processes = 2 if pool == "solo" else 3  # worker (+ pool process) + the checks' child
+    submission_id = _upload_normal(cast, corpus_dir, f"killed mid-check ({pool})")
     wait_for_status(submission_id, {Status.VALIDATING})
     deadline = time.monotonic() + 20
-    while len(_processes_of(queue)) < 2 and time.monotonic() < deadline:
+    while len(_processes_of(queue)) < processes and time.monotonic() < deadline:
         time.sleep(0.05)  # the checks' child process is running (it pauses 60 s)
-    assert len(_processes_of(queue)) == 2
+    assert len(_processes_of(queue)) == processes
     doomed.kill()  # SIGKILL to the worker process itself, not a pool child
     deadline = time.monotonic() + 5
     while _processes_of(queue) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert _processes_of(queue) == []  # its child died with it (PR_SET_PDEATHSIG)
+    assert _processes_of(queue) == []  # its children died with it (PR_SET_PDEATHSIG)
     sandbox_root = Path(django_settings.IOSCORE_SANDBOX_DIR)
     assert len(list(sandbox_root.glob(f"sub{submission_id}-*"))) == 1  # left by the kill
 
-    worker_factory(queue, **slow)
+    worker_factory(queue, pool, **slow)
     assert requeue_stuck_validations(600) == 1  # what beat runs every sweep interval
     assert wait_for_status(submission_id, DONE, timeout=60) == Status.UNDER_REVIEW
     submission = Submission.objects.get(pk=submission_id)
