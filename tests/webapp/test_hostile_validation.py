@@ -12,6 +12,7 @@ import io
 import json
 import os
 import random
+import socket
 import tarfile
 import time
 from pathlib import Path
@@ -272,6 +273,11 @@ def test_whole_worker_killed_mid_check_is_validated_by_the_sweep_after_restart(
     while len(_processes_of(queue)) < processes and time.monotonic() < deadline:
         time.sleep(0.05)  # the checks' child process is running (it pauses 60 s)
     assert len(_processes_of(queue)) == processes
+    host = socket.gethostname()
+    own_temp = Path(django_settings.MEDIA_ROOT) / "worker-tmp" / f"{host}-{doomed.process.pid}"
+    assert own_temp.is_dir()  # the worker's temp dir, not /tmp
+    if pool == "prefork":
+        assert list(own_temp.glob("pymp-*"))  # where billiard keeps its pymp-* folder
     doomed.kill()  # SIGKILL to the worker process itself, not a pool child
     deadline = time.monotonic() + 5
     while _processes_of(queue) and time.monotonic() < deadline:
@@ -295,6 +301,7 @@ def test_whole_worker_killed_mid_check_is_validated_by_the_sweep_after_restart(
     while list(sandbox_root.glob(f"sub{submission_id}-*")) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert list(sandbox_root.glob(f"sub{submission_id}-*")) == []
+    assert not own_temp.exists()  # the killed worker's temp dir went when the new one started
 
 
 def test_celery_soft_time_limit_ends_the_submission_failed(
