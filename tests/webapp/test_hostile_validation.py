@@ -326,3 +326,27 @@ def test_celery_soft_time_limit_ends_the_submission_failed(
         f"validation stopped: the task time limit of {limit:g} s was exceeded",
     )
     assert list(Path(django_settings.IOSCORE_SANDBOX_DIR).glob(f"sub{submission_id}-*")) == []
+
+
+def test_sweep_removes_sandboxes_no_live_task_holds(settings: Any) -> None:
+    import psycopg
+
+    from tests.conftest import worker_database_url
+    from validation.tasks import LOCK_NAMESPACE
+
+    settings.IOSCORE_VALIDATION_QUEUE = f"ioscore-nobody-{os.getpid()}"
+    root = Path(django_settings.IOSCORE_SANDBOX_DIR)
+    dead = root / "sub987654-dead" / "archive" / "run"
+    live = root / "sub987655-live"
+    other = root / "not-a-sandbox"
+    for path in (dead, live, other):
+        path.mkdir(parents=True)
+    # Another worker's connection holds the lock of 987655: its sandbox is in use.
+    with psycopg.connect(worker_database_url(), autocommit=True) as holder:
+        holder.execute("SELECT pg_advisory_lock(%s, %s)", [LOCK_NAMESPACE, 987655])
+        requeue_stuck_validations(600)
+        assert not dead.parent.parent.exists()
+        assert live.is_dir() and other.is_dir()
+    requeue_stuck_validations(600)  # the holder's connection is closed: its lock is gone
+    assert not live.exists() and other.is_dir()
+    other.rmdir()
