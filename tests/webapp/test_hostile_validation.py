@@ -35,6 +35,8 @@ pytestmark = [pytest.mark.celery, pytest.mark.django_db(transaction=True)]
 DONE = {Status.UNDER_REVIEW, Status.VALIDATION_FAILED}
 RUN = "sub-760/results/2025.11.03-14.51.48/"
 TIME_LIMIT_S = 10
+# Workers of these tests send no e-mail: no task may touch the database after a test ends.
+NO_MAIL = {"IOSCORE_NOTIFICATIONS": "0"}
 MEMORY_MB = 150
 
 
@@ -147,6 +149,7 @@ def test_hostile_archives_fail_with_reasons_and_the_worker_carries_on(
         queue,
         IOSCORE_VALIDATION_TIME_LIMIT_S=str(TIME_LIMIT_S),
         IOSCORE_VALIDATION_MEMORY_MB=str(MEMORY_MB),
+        **NO_MAIL,
     )
     version = b"IO500 version io500-sc25 (standard)"
     cases = {
@@ -242,6 +245,17 @@ def test_attempts_that_never_finish_end_failed_with_the_last_reason(
     )
     assert message.endswith("last reason: OSError: [Errno 28] No space left on device")
     assert requeue_stuck_validations(600) == 0  # the sweep never feeds it back
+    _wait_for_mail(submission_id)  # the session worker's last task, before the test ends
+
+
+def _wait_for_mail(submission_id: int) -> None:
+    from submissions.models import NotificationDelivery
+
+    last = Submission.objects.get(pk=submission_id).transitions.order_by("-id").first()
+    deadline = time.monotonic() + 30
+    while not NotificationDelivery.objects.filter(transition=last).exists():
+        assert time.monotonic() < deadline, "no e-mail sent for the last transition"
+        time.sleep(0.1)
 
 
 def _processes_of(queue: str) -> list[int]:
@@ -264,7 +278,7 @@ def test_whole_worker_killed_mid_check_is_validated_by_the_sweep_after_restart(
     queue = f"ioscore-killed-{pool}-{os.getpid()}"
     settings.IOSCORE_VALIDATION_QUEUE = settings.IOSCORE_NOTIFICATION_QUEUE = queue
     # The broker would hand the message out again only after an hour: the sweep must do it.
-    slow = {"IOSCORE_BROKER_VISIBILITY_TIMEOUT": "3600"}
+    slow = {"IOSCORE_BROKER_VISIBILITY_TIMEOUT": "3600", **NO_MAIL}
     doomed = worker_factory(queue, pool, IOSCORE_VALIDATION_PAUSE_S="60", **slow)
     processes = 2 if pool == "solo" else 3  # worker (+ pool process) + the checks' child
     submission_id = _upload_normal(cast, corpus_dir, f"killed mid-check ({pool})")

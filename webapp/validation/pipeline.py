@@ -23,6 +23,7 @@ from typing import Any
 from submissions import archive_safety, questionnaire, system_description
 
 from . import results_api
+from .results_api import storable_text
 
 log = logging.getLogger(__name__)
 # Deeper archives are refused before unpacking: creating each file walks its whole path, so
@@ -66,15 +67,6 @@ class Outcome:
     @property
     def blocking(self) -> bool:
         return any(issue.severity == INVALID for issue in self.issues)
-
-
-def storable_text(text: str) -> str:
-    """Valid UTF-8 without NUL: undecodable file-name bytes and surrogates become U+FFFD."""
-    try:
-        raw = text.encode("utf-8", "surrogateescape")
-    except UnicodeEncodeError:
-        raw = text.encode("utf-8", "replace")
-    return raw.decode("utf-8", "replace").replace("\0", "\ufffd")
 
 
 def _json_safe(value: Any) -> Any:

@@ -45,8 +45,8 @@ from .pipeline import (
     evaluate,
     phase_rows,
     scrubbed,
-    storable_text,
 )
+from .results_api import storable_text
 
 log = logging.getLogger(__name__)
 LOCK_NAMESPACE = 74_500  # first key of pg_try_advisory_lock(int, int): "validation"

@@ -67,11 +67,15 @@ def text_problem(text: str) -> str | None:
     return None
 
 
-def display_path(path: str | Path) -> str:
-    """A path as printable UTF-8: undecodable bytes of a file name shown as U+FFFD."""
-    text = str(path)
+def storable_text(text: str) -> str:
+    """Valid UTF-8 without NUL: undecodable file-name bytes and surrogates become U+FFFD."""
     try:
         raw = text.encode("utf-8", "surrogateescape")
     except UnicodeEncodeError:  # a surrogate that is no escaped byte
         raw = text.encode("utf-8", "replace")
-    return raw.decode("utf-8", "replace")
+    return raw.decode("utf-8", "replace").replace("\0", "\ufffd")
+
+
+def display_path(path: str | Path) -> str:
+    """A path as printable UTF-8 (file names from an archive need not be UTF-8)."""
+    return storable_text(str(path))
