@@ -234,10 +234,10 @@ def worker_pool(
         url = worker_database_url()
     broker_env = worker_broker_env()
 
-    def start(queue: str | None, **extra_env: str) -> Worker:
+    def start(queue: str | None, pool: str = "solo", **extra_env: str) -> Worker:
         env = {**broker_env, **extra_env}
         name = f"{queue or 'default'}-{len(started)}"
-        worker = Worker(queue, url, media_root, logs / f"{name}.log", env)
+        worker = Worker(queue, url, media_root, logs / f"{name}.log", env, pool)
         started.append(worker)
         return worker
 
@@ -253,8 +253,8 @@ def worker_factory(worker_pool: Callable[..., Worker]) -> Iterator[Callable[...,
     e-mail tasks of their last transitions come after the state the test waited for)."""
     mine: list[Worker] = []
 
-    def start(queue: str | None, **extra_env: str) -> Worker:
-        mine.append(worker_pool(queue, **extra_env))
+    def start(queue: str | None, pool: str = "solo", **extra_env: str) -> Worker:
+        mine.append(worker_pool(queue, pool, **extra_env))
         return mine[-1]
 
     yield start

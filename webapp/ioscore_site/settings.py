@@ -14,7 +14,12 @@ IOSCORE_ARCHIVE_MAX_FILES / IOSCORE_ARCHIVE_MAX_BYTES / IOSCORE_ARCHIVE_MAX_RATI
                     archive safety limits (files, uncompressed bytes, expansion ratio)
 IOSCORE_UPLOAD_MAX_BYTES   largest accepted upload (compressed)
 IOSCORE_BROKER_VISIBILITY_TIMEOUT  seconds before an unacknowledged task (worker killed) is
-                    redelivered by the Redis broker (default 3600)
+                    redelivered by the Redis broker (default: the validation task's hard time
+                    limit + 30 s)
+IOSCORE_VALIDATION_TIME_LIMIT_S / IOSCORE_VALIDATION_MEMORY_MB
+                    limits of one submission's checks (default 300 s, 1024 MiB)
+IOSCORE_VALIDATION_MAX_ATTEMPTS  attempts before an unfinished validation fails (default 5)
+IOSCORE_SWEEP_INTERVAL_S    how often beat re-queues stuck validations (default 300)
 IOSCORE_INSTANCE    this service's name on a shared broker (default: derived from the database
                     name and IOSCORE_VAR); the Celery queue, the Redis key prefix and the beat
                     schedule file carry it, so two instances on one machine never share tasks.
@@ -177,13 +182,29 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TASK_ALWAYS_EAGER = False
-_VISIBILITY_TIMEOUT = int(os.environ.get("IOSCORE_BROKER_VISIBILITY_TIMEOUT", "3600"))
+# Validation limits (validation.limited): the checks of one submission run in a child process
+# with this much wall-clock/CPU time and memory; beyond it the submission ends
+# validation_failed naming the limit. Attempts that never finish (worker killed) or fail with
+# an error are retried at most IOSCORE_VALIDATION_MAX_ATTEMPTS times in all.
+IOSCORE_VALIDATION_TIME_LIMIT_S = float(os.environ.get("IOSCORE_VALIDATION_TIME_LIMIT_S", "300"))
+IOSCORE_VALIDATION_MEMORY_MB = int(os.environ.get("IOSCORE_VALIDATION_MEMORY_MB", "1024"))
+IOSCORE_VALIDATION_MAX_ATTEMPTS = int(os.environ.get("IOSCORE_VALIDATION_MAX_ATTEMPTS", "5"))
+# Celery's own limits on the whole task (prefork pool): room for unpacking and storing.
+IOSCORE_VALIDATION_SOFT_TIME_LIMIT_S = IOSCORE_VALIDATION_TIME_LIMIT_S + 60
+IOSCORE_VALIDATION_HARD_TIME_LIMIT_S = IOSCORE_VALIDATION_TIME_LIMIT_S + 90
+# A worker killed mid-task never acks; Redis hands the message out again after this timeout
+# (checked at worker start and every unacked_restore_interval seconds). It matches the task's
+# hard time limit: shorter would hand a running task to a second worker, longer would leave a
+# killed worker's submission waiting (the beat sweep also re-queues it, see validation.tasks).
+_VISIBILITY_TIMEOUT = int(
+    os.environ.get(
+        "IOSCORE_BROKER_VISIBILITY_TIMEOUT", str(int(IOSCORE_VALIDATION_HARD_TIME_LIMIT_S) + 30)
+    )
+)
 CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, object] = {}
 if CELERY_BROKER_URL.startswith(("redis://", "rediss://", "redis+socket://")):
     # Redis only (the SQLAlchemy transport hands these to create_engine, which refuses them).
-    # A worker killed mid-task never acks; Redis hands the message out again after this
-    # timeout (checked at worker start and every unacked_restore_interval seconds). Every key
-    # of this instance (queues, unacked messages, control channels) carries its prefix.
+    # Every key of this instance (queues, unacked messages, control channels) carries its prefix.
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "visibility_timeout": _VISIBILITY_TIMEOUT,
         "unacked_restore_interval": max(1, min(10, _VISIBILITY_TIMEOUT)),
@@ -219,7 +240,7 @@ DEFAULT_FROM_EMAIL = os.environ.get("IOSCORE_MAIL_FROM", "ioscore <noreply@local
 CELERY_BEAT_SCHEDULE = {
     "requeue-stuck-validations": {
         "task": "validation.tasks.requeue_stuck_validations",
-        "schedule": 300.0,
+        "schedule": float(os.environ.get("IOSCORE_SWEEP_INTERVAL_S", "300")),
         "kwargs": {"older_than_s": 600},
     },
 }

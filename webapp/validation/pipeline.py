@@ -9,7 +9,12 @@ metadata-level checks the service owns (spec §9: 1-3, 19, 20). The Celery task 
 from __future__ import annotations
 
 import logging
+import math
 import os
+import tarfile
+import zipfile
+import zlib
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -18,8 +23,14 @@ from typing import Any
 from submissions import archive_safety, questionnaire, system_description
 
 from . import results_api
+from .results_api import storable_text
 
 log = logging.getLogger(__name__)
+# Deeper archives are refused before unpacking: creating each file walks its whole path, so
+# 2,000 files 1,000 levels deep cost minutes (the real archive needs 10 levels).
+MAX_ARCHIVE_DEPTH = 32
+# Column widths of the rows a run is stored in (submissions.models), checked before storing.
+INT32_MAX = 2**31 - 1
 INVALID = "invalid"
 WARNING = "warning"
 INFO = "info"
@@ -59,8 +70,12 @@ class Outcome:
 
 
 def _json_safe(value: Any) -> Any:
-    if value is None or isinstance(value, (bool, int, float, str)):
+    if value is None or isinstance(value, (bool, int)):
         return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else str(value)  # JSON has no inf/NaN
+    if isinstance(value, str):
+        return storable_text(value)
     if isinstance(value, (list, tuple)):
         return [_json_safe(v) for v in value]
     if isinstance(value, dict):
@@ -68,12 +83,12 @@ def _json_safe(value: Any) -> Any:
     return str(value)
 
 
-def _row_from_library(issue: Any, root: Path) -> IssueRow:
-    """An ``ioscore.results`` Issue as stored, with the sandbox path taken out of messages."""
+def _row_from_library(issue: Any) -> IssueRow:
+    """An ``ioscore.results`` Issue as stored (``scrubbed`` takes server paths out)."""
     return IssueRow(
         rule=issue.rule,
         severity=getattr(issue.severity, "value", str(issue.severity)),
-        message=str(issue.message).replace(str(root) + os.sep, ""),
+        message=str(issue.message),
         expected=_json_safe(issue.expected),
         actual=_json_safe(issue.actual),
         phase=issue.phase or "",
@@ -124,10 +139,85 @@ def _library_context(ctx: Context) -> Any:
 
 
 def evaluate(archive: Path, sandbox: Path, ctx: Context) -> Outcome:
+    """The outcome, with server paths taken out and every string storable."""
+    outcome = _evaluate(archive, sandbox, ctx)
+    return scrubbed(outcome, sandbox, archive)
+
+
+def scrubbed(outcome: Outcome, sandbox: Path, archive: Path) -> Outcome:
+    """Messages as the submitter may see them: paths inside the archive, no server paths."""
+    root = sandbox / "archive"
+    replacements = [
+        (str(root) + os.sep, ""),
+        (str(root), "."),
+        (str(sandbox), "(sandbox)"),
+        (str(archive), "the stored archive"),
+        (str(archive.parent), "(archives)"),
+    ]
+
+    def clean(text: str) -> str:
+        for server_path, shown in replacements:
+            text = text.replace(server_path, shown)
+        return storable_text(text)
+
+    for issue in outcome.issues:
+        issue.message = clean(issue.message)
+        issue.phase = clean(issue.phase)[:60]
+        issue.expected = _json_safe(issue.expected)
+        issue.actual = _json_safe(issue.actual)
+        if isinstance(issue.actual, str):
+            issue.actual = clean(issue.actual)
+    outcome.fatal = clean(outcome.fatal)
+    outcome.run_dir = storable_text(outcome.run_dir)
+    return outcome
+
+
+def _too_deep(archive: Path, limits: Any) -> str | None:
+    """Why the archive is refused before unpacking: one read of the member names, stopping
+    at the first too-deep one (archive_safety then checks everything else while unpacking)."""
+    try:
+        for count, name in enumerate(_member_names(archive)):
+            if count > 4 * limits.max_files:
+                return None  # archive_safety refuses it by its own limits
+            depth = name.strip("/").count("/") + 1
+            if depth > MAX_ARCHIVE_DEPTH:
+                return (
+                    f"archive rejected: paths nested {depth} levels deep "
+                    f"(limit {MAX_ARCHIVE_DEPTH})"
+                )
+    except (
+        archive_safety.UnsafeArchive,
+        tarfile.TarError,
+        zipfile.BadZipFile,
+        EOFError,
+        OSError,
+        zlib.error,
+    ):
+        return None  # malformed: archive_safety names the problem
+    return None
+
+
+def _member_names(archive: Path) -> Iterator[str]:
+    if archive_safety.archive_kind(archive) == "zip":
+        with zipfile.ZipFile(archive) as zipped:
+            yield from zipped.namelist()
+        return
+    with tarfile.open(archive, "r:gz") as tarred:
+        for info in tarred:  # the caller stops after a bounded number of members
+            yield info.name
+
+
+def _evaluate(archive: Path, sandbox: Path, ctx: Context) -> Outcome:
     outcome = Outcome()
     root = sandbox / "archive"
+    limits = archive_safety.Limits.from_settings()
     try:
-        archive_safety.extract(archive, root, archive_safety.Limits.from_settings())
+        too_deep = _too_deep(archive, limits)
+        if too_deep:
+            outcome.fatal = too_deep
+            outcome.issues.append(IssueRow("archive-safety", INVALID, too_deep))
+            return outcome
+        archive_safety.extract(archive, root, limits)
     except archive_safety.UnsafeArchive as exc:
         outcome.fatal = f"archive rejected: {exc}"
         outcome.issues.append(IssueRow("archive-safety", INVALID, outcome.fatal))
@@ -138,7 +228,7 @@ def evaluate(archive: Path, sandbox: Path, ctx: Context) -> Outcome:
         outcome.issues.append(IssueRow("archive-missing", INVALID, outcome.fatal))
         return outcome
     job_file_issues = results_api.library_function("job_file_issues")
-    outcome.issues += [_row_from_library(issue, root) for issue in job_file_issues(root)]
+    outcome.issues += [_row_from_library(issue) for issue in job_file_issues(root)]
     outcome.issues += _metadata_issues(ctx)
 
     format_error = results_api.result_format_error()
@@ -178,10 +268,9 @@ def evaluate(archive: Path, sandbox: Path, ctx: Context) -> Outcome:
     try:
         _check_run(outcome, Path(chosen[0]), root, ctx)
     except format_error as exc:
-        # Show the path inside the archive, not the sandbox.
-        outcome.issues.append(
-            IssueRow("result-format", INVALID, str(exc).replace(str(root) + os.sep, ""))
-        )
+        outcome.issues.append(IssueRow("result-format", INVALID, str(exc)))
+    except MemoryError:
+        raise  # the memory limit: reported as such by validation.limited
     except Exception as exc:
         # A bug in a checker is not the submitter's fault, but the run cannot pass unchecked.
         log.exception("checks crashed on %s", chosen[0])
@@ -198,11 +287,51 @@ def evaluate(archive: Path, sandbox: Path, ctx: Context) -> Outcome:
 
 def _check_run(outcome: Outcome, run_dir: Path, root: Path, ctx: Context) -> None:
     run = results_api.load_run(run_dir)
-    outcome.run = run
-    outcome.scores = results_api.recompute_scores(run)
     check = results_api.library_function("check")
     for issue in check(run, _library_context(ctx)):
-        outcome.issues.append(_row_from_library(issue, root))
+        outcome.issues.append(_row_from_library(issue))
+    problem = unstorable(run, outcome.run_dir)
+    if problem:
+        outcome.issues.append(IssueRow("result-storage", INVALID, problem))
+        return  # keep the issues; the run itself cannot be stored
+    scores = results_api.recompute_scores(run)
+    outcome.run = run
+    outcome.scores = scores if _finite_scores(scores) else None
+
+
+def _finite_scores(scores: Any) -> bool:
+    return all(math.isfinite(v) for v in (scores.bw, scores.md, scores.total))
+
+
+def unstorable(run: Any, run_dir: str) -> str | None:
+    """Why the run's summary does not fit the rows it is stored in, or None."""
+    texts = [
+        ("the run directory name", run_dir, 500),
+        ("the format", run.format or "", 20),
+        ("the version", run.version or "", 200),
+        ("the mode", run.mode or "", 20),
+        ("the config hash", run.config_hash or "", 100),
+        ("the score hash", run.score_hash or "", 100),
+    ]
+    texts += [(f"phase name {name[:60]!r}", name, 60) for name in run.phases]
+    texts += [(f"the unit of {p.name[:60]}", p.unit, 10) for p in run.phases.values()]
+    for what, text, width in texts:
+        if len(text) > width:
+            return f"{what} is longer than {width} characters"
+        if storable_text(text) != text:
+            return f"{what} is not valid UTF-8 text"
+    if len(run.phases) > 1000:
+        return f"{len(run.phases)} phases (at most 1000)"
+    if run.procs is not None and not 0 <= run.procs <= INT32_MAX:
+        return f"procs = {run.procs} is out of range"
+    for phase in run.phases.values():
+        for value in (phase.value, phase.time, phase.score_txt):
+            if value is not None and not math.isfinite(value):
+                return f"{phase.name}: {value} is not a finite number"
+    printed = [run.printed, run.printed_extended]
+    if any(s is not None and not _finite_scores(s) for s in printed):
+        return "a printed score is not a finite number"
+    return None
 
 
 def aware(value: datetime | None) -> datetime | None:

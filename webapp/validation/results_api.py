@@ -46,3 +46,10 @@ def result_format_error() -> type[Exception]:
     from ioscore.results.errors import ResultFormatError
 
     return ResultFormatError
+
+
+def storable_text(text: str) -> str:
+    """Valid UTF-8 without NUL (the library's rule for every string it reports)."""
+    from ioscore.results.limits import storable_text as convert
+
+    return convert(text)

@@ -8,20 +8,28 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ioscore.results.limits import MAX_LINE_CHARS, MAX_TEXT_BYTES, display_path, long_line
+
 
 class ResultFormatError(Exception):
     """Unreadable, unknown, truncated or wrongly encoded result input."""
 
     def __init__(self, path: str | Path, message: str, line: int | None = None) -> None:
-        self.path = str(path)
+        self.path = display_path(path)  # file names from an archive need not be UTF-8
         self.line = line
         self.reason = message
         where = f"{self.path}:{line}" if line is not None else self.path
         super().__init__(f"{where}: {message}")
 
 
-def read_text(path: Path, max_bytes: int = 64 * 1024 * 1024) -> str:
-    """Read a result file as strict UTF-8 text, naming the file and line of any problem."""
+def read_text(
+    path: Path, max_bytes: int = MAX_TEXT_BYTES, max_line: int | None = MAX_LINE_CHARS
+) -> str:
+    """Read a result file as strict UTF-8 text, naming the file and line of any problem.
+
+    Files above `max_bytes` and lines above `max_line` characters are refused before any
+    parsing (see ioscore.results.limits).
+    """
     try:
         size = path.stat().st_size
         if size > max_bytes:
@@ -44,6 +52,10 @@ def read_text(path: Path, max_bytes: int = 64 * 1024 * 1024) -> str:
         raise ResultFormatError(
             path, f"not UTF-8 text (byte 0x{bad} at column {column})", line
         ) from None
+    if max_line is not None:
+        number = long_line(text, max_line)
+        if number is not None:
+            raise ResultFormatError(path, f"line longer than {max_line} characters", number)
     if text.startswith("\ufeff"):
         text = text[1:]  # a BOM is harmless; editors on Windows add it
     return text

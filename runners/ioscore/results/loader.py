@@ -15,6 +15,7 @@ from pathlib import Path
 
 from ioscore.results.archive import is_macos_metadata
 from ioscore.results.errors import ResultFormatError
+from ioscore.results.limits import MAX_TEXT_BYTES, MAX_TREE_DEPTH, number_problem
 from ioscore.results.model import PhaseResult, RunResult, Scores
 from ioscore.results.parse_ini import parse_ini
 from ioscore.results.parse_json import parse_result_json
@@ -32,7 +33,11 @@ def find_runs(path: Path) -> list[Path]:
     if not path.is_dir():
         raise ResultFormatError(path, "not a directory")
     runs: list[Path] = []
+    base_depth = len(path.parts)
     for root, dirs, files in os.walk(path, followlinks=False):
+        if dirs and len(Path(root).parts) - base_depth >= MAX_TREE_DEPTH:
+            # os.walk recurses; refusing here also bounds its recursion and its work
+            raise ResultFormatError(path, f"directories nested deeper than {MAX_TREE_DEPTH} levels")
         dirs[:] = sorted(d for d in dirs if not is_macos_metadata(d))
         if any(marker in files for marker in RUN_MARKERS):
             runs.append(Path(root))
@@ -111,9 +116,13 @@ def _float(text: str | None, source: str, line: int | None, what: str) -> float 
         return None
     value = text.split()[0] if text.split() else ""
     try:
-        return float(value)
+        number = float(value)
     except ValueError:
-        raise ResultFormatError(source, f"{what} is not a number: {text!r}", line) from None
+        raise ResultFormatError(source, f"{what} is not a number: {text[:40]!r}", line) from None
+    problem = number_problem(number)
+    if problem:
+        raise ResultFormatError(source, f"{what} {problem}: {text[:40]!r}", line)
+    return number
 
 
 def _merge_result_txt(run: RunResult, txt: ResultTxt, path: Path) -> None:
@@ -204,18 +213,20 @@ def _attach_config(run: RunResult, run_dir: Path) -> None:
     original = run_dir / "config-orig.ini"
     if original.is_file():
         try:
+            if original.stat().st_size > MAX_TEXT_BYTES:
+                raise ResultFormatError(original, f"file too large (limit {MAX_TEXT_BYTES} bytes)")
             run.config_text = original.read_text(encoding="utf-8", errors="replace")
         except OSError as exc:
             raise ResultFormatError(original, f"cannot read file: {exc.strerror}") from None
     if generated.is_file():
-        run.config = parse_ini(generated)
+        run.config = parse_ini(generated)  # bounded and strict UTF-8: read it once more below
         run.files.append(str(generated))
-        text = generated.read_text(encoding="utf-8", errors="replace")
+        text = generated.read_text(encoding="utf-8")
         # io500.sh copies the user's INI into the result dir; named config.ini it replaces the
         # generated file (then the config hash cannot be recomputed, benchmark spec §8.12).
         if run.config_text is not None and text.strip() == run.config_text.strip():
             run.extra["config_overwritten"] = "config.ini is a copy of config-orig.ini"
-        elif re.search(r"^\s*[#;]", text, re.MULTILINE):
+        elif re.search(r"^[ \t]*[#;]", text, re.MULTILINE):  # not \s*: it spans lines
             run.extra["config_overwritten"] = "config.ini has comments: not the generated file"
         return
     # No generated config.ini: fall back to the user's INI (rules can still read options),

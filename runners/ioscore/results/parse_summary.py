@@ -9,15 +9,16 @@ Every bandwidth is GiB/s whatever the label says ("GB/s" before SC20 meant GiB/s
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ioscore.results.errors import ResultFormatError, read_text
+from ioscore.results.limits import MAX_VERSION_CHARS, number_problem
 from ioscore.results.model import BW_PHASES, MD_PHASES, PhaseResult, ScoreGroup, Scores
 
-_VERSION = re.compile(r"^IO500 version(?:[ \t]+(?P<v>[^\s(]\S*))?[ \t]*(?:\((?P<mode>\w+)\))?\s*$")
+_VERSION_PREFIX = "IO500 version"
+_MODE = re.compile(r"\((\w+)\)")  # fullmatch on one token: linear
 _PHASE = re.compile(
     r"^\[(?P<tag>[^\]]*)\]\s+(?:(?P<kind>BW|IOPS)\s+phase\s+\d+\s+)?(?P<name>\S+)\s+"
     r"(?P<value>\S+)\s+(?P<unit>\S+)\s*:\s*time\s+(?P<time>\S+)\s+seconds(?P<rest>.*)$"
@@ -60,10 +61,35 @@ def _number(text: str, source: str, line: int, what: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise ResultFormatError(source, f"{what} is not a number: {text!r}", line) from None
-    if math.isnan(value):
-        raise ResultFormatError(source, f"{what} is not a number: {text!r}", line)
+        raise ResultFormatError(source, f"{what} is not a number: {text[:40]!r}", line) from None
+    problem = number_problem(value)
+    if problem:
+        raise ResultFormatError(source, f"{what} {problem}: {text[:40]!r}", line)
     return value
+
+
+def _version_line(head: str) -> tuple[str, str | None] | None:
+    """`IO500 version [V] [(mode)]` -> (V or "", mode); None when the line has another shape.
+
+    Split into whitespace tokens instead of one regular expression: a pattern with optional
+    whitespace runs before `\\s*$` backtracks quadratically on a long line of spaces.
+    """
+    if not head.startswith(_VERSION_PREFIX):
+        return None
+    rest = head[len(_VERSION_PREFIX) :]
+    tokens = rest.split()
+    version = ""
+    if tokens and not tokens[0].startswith("("):
+        if rest[:1] not in (" ", "\t"):
+            return None  # "IO500 versionX"
+        version = tokens.pop(0)
+    mode = None
+    if tokens:
+        match = _MODE.fullmatch(tokens.pop(0))
+        if match is None or tokens:
+            return None
+        mode = match.group(1)
+    return version, mode
 
 
 def _decimals(text: str) -> int:
@@ -77,13 +103,17 @@ def parse_summary_text(text: str, source: str) -> Summary:
         raise ResultFormatError(source, "empty file", 1)
     head = lines[first].rstrip("\r")
     summary: Summary
-    match = _VERSION.match(head)
-    if match:
-        mode = match.group("mode")
+    version_line = _version_line(head)
+    if version_line:
+        version, mode = version_line
+        if len(version) > MAX_VERSION_CHARS:
+            raise ResultFormatError(
+                source, f"version longer than {MAX_VERSION_CHARS} characters", first + 1
+            )
         fmt = "c-app" if mode else "c-app-2020"
-        summary = Summary(fmt, match.group("v") or "", mode)
+        summary = Summary(fmt, version, mode)
         start = first + 1
-    elif head.startswith("IO500 version"):
+    elif head.startswith(_VERSION_PREFIX):
         raise ResultFormatError(source, f"malformed version line: {head[:80]!r}", first + 1)
     else:
         phase = _PHASE.match(head)

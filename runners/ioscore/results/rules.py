@@ -14,6 +14,7 @@ from datetime import date
 from pathlib import Path
 
 from ioscore.results.hashing import verify_hashes
+from ioscore.results.limits import number_problem
 from ioscore.results.model import (
     SCORED_PHASES,
     WRITE_PHASES,
@@ -427,13 +428,27 @@ def _date_of_timestamp(stamp: str | None) -> date | None:
 
 
 # Fixed by code (benchmark spec §4.3): a different value on the tool command line means the
-# source was edited. (phase, pattern, what)
+# source was edited. (phase, (flag, value) that must come first, the one after it, what)
 _FIXED_EXE = (
-    ("ior-hard-write", r"-t[ =]47008\b.*-b[ =]47008\b", "47008-byte ior-hard records"),
-    ("ior-hard-read", r"-t[ =]47008\b.*-b[ =]47008\b", "47008-byte ior-hard records"),
-    ("mdtest-hard-write", r"-w[ =]3901\b.*-e[ =]3901\b", "3901-byte mdtest-hard files"),
-    ("mdtest-hard-read", r"-w[ =]3901\b.*-e[ =]3901\b", "3901-byte mdtest-hard files"),
+    ("ior-hard-write", ("t", "47008"), ("b", "47008"), "47008-byte ior-hard records"),
+    ("ior-hard-read", ("t", "47008"), ("b", "47008"), "47008-byte ior-hard records"),
+    ("mdtest-hard-write", ("w", "3901"), ("e", "3901"), "3901-byte mdtest-hard files"),
+    ("mdtest-hard-read", ("w", "3901"), ("e", "3901"), "3901-byte mdtest-hard files"),
 )
+# `-X 123` / `-X=123` options of a command line; one pass, no backtracking across options
+# (a `-t.*-b` pattern re-scans the rest of the line for every `-t`: quadratic).
+_NUMERIC_OPTION = re.compile(r"-([A-Za-z])[ =](\d+)(?!\w)")
+
+
+def _has_fixed_options(exe: str, first: tuple[str, str], then: tuple[str, str]) -> bool:
+    """True when option `first` appears before option `then` on the command line `exe`."""
+    seen_first = False
+    for match in _NUMERIC_OPTION.finditer(exe):
+        option = (match.group(1), match.group(2))
+        if seen_first and option == then:
+            return True
+        seen_first = seen_first or option == first
+    return False
 
 
 def rule_fixed_options(run: RunResult, ctx: CheckContext) -> list[Issue]:
@@ -488,16 +503,16 @@ def rule_fixed_options(run: RunResult, ctx: CheckContext) -> list[Issue]:
                             section,
                         )
                     )
-    for phase_name, pattern, what in _FIXED_EXE:
+    for phase_name, first, then, what in _FIXED_EXE:
         phase = run.phases.get(phase_name)
         exe = phase.extra.get("exe") if phase is not None else None
-        if isinstance(exe, str) and exe and not re.search(pattern, exe):
+        if isinstance(exe, str) and exe and not _has_fixed_options(exe, first, then):
             issues.append(
                 _issue(
                     rule,
                     Severity.INVALID,
                     f"{phase_name} command line lacks the fixed {what}",
-                    pattern,
+                    f"-{first[0]} {first[1]} ... -{then[0]} {then[1]}",
                     exe[:200],
                     phase_name,
                 )
@@ -690,9 +705,39 @@ def rule_api_matches_fs_family(run: RunResult, ctx: CheckContext) -> list[Issue]
     return issues
 
 
+def rule_numbers_finite(run: RunResult, ctx: CheckContext) -> list[Issue]:
+    """Every phase number and score finite and not negative, recomputed ones included.
+
+    The parsers already refuse such input; this also covers runs built elsewhere and scores
+    that overflow when recomputed from huge (finite) phase values.
+    """
+    rule = "numbers-finite"
+    found: list[Issue] = []
+    for phase in run.phases.values():
+        for what, value in (("value", phase.value), ("time", phase.time)):
+            problem = None if value is None else number_problem(value)
+            if problem:
+                message = f"{phase.name} {what} {problem}"
+                found.append(
+                    _issue(rule, Severity.INVALID, message, "finite >= 0", str(value), phase.name)
+                )
+    scores = [("printed", run.printed), ("printed extended", run.printed_extended)]
+    if not found:
+        scores.append(("recomputed", recompute_scores(run)))
+    for label, group in scores:
+        for what in ("bw", "md", "total"):
+            value = None if group is None else getattr(group, what)
+            problem = None if value is None else number_problem(value)
+            if problem:
+                message = f"{label} {what.upper()} score {problem}"
+                found.append(_issue(rule, Severity.INVALID, message, "finite >= 0", str(value)))
+    return found
+
+
 Rule = Callable[[RunResult, CheckContext], list[Issue]]
 
 RULES: tuple[Rule, ...] = (
+    rule_numbers_finite,
     rule_version_accepted,
     rule_mandatory_phases,
     rule_no_invalid_markers,
