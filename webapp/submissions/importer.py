@@ -46,16 +46,14 @@ from .io500_records import (
     read_records,
     release_name,
 )
+from .io500_store import Entities, SubmissionRows, write_submissions
 from .models import (
-    ClientSystem,
     PhaseResult,
     Release,
     Source,
     Status,
     StorageSystem,
     Submission,
-    SubmissionTransition,
-    SystemDescription,
 )
 from .releases import PUBLICATION_DATES, model_defaults, release_for_run_date, release_for_year
 
@@ -325,16 +323,21 @@ class Importer:
         facts += self.record_facts(archived)
         facts += self.list_row_facts(archived | set(self.inputs.records))
         with transaction.atomic():
+            self.entities = Entities()
+            items = []
             for fact in facts:
                 if not fact.release:
                     self.report.skipped.append(
                         (fact.external_id, "no release: no website record, run date or year")
                     )
                     continue
-                submission, created = self.store(fact)
+                items.append((fact, self.rows(fact)))
+            write_submissions([rows for _fact, rows in items])
+            for fact, rows in items:
+                assert rows.submission is not None
                 if fact.io500_id is not None:
-                    self.by_io500_id[fact.io500_id] = submission
-                if created:
+                    self.by_io500_id[fact.io500_id] = rows.submission
+                if rows.created:
                     self.report.created += 1
                 else:
                     self.report.updated += 1
@@ -353,7 +356,8 @@ class Importer:
         )
         return self.report
 
-    def store(self, fact: Facts) -> tuple[Submission, bool]:
+    def rows(self, fact: Facts) -> SubmissionRows:
+        """The rows one fact becomes (entities are looked up or created here)."""
         record, row, run = fact.record, fact.list_row, fact.run
         release = _release(fact.release, self.releases)
         institution = record.get("information_institution") or fact.institution
@@ -362,18 +366,9 @@ class Importer:
         fs_name = record.get("information_filesystem_name") or fs_type
         vendor = record.get("information_storage_vendor") or (row.storage_vendor if row else "")
         # The site published a few entries without an institution; they stay listed as shown.
-        site, _ = Site.objects.get_or_create(name=institution or NO_INSTITUTION)
-        client_system, _ = ClientSystem.objects.get_or_create(site=site, name=system_name)
-        storage, _ = StorageSystem.objects.get_or_create(
-            site=site,
-            client_system=client_system,
-            name=fs_name,
-            fs_type=fs_type,
-            defaults={"vendor": vendor},
-        )
-        if vendor and not storage.vendor:  # learnt from a later row of the same system
-            storage.vendor = vendor
-            storage.save(update_fields=["vendor"])
+        site = self.entities.site(institution or NO_INSTITUTION)
+        client_system = self.entities.client_system(site, system_name)
+        storage = self.entities.storage_system(site, client_system, fs_name, fs_type, vendor)
 
         scores = recompute_scores(run) if run is not None else None
         if scores is not None:
@@ -393,10 +388,10 @@ class Importer:
         printed = run.printed if run is not None else None
         values: dict[str, Any] = {
             "io500_id": fact.io500_id,
-            "release": release,
-            "site": site,
-            "client_system": client_system,
-            "storage_system": storage,
+            "release_id": release.pk,
+            "site_id": site.pk,
+            "client_system_id": client_system.pk,
+            "storage_system_id": storage.pk,
             "status": Status.ACCEPTED,
             "source": Source.IO500_IMPORT,
             "run_dir": fact.run_dir,
@@ -425,20 +420,12 @@ class Importer:
             "submitted_at": created_at,
             "created": created_at,
         }
-        submission, created = Submission.objects.update_or_create(
-            external_id=fact.external_id, defaults=values
+        return SubmissionRows(
+            external_id=fact.external_id,
+            values=values,
+            phases=_phase_rows(run, record),
+            system=_system_values(fact, values, institution, system_name, fs_type, fs_name, vendor),
         )
-        if created:
-            SubmissionTransition.objects.create(
-                submission=submission,
-                from_status="",
-                to_status=Status.ACCEPTED,
-                comment=f"imported from the IO500 archive ({fact.external_id})",
-                created=submission.created,
-            )
-        _store_phases(submission, run, record)
-        _store_system(submission, fact, institution, system_name, fs_type, fs_name, vendor)
-        return submission, created
 
 
 def _phase_rows(run: Any, record: dict[str, str]) -> list[dict[str, Any]]:
@@ -466,30 +453,15 @@ def _phase_rows(run: Any, record: dict[str, str]) -> list[dict[str, Any]]:
     return rows
 
 
-def _store_phases(submission: Submission, run: Any, record: dict[str, str]) -> None:
-    """Update phases in place (same rows on a re-import)."""
-    rows = _phase_rows(run, record)
-    submission.phases.exclude(name__in=[row["name"] for row in rows]).delete()
-    existing = {p.name: p for p in submission.phases.all()}
-    for fields in rows:
-        phase = existing.get(fields["name"])
-        if phase is None:
-            PhaseResult.objects.create(submission=submission, **fields)
-        elif any(getattr(phase, k) != v for k, v in fields.items()):
-            for key, value in fields.items():
-                setattr(phase, key, value)
-            phase.save()
-
-
-def _store_system(
-    submission: Submission,
+def _system_values(
     fact: Facts,
+    submission: dict[str, Any],
     institution: str,
     system: str,
     fs_type: str,
     fs_name: str,
     vendor: str,
-) -> None:
+) -> dict[str, Any]:
     info = fact.record
 
     def text(key: str) -> str:
@@ -510,7 +482,7 @@ def _store_system(
         "fs_version": text("information_filesystem_version"),
         "client_nodes": client_nodes,
         "procs_per_node": whole("information_client_procs_per_node"),
-        "total_procs": whole("information_client_total_procs") or submission.procs,
+        "total_procs": whole("information_client_total_procs") or submission["procs"],
         "client_os": text("information_client_operating_system")[:100],
         "client_os_version": text("information_client_operating_system_version")[:100],
         "client_kernel": text("information_client_kernel_version")[:100],
@@ -536,10 +508,7 @@ def _store_system(
     }
     if fact.client_nodes is not None:
         data["client_nodes_in_run_files"] = fact.client_nodes
-    SystemDescription.objects.update_or_create(
-        submission=submission,
-        defaults={"schema_version": "io500-website-record", "data": data, **flat},
-    )
+    return {"schema_version": "io500-website-record", "data": data, **flat}
 
 
 def import_io500(path: Path) -> ImportReport:
