@@ -159,6 +159,10 @@ def test_published_lists_render_exactly_as_the_website_published_them() -> None:
     assert RankedList.objects.filter(origin=ListOrigin.IO500_WEBSITE).count() == 26
     page = client.get(f"/lists/{quote('SC18*')}/io500/")
     assert b"as published by IO500" in page.content
+    # ISC21 full showed some submissions twice; each is listed once at the site's rank.
+    isc21 = client.get("/lists/ISC21/full.json").json()["entries"]
+    assert [e["rank"] for e in isc21][:6] == [1, 2, 3, 4, 5, 7]  # 6 was the copy of 5
+    assert len({e["io500_id"] for e in isc21}) == len(isc21) == 153
 
 
 def test_sc21_on_lists_are_built_by_our_rules_and_2023_runs_reach_research() -> None:
@@ -303,3 +307,21 @@ def test_whole_dev_archive_is_accounted_for_and_idempotent() -> None:
     assert _snapshot() == first
     assert " 0 created" in second_output
     print(f"whole dev archive imported in {took:.1f} s")  # measured, never asserted
+
+
+def test_per_rank_csvs_of_archive_runs_are_stored_and_plotted() -> None:
+    _import(SAMPLE)
+    call_command("build_lists", stdout=io.StringIO())
+    run = Submission.objects.get(external_id="io500:642")
+    phases = {p.name: p for p in run.phases.all()}
+    assert run.procs == 160
+    for name in ("ior-easy-write", "ior-hard-read", "mdtest-easy-write", "mdtest-hard-delete"):
+        ranks = phases[name].ranks
+        assert [r["rank"] for r in ranks] == list(range(160)), name
+        assert all(r["end"] > 0 and r["rate"] >= 0 for r in ranks), name
+    # IOR: bytes = throughput x runtime; the phase's slowest rank bounds the phase time.
+    ior = phases["ior-easy-write"]
+    assert max(r["end"] for r in ior.ranks) == pytest.approx(ior.time, rel=0.05)
+    assert phases["find"].ranks == []  # find writes no per-rank times
+    page = Client().get(f"/results/{run.pk}/").content.decode()
+    assert 'id="spread"' in page and '"phase": "ior-easy-write"' in page

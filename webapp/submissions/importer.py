@@ -353,6 +353,9 @@ class Importer:
             storage_systems=StorageSystem.objects.count(),
             imported_submissions=Submission.objects.filter(source=Source.IO500_IMPORT).count(),
             phases=PhaseResult.objects.filter(submission__source=Source.IO500_IMPORT).count(),
+            phases_with_rank_data=PhaseResult.objects.filter(submission__source=Source.IO500_IMPORT)
+            .exclude(ranks=[])
+            .count(),
         )
         return self.report
 
@@ -430,10 +433,18 @@ class Importer:
 
 def _phase_rows(run: Any, record: dict[str, str]) -> list[dict[str, Any]]:
     from ioscore.results.model import BW_PHASES
+    from ioscore.results.parse_rankcsv import rank_csv
     from validation.pipeline import phase_rows
 
     if run is not None:
-        return phase_rows(run)
+        rows = phase_rows(run)
+        if run.run_dir and run.format != "bash":
+            # The C app's per-rank CSVs, stored and plotted like the suite's own ranks (only
+            # the fields they carry: a million ranks over the archive stay compact).
+            for row in rows:
+                if not row["ranks"]:
+                    row["ranks"] = rank_csv(Path(run.run_dir), row["name"])
+        return rows
     rows = []
     for order, (name, column) in enumerate(RECORD_PHASES.items()):
         value = number(record.get(column))
