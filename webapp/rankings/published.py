@@ -2,9 +2,10 @@
 
 They are facts, not proposals: membership, order, rank and score exactly as the site showed
 them (SC18* with its corrected scores), whatever our rules would decide today. Rows the site
-no longer displayed (``displayed=0``) and the second copies of the malformed ISC21 full and
-historical lists (``dup=1``) are left out, as the site's own pages did; ``io500_records``
-counts them. Each entry is one of our submissions (the run when the archive has it, else the
+no longer displayed (``displayed=0``) are left out, as its pages did. The malformed ISC21 full
+and historical lists showed some submissions twice (``dup=1``, the second copy ranked right
+after the first): each submission appears once, and the ranks keep the site's numbering, so
+the skipped number marks where the copy stood. ``io500_records`` counts both kinds. Each entry is one of our submissions (the run when the archive has it, else the
 website record or the list row), so every entry links to its submission page.
 
 Re-importing rewrites a list only when its rows differ, so a second import changes nothing.
@@ -110,8 +111,8 @@ def import_published_lists(
         grouped[(row.release, row.slug)].append(row)
     lines.append(
         f"published lists: {len(grouped)} lists, {sum(map(len, grouped.values()))} entries; "
-        f"left out as the site did: {published.hidden} rows not displayed, "
-        f"{published.duplicates} duplicate rows"
+        f"left out: {published.hidden} rows the site did not display, "
+        f"{published.duplicates} second copies of an entry (ISC21 full/historical)"
     )
     for (acronym, slug), rows in grouped.items():
         release = release_of(acronym)
