@@ -5,8 +5,10 @@ them (SC18* with its corrected scores), whatever our rules would decide today. R
 no longer displayed (``displayed=0``) are left out, as its pages did. The malformed ISC21 full
 and historical lists showed some submissions twice (``dup=1``, the second copy ranked right
 after the first): each submission appears once, and the ranks keep the site's numbering, so
-the skipped number marks where the copy stood. ``io500_records`` counts both kinds. Each entry is one of our submissions (the run when the archive has it, else the
-website record or the list row), so every entry links to its submission page.
+the skipped number marks where the copy stood. ``io500_records`` counts both kinds.
+
+Each entry is one of our submissions (the run when the archive has it, else the website
+record or the list row), so every entry links to its submission page.
 
 Re-importing rewrites a list only when its rows differ, so a second import changes nothing.
 """

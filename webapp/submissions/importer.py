@@ -275,6 +275,12 @@ class Importer:
             if ident in archived:
                 continue
             row = list_rows.get(ident)
+            status = record.get("status", "VALID") or "VALID"
+            if status != "VALID" and row is None:
+                self.report.skipped.append(
+                    (f"website record {ident}", f"status {status} and on no published list")
+                )
+                continue
             fact = Facts(
                 external_id=f"io500:{ident}",
                 io500_id=ident,

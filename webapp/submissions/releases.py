@@ -16,9 +16,9 @@ PUBLICATION_DATES: dict[str, date] = {
     "SC17": date(2017, 11, 13),
     "ISC18": date(2018, 6, 25),
     "SC18": date(2018, 11, 12),
-    # The corrected re-issue of the SC18 lists (metadata-rate re-scoring). The site gives it
-    # no date of its own: ordered right after SC18, before anything later.
-    "SC18*": date(2018, 11, 13),
+    # The corrected re-issue of the SC18 lists (metadata-rate re-scoring): the website's
+    # re-scored records are dated 2019-01-01 (submission date and valid_from).
+    "SC18*": date(2019, 1, 1),
     "ISC19": date(2019, 6, 17),
     "SC19": date(2019, 11, 19),
     "ISC20": date(2020, 6, 23),
