@@ -327,7 +327,7 @@ def test_per_rank_csvs_of_archive_runs_are_stored_and_plotted() -> None:
         ranks = phases[name].ranks
         assert [r["rank"] for r in ranks] == list(range(160)), name
         assert all(r["end"] > 0 and r["rate"] >= 0 for r in ranks), name
-    # IOR: bytes = throughput x runtime; the phase's slowest rank bounds the phase time.
+    # The slowest rank bounds the phase time.
     ior = phases["ior-easy-write"]
     assert max(r["end"] for r in ior.ranks) == pytest.approx(ior.time, rel=0.05)
     assert phases["find"].ranks == []  # find writes no per-rank times

@@ -2,14 +2,15 @@
 
 * IOR (``saveRankPerformanceDetailsCSV``): ``access,rank,runtime-with-openclose,runtime,
   throughput-withopenclose,throughput``, one row per rank (and iteration; the first is kept).
-  end = runtime with open/close (s), rate = throughput (bytes/s), bytes = rate x runtime.
+  end = runtime with open/close (s), rate = throughput (bytes/s).
 * mdtest (``-Y`` per-rank summary): ``rank,items,rate-<op>,time-<op>,...``; an ``all`` row,
   then one row per rank holding only the columns of the phase's operation (File creation,
-  stat, read or removal). end = time (s), rate = operations/s, items = rate x time.
+  stat, read or removal). end = time (s), rate = operations/s.
 * find writes no per-rank times and is left out.
 
 Files are read only up to ``MAX_CSV_BYTES``; anything malformed leaves the phase without
-per-rank data (the CSV is extra information, never a reason to reject a run).
+per-rank data (the CSV is extra information, never a reason to reject a run). Amounts
+(bytes, items) are not stored: they are rate x time, and the archive holds ~a million ranks.
 """
 
 from __future__ import annotations
@@ -59,22 +60,19 @@ def ior_ranks(path: Path) -> list[dict[str, float | int]]:
     if header[:2] != ["access", "rank"] or "throughput" not in header or lines is None:
         return []
     rank_at, end_at = header.index("rank"), header.index("runtime-with-openclose")
-    runtime_at, rate_at = header.index("runtime"), header.index("throughput")
+    rate_at = header.index("throughput")
     ranks: dict[int, dict[str, float | int]] = {}
     for line in lines[1:]:
         cells = line.split(",")  # numbers and fixed names only: no quoting in these files
         if len(cells) < len(header) or not cells[rank_at].strip().isdigit():
             continue
         rank = int(cells[rank_at])
-        end, runtime, rate = _number(cells[end_at]), _number(cells[runtime_at]), None
-        rate = _number(cells[rate_at])
+        end, rate = _number(cells[end_at]), _number(cells[rate_at])
         if rank in ranks or end is None:
             continue
         ranks[rank] = {"rank": rank, "start": 0.0, "end": end}
         if rate is not None:
             ranks[rank]["rate"] = rate
-            if runtime is not None:
-                ranks[rank]["bytes"] = int(rate * runtime)
     return [ranks[r] for r in sorted(ranks)]
 
 
@@ -99,7 +97,6 @@ def mdtest_ranks(path: Path, operation: str) -> list[dict[str, float | int]]:
         rate = _number(cells[rate_at])
         if rate is not None:
             rank["rate"] = rate
-            rank["items"] = round(rate * seconds)
         ranks.append(rank)
     return sorted(ranks, key=lambda r: r["rank"])
 
