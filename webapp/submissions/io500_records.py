@@ -14,10 +14,11 @@ Only reading and checking happens here (no Django); ``importer`` writes the rows
 from __future__ import annotations
 
 import csv
-import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+
+from ioscore.results.parse_rankcsv import finite_number
 
 RECORDS_FILE = "io500-website-submissions-2021.csv"
 LISTS_FILE = "io500-published-lists.csv"
@@ -72,12 +73,7 @@ class ImportInputError(Exception):
     """An input file is missing or malformed; the message names the file, line and key."""
 
 
-def number(value: str | None) -> float | None:
-    try:
-        result = float(value or "")
-    except ValueError:
-        return None
-    return result if math.isfinite(result) else None
+number = finite_number  # one parser of a finite float for the CSVs of the import
 
 
 def integer(value: str | None) -> int | None:

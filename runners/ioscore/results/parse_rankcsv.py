@@ -33,7 +33,8 @@ MDTEST_OPERATION = {
 }
 
 
-def _number(text: str | None) -> float | None:
+def finite_number(text: str | None) -> float | None:
+    """``text`` as a finite float, None when it is not one (empty, "nan", "inf", words)."""
     try:
         value = float(text or "")
     except ValueError:
@@ -67,7 +68,7 @@ def ior_ranks(path: Path) -> list[dict[str, float | int]]:
         if len(cells) < len(header) or not cells[rank_at].strip().isdigit():
             continue
         rank = int(cells[rank_at])
-        end, rate = _number(cells[end_at]), _number(cells[rate_at])
+        end, rate = finite_number(cells[end_at]), finite_number(cells[rate_at])
         if rank in ranks or end is None:
             continue
         ranks[rank] = {"rank": rank, "start": 0.0, "end": end}
@@ -90,11 +91,11 @@ def mdtest_ranks(path: Path, operation: str) -> list[dict[str, float | int]]:
         cells = line.split(",")
         if len(cells) <= time_at or not cells[0].strip().isdigit():
             continue
-        seconds = _number(cells[time_at])
+        seconds = finite_number(cells[time_at])
         if seconds is None:
             continue
         rank: dict[str, float | int] = {"rank": int(cells[0]), "start": 0.0, "end": seconds}
-        rate = _number(cells[rate_at])
+        rate = finite_number(cells[rate_at])
         if rate is not None:
             rank["rate"] = rate
         ranks.append(rank)
