@@ -16,14 +16,13 @@ Re-importing rewrites a list only when its rows differ, so a second import chang
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Any
 
 from django.utils import timezone
 
 from submissions.io500_records import RECORD_PHASES, PublishedLists, PublishedRow, number
 from submissions.models import ListType, Release, Submission
-from submissions.releases import model_defaults
 
 from .builder import competition_ranks
 from .models import ListEntry, ListOrigin, ListState, RankedList
@@ -44,7 +43,7 @@ def _entries(
     rows: list[PublishedRow],
     submissions: dict[int, Submission],
     records: dict[int, dict[str, str]],
-    release_of: Any,
+    release_of: Callable[[str], Release],
 ) -> list[ListEntry]:
     bw_ranks = _metric_ranks([r.bw for r in rows])
     md_ranks = _metric_ranks([r.md for r in rows])
@@ -92,17 +91,11 @@ def import_published_lists(
     published: PublishedLists,
     submissions: dict[int, Submission],
     records: dict[int, dict[str, str]],
-    releases: dict[str, Release],
+    release_of: Callable[[str], Release],
 ) -> list[str]:
-    """Write every published list; returns report lines (one per list, plus problems)."""
+    """Write every published list; returns report lines (one per list, plus problems).
+    ``release_of`` gives the release row of an acronym (the importer's, created on demand)."""
     types = {t.slug: t for t in ListType.objects.all()}
-
-    def release_of(acronym: str) -> Release:
-        if acronym not in releases:
-            releases[acronym], _ = Release.objects.get_or_create(
-                acronym=acronym, defaults=model_defaults(acronym)
-            )
-        return releases[acronym]
 
     grouped: dict[tuple[str, str], list[PublishedRow]] = defaultdict(list)
     lines: list[str] = []

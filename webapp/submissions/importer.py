@@ -113,10 +113,17 @@ def locate(path: Path) -> Inputs:
 
 
 def _release(acronym: str, cache: dict[str, Release]) -> Release:
+    """The release row of a historic acronym; an imported (``historic``) row follows the
+    built-in table when that changed, a release the operator created is left alone."""
     if acronym not in cache:
-        cache[acronym], _ = Release.objects.get_or_create(
-            acronym=acronym, defaults=model_defaults(acronym)
-        )
+        defaults = model_defaults(acronym)
+        release, created = Release.objects.get_or_create(acronym=acronym, defaults=defaults)
+        changed = [k for k, v in defaults.items() if getattr(release, k) != v]
+        if not created and release.historic and changed:
+            for key in changed:
+                setattr(release, key, defaults[key])
+            release.save(update_fields=changed)
+        cache[acronym] = release
     return cache[acronym]
 
 
@@ -351,7 +358,10 @@ class Importer:
                 from rankings.published import import_published_lists
 
                 self.report.lists += import_published_lists(
-                    self.inputs.published, self.by_io500_id, self.inputs.records, self.releases
+                    self.inputs.published,
+                    self.by_io500_id,
+                    self.inputs.records,
+                    lambda acronym: _release(acronym, self.releases),
                 )
         self.report.counts.update(
             releases=Release.objects.filter(historic=True).count(),
