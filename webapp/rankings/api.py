@@ -115,6 +115,7 @@ class PublicResultSerializer(serializers.ModelSerializer):
         model = Submission
         fields = [
             "id",
+            "io500_id",
             "release",
             "institution",
             "system",

@@ -14,6 +14,25 @@ Writing rules, so that running the builder twice changes nothing:
   with ``correction_reason`` applied as ``Correction`` records with a new revision.
 
 The next release always carries over what is stored, so committee corrections survive.
+
+IO500's history (SC17-ISC21) is not rebuilt: a release holding lists the website published
+(``ListOrigin.IO500_WEBSITE``, written by ``rankings.published``) keeps them exactly, and the
+builder only carries them into the next release. Where the published lists contradict the
+spec's rules, the published behaviour is what later lists continue from:
+* carry-over: the committee restarted the ranked lists at SC19 (the SC19 IO500 list held SC19
+  submissions only); from SC19 on each list carried the previous one, which is what the
+  builder does from SC21 on, starting from the ISC21 lists;
+* one entry per storage system: the committee de-duplicated by hand, some systems appear
+  twice (SC18, ISC20 10-node, SC20); the published membership is kept as it was, new
+  entries are de-duplicated by the ``StorageSystem`` entity;
+* 10-node membership: the published 10-node lists held every 10-client-node submission that
+  opted in, not only those on the IO500 list; the builder proposes 10-node lists from all
+  candidates with exactly 10 client nodes (counted from the run's own files when the
+  submitter did not state them).
+
+Imported runs without questionnaire data (the archive from SC21 on has none) go where the
+IO500 rules put a run without a questionnaire: Research, and 10-node Research with exactly
+10 client nodes.
 """
 
 from __future__ import annotations
@@ -31,6 +50,7 @@ from submissions.models import (
     ListType,
     Release,
     ReproducibilityLevel,
+    Source,
     Status,
     StorageSystem,
     Submission,
@@ -38,7 +58,15 @@ from submissions.models import (
 )
 
 from .eras import list_types_for
-from .models import Correction, CorrectionKind, ListEntry, ListState, RankedList, StoragePin
+from .models import (
+    Correction,
+    CorrectionKind,
+    ListEntry,
+    ListOrigin,
+    ListState,
+    RankedList,
+    StoragePin,
+)
 from .phases import PHASE_FIELDS, PHASES
 
 PROPRIETARY_RANK = LEVEL_ORDER.index(ReproducibilityLevel.PROPRIETARY.value)
@@ -87,6 +115,7 @@ class Facts:
     level: str
     storage_key: tuple[str, int]
     display: Display = Display()
+    historic_import: bool = False  # imported from the IO500 archive, no questionnaire
 
 
 @dataclass(frozen=True)
@@ -256,6 +285,12 @@ def mark_awards(
 def _valid_at(f: Facts, when: date) -> bool:
     if f.score_valid is False:
         return False
+    return _in_window(f, when)
+
+
+def _in_window(f: Facts, when: date) -> bool:
+    """Validity window only: a carried entry was judged when it entered its list (for IO500's
+    published lists, by the committee), so carrying re-checks only the window."""
     if f.valid_from is not None and when < f.valid_from:
         return False
     return not (f.valid_to is not None and when > f.valid_to)
@@ -272,6 +307,8 @@ def _production(f: Facts) -> bool:
 
 
 def _research_level(f: Facts) -> bool:
+    if f.historic_import and not f.level:
+        return True  # IO500 rules: a run without questionnaire is ranked on Research
     return f.level in LEVEL_ORDER and LEVEL_ORDER.index(f.level) >= PROPRIETARY_RANK
 
 
@@ -297,16 +334,25 @@ class ReleaseBuilder:
         self.pins = pins
         self.new = [f for f in facts.values() if f.release_id == release.pk]
 
-    def carried(self, slug: str, keep: Callable[[Facts], bool]) -> list[Candidate]:
+    def carried(
+        self,
+        slug: str,
+        keep: Callable[[Facts], bool],
+        keep_listed: Callable[[Facts], bool] | None = None,
+    ) -> list[Candidate]:
+        """Entries of the previous list of this type (``keep_listed`` re-checks them, default
+        ``keep``), or, for a new type, the previous Historical entries that pass ``keep``."""
         source = self.previous.get(slug)
         if source is None:  # a new list type: seed from the previous Historical list
             source = self.previous.get("historical", [])
+        elif keep_listed is not None:
+            keep = keep_listed
         when = self.release.release_date
         return [
             replace(c, carried=True, display=self.facts[c.submission_id].display)
             for c in source
             if c.submission_id in self.facts
-            and _valid_at(self.facts[c.submission_id], when)
+            and _in_window(self.facts[c.submission_id], when)
             and keep(self.facts[c.submission_id])
         ]
 
@@ -395,7 +441,8 @@ class ReleaseBuilder:
             lists["io500"] = self.ranked("io500", io500_pool, True, True, False)
             ten_pool = self._union(
                 [c for c in io500_pool if _ten_node(self.facts[c.submission_id])],
-                self.carried("ten-node-challenge", lambda f: f.opt_in and _ten_node(f)),
+                # Published 10-node entries stay: the committee judged their node count.
+                self.carried("ten-node-challenge", lambda f: f.opt_in and _ten_node(f), opted),
             )
             lists["ten-node-challenge"] = self.ranked(
                 "ten-node-challenge", ten_pool, True, True, True
@@ -405,6 +452,25 @@ class ReleaseBuilder:
         if scc:
             lists["scc"] = self.ranked("scc", scc, False, False, False)
         return lists
+
+
+def empty_reason(slug: str) -> str:
+    """Why a list of this type can be empty, shown on its page instead of a bare table."""
+    if slug in ("production", "ten-node-production"):
+        size = "exactly 10 client nodes and " if slug == "ten-node-production" else ""
+        return (
+            f"No submission qualifies yet: Production needs {size}a committee verdict of "
+            "Fully Reproducible on a production system with no single point of failure, and "
+            "the submitter's opt-in (spec §5.3). Runs imported from the IO500 archive carry "
+            "no questionnaire, so the IO500 rules rank them on Research."
+        )
+    if slug in ("research", "ten-node-research"):
+        size = " with exactly 10 client nodes" if slug == "ten-node-research" else ""
+        return (
+            f"No submission qualifies yet: Research holds opted-in runs{size} rated at least "
+            "Proprietary, and imported IO500 runs without questionnaire."
+        )
+    return "No accepted submission qualifies for this list yet."
 
 
 # --- database side --------------------------------------------------------------------------
@@ -444,6 +510,7 @@ def load_facts() -> dict[int, Facts]:
         "storage_system__vendor",
         "storage_system__name",
         "procs",
+        "source",
         *(f"system_description__{f}" for f in _SD_FIELDS),
     )
     phase_values: dict[int, dict[str, float]] = defaultdict(dict)
@@ -479,6 +546,7 @@ def load_facts() -> dict[int, Facts]:
             level=row["questionnaire__assigned_level"] or "",
             storage_key=key,
             display=_display(row),
+            historic_import=row["source"] == Source.IO500_IMPORT,
         )
     return facts
 
@@ -723,7 +791,23 @@ def build_lists(
     }
     report = BuildReport()
     previous: dict[str, list[Candidate]] = {}
+    published = {rl.release_id for rl in existing.values() if rl.origin == ListOrigin.IO500_WEBSITE}
     for release in releases:
+        if release.pk in published:  # history as the website published it: carry, never build
+            previous = {
+                **previous,
+                **{
+                    slug: [e.candidate for e in stored_entries(rl)]
+                    for (release_id, slug), rl in existing.items()
+                    if release_id == release.pk
+                },
+            }
+            report.unchanged += [
+                f"{release.acronym}/{slug} (published by IO500)"
+                for (release_id, slug) in existing
+                if release_id == release.pk
+            ]
+            continue
         write = release_acronym is None or release.acronym == release_acronym
         proposals = ReleaseBuilder(release, facts, previous, pins).propose()
         current: dict[str, list[Candidate]] = {}

@@ -209,6 +209,7 @@ def annotated_entries(entries: QuerySet[ListEntry]) -> QuerySet[ListEntry]:
     return entries.select_related("origin_release").annotate(
         origin_date=F("origin_release__release_date"),
         origin_acronym=F("origin_release__acronym"),
+        io500_id=F("submission__io500_id"),
     )
 
 

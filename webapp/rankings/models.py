@@ -21,6 +21,11 @@ class ListState(models.TextChoices):
     PUBLISHED = "published", "Published"
 
 
+class ListOrigin(models.TextChoices):
+    BUILT = "built", "Built by our rules"
+    IO500_WEBSITE = "io500-website", "Published by the IO500 website"
+
+
 class RankedList(models.Model):
     release = models.ForeignKey(Release, on_delete=models.PROTECT, related_name="ranked_lists")
     list_type = models.ForeignKey(ListType, on_delete=models.PROTECT, related_name="ranked_lists")
@@ -30,6 +35,9 @@ class RankedList(models.Model):
     frozen_at = models.DateTimeField(null=True, blank=True)
     published_at = models.DateTimeField(null=True, blank=True)
     doi = models.CharField(max_length=200, blank=True)
+    # A list the IO500 website published (SC17-ISC21) is a historical fact: imported as it
+    # was shown, never rebuilt by our rules (the builder only carries it forward).
+    origin = models.CharField(max_length=20, choices=ListOrigin.choices, default=ListOrigin.BUILT)
 
     class Meta:
         ordering = ["-release__release_date", "list_type__order"]

@@ -11,6 +11,7 @@ from .phases import PHASE_FIELDS, PHASES
 
 RECORD_FIELDS: tuple[str, ...] = (
     "submission_id",
+    "io500_id",
     "rank",
     "bw_rank",
     "md_rank",
@@ -44,6 +45,7 @@ def entry_record(entry: ListEntry, ranked_list: RankedList) -> dict[str, Any]:
     e: Any = entry
     record: dict[str, Any] = {
         "submission_id": e.submission_id,
+        "io500_id": e.io500_id,
         "rank": e.rank,
         "bw_rank": e.bw_rank,
         "md_rank": e.md_rank,

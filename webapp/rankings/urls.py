@@ -15,6 +15,7 @@ urlpatterns = [
     path("lists/<str:release>/<slug:list_type>.json", views.export_json, name="list-json"),
     path("results/<int:pk>/", views.submission_page, name="result"),
     path("results/<int:pk>/archive", views.submission_archive, name="result-archive"),
+    path("results/io500/<int:io500_id>/", views.io500_result, name="result-io500"),
     path("compare/", views.compare, name="compare"),
     path("trends/", views.trends, name="trends"),
     # Read-only API (the OpenAPI document is /api/v1/schema/, mounted by the site urls).

@@ -26,12 +26,13 @@ from django.http import (
     HttpResponseBadRequest,
     JsonResponse,
 )
-from django.shortcuts import get_object_or_404, render
+from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 
 from submissions.models import ListType, PhaseResult, Release, Submission
 
 from . import charts
+from .builder import empty_reason
 from .listview import (
     COLUMNS,
     DEFAULT_COLUMNS,
@@ -232,6 +233,7 @@ def _render_list(
             "next_query": state.query(page=page.next_page_number()) if page.has_next() else "",
             "corrections": the_list.corrections.count(),
             "max_compare": MAX_COMPARE,
+            "empty_reason": empty_reason(the_list.list_type.slug),
         },
     )
 
@@ -339,6 +341,18 @@ def _context_entry(entries: list[ListEntry], wanted: str) -> ListEntry | None:
     return entries[0] if entries else None
 
 
+def _printed_product(submission: Submission) -> bool:
+    """The run's file printed TOTAL = BW x MD (SC17's script): shown as printed beside the
+    score IO500 ranks, sqrt(BW x MD)."""
+    printed, bw, md = submission.printed_total, submission.score_bw, submission.score_md
+    if printed is None or bw is None or md is None or bw * md <= 0:
+        return False
+    return (
+        abs(printed - bw * md) <= 1e-3 * bw * md
+        and abs(printed - (bw * md) ** 0.5) > 1e-3 * printed
+    )
+
+
 def submission_page(request: HttpRequest, pk: int) -> HttpResponse:
     submission = _public_submission(request, pk)
     phases = list(submission.phases.order_by("order", "name"))
@@ -401,8 +415,19 @@ def submission_page(request: HttpRequest, pk: int) -> HttpResponse:
             ).select_related("ranked_list__release", "ranked_list__list_type"),
             "chart_data": chart_data,
             "has_archive": bool(submission.archive),
+            "product_total": _printed_product(submission),
         },
     )
+
+
+def io500_result(request: HttpRequest, io500_id: int) -> HttpResponse:
+    """``/results/io500/<id>/``: the submission of an IO500 website id (= archive
+    ``submission-<N>``), with the same visibility as its own page."""
+    matches = visible_submissions(request.user).filter(io500_id=io500_id).order_by("pk")
+    submission = matches.first()
+    if submission is None:
+        raise Http404(f"no visible submission with IO500 id {io500_id}")
+    return redirect("rankings:result", pk=submission.pk)
 
 
 def submission_archive(request: HttpRequest, pk: int) -> FileResponse:

@@ -1,418 +1,542 @@
-"""Import the public IO500 corpus as accepted historical submissions.
+"""Import IO500's history: the results archive in its published layout, the website's
+submission records and the lists the website published.
 
-Inputs (DIR = the shared data folder):
-* ``io500-submissions/index.csv`` — one row per submission directory with its published
-  scores; ``io500-submissions/dev/<id>/`` holds the result files (parsed with
-  ``ioscore.results``, never re-parsed here).
-* ``io500-releases.csv`` — the old IO500 site's per-submission data (semicolon separated;
-  list name, submission date, storage vendor, file-system name/type, node counts, …). Its ids
-  are not the index ids, so rows are matched on institution + system + score.
+``import_io500(PATH)`` accepts
+* a data folder holding an ``io500-archive*/`` directory and the website CSVs
+  (``io500-website-submissions-2021.csv``, ``io500-published-lists.csv``; see
+  ``io500_records``), like ``../shared/data`` or ``examples/io500-sample``;
+* a bare archive root in published layout (then without records and lists).
 
-The import is idempotent: every submission is keyed by ``external_id = "io500:<id>"`` and
-every dependent row is updated in place, so a second run yields the same rows.
+One accepted submission per run: the primary run of ``submission-<N>`` is website submission N
+(``io500_id``), further runs of a bundle directory are submissions of their own, website
+records without a directory become submissions from the record, and published-list entries
+with neither from the list row. The release of a run is the one the website filed it under,
+else the one whose window holds the run date. Published lists become frozen historical lists
+(``rankings.published``). Every row is keyed (``external_id``) and updated in place, so a
+second import changes nothing.
 """
 
 from __future__ import annotations
 
-import csv
+import hashlib
 import math
-import re
-from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections import Counter
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
 from django.db import transaction
-from django.utils import timezone
 
 from accounts.models import Site
 from validation.results_api import load_run, recompute_scores, result_format_error
 
+from .io500_layout import ArchiveDir, ArchiveRun, scan_archive, stamp_day
+from .io500_records import (
+    LISTS_FILE,
+    RECORD_PHASES,
+    RECORDS_FILE,
+    WEBSITE_ID_OF_ARCHIVE_DIR,
+    ImportInputError,
+    PublishedLists,
+    PublishedRow,
+    integer,
+    number,
+    read_published_lists,
+    read_records,
+    release_name,
+)
+from .io500_store import Entities, SubmissionRows, write_submissions
 from .models import (
-    ClientSystem,
     PhaseResult,
     Release,
     Source,
     Status,
     StorageSystem,
     Submission,
-    SubmissionTransition,
-    SystemDescription,
 )
 from .releases import PUBLICATION_DATES, model_defaults, release_for_run_date, release_for_year
 
-INDEX_COLUMNS = (
-    "submission_id",
-    "institution",
-    "system",
-    "filesystem",
-    "year",
-    "io500_release_tag",
-    "score_bandwidth",
-    "score_iops",
-    "score_total",
-    "primary_result_summary",
-    "legacy_summary_files",
-)
-RELEASES_COLUMNS = (
-    "information_institution",
-    "information_system",
-    "information_list_name",
-    "io500_score",
-)
-_STAMP = re.compile(r"(\d{4})\.(\d\d)\.(\d\d)-\d\d\.\d\d\.\d\d")
-
-
-class ImportInputError(Exception):
-    """A corpus file is missing or malformed; the message names the file, line and key."""
+NO_INSTITUTION = "(institution not given)"
+__all__ = ["ImportInputError", "ImportReport", "import_io500"]
 
 
 @dataclass
 class ImportReport:
     created: int = 0
     updated: int = 0
-    skipped: list[tuple[str, str]] = field(default_factory=list)  # (id, reason)
-    fallbacks: list[tuple[str, str]] = field(default_factory=list)  # (id, reason)
-    matched_site_rows: int = 0
+    directories: list[str] = field(default_factory=list)  # one line per archive directory
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # (what, reason)
+    notes: list[str] = field(default_factory=list)
+    lists: list[str] = field(default_factory=list)
     counts: Counter[str] = field(default_factory=Counter)
 
     def lines(self) -> list[str]:
         out = [
             f"submissions: {self.created} created, {self.updated} updated, "
             f"{len(self.skipped)} skipped",
-            f"matched to io500-releases.csv rows: {self.matched_site_rows}",
             "rows now: " + ", ".join(f"{k}={v}" for k, v in sorted(self.counts.items())),
         ]
-        out += [f"fallback {sid}: {reason}" for sid, reason in self.fallbacks]
-        out += [f"skipped {sid}: {reason}" for sid, reason in self.skipped]
+        out += self.directories
+        out += [f"skipped {what}: {reason}" for what, reason in self.skipped]
+        out += [f"note {note}" for note in self.notes]
+        out += self.lists
         return out
 
 
-def _norm(text: str) -> str:
-    return re.sub(r"[^a-z0-9]", "", text.lower())
+@dataclass
+class Inputs:
+    archive: Path | None
+    records: dict[int, dict[str, str]]
+    published: PublishedLists | None
 
 
-def _float(value: str) -> float | None:
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        return None
-    return number if math.isfinite(number) else None
+def locate(path: Path) -> Inputs:
+    """What PATH holds: an archive (itself or an ``io500-archive*`` folder) and the CSVs."""
+    path = Path(path)
+    if not path.is_dir():
+        raise ImportInputError(f"{path}: not a directory")
+    archives = sorted(p for p in path.glob("io500-archive*") if p.is_dir())
+    if len(archives) > 1:
+        raise ImportInputError(f"{path}: several archives ({', '.join(p.name for p in archives)})")
+    archive = archives[0] if archives else None
+    if archive is None and any(path.rglob("submission-*")):
+        archive = path  # a bare archive root in published layout
+    records = read_records(path / RECORDS_FILE) if (path / RECORDS_FILE).is_file() else {}
+    published = read_published_lists(path / LISTS_FILE) if (path / LISTS_FILE).is_file() else None
+    if archive is None and not records and published is None:
+        raise ImportInputError(
+            f"{path}: no IO500 data (no submission-<N> directories, no {RECORDS_FILE}, "
+            f"no {LISTS_FILE})"
+        )
+    return Inputs(archive, records, published)
 
 
-def _int(value: str) -> int | None:
-    number = _float(value)
-    return int(number) if number is not None and number == int(number) else None
-
-
-def read_csv(path: Path, required: Iterable[str], delimiter: str = ",") -> list[dict[str, str]]:
-    if not path.is_file():
-        raise ImportInputError(f"{path}: file not found")
-    try:
-        with path.open(newline="", encoding="utf-8") as handle:
-            reader = csv.DictReader(handle, delimiter=delimiter)
-            header = reader.fieldnames or []
-            missing = [key for key in required if key not in header]
-            if missing:
-                raise ImportInputError(f"{path}:1: missing column(s) {', '.join(missing)}")
-            rows = []
-            for row in reader:
-                if None in row:
-                    raise ImportInputError(
-                        f"{path}:{reader.line_num}: more fields than the header has"
-                    )
-                rows.append(row)
-            return rows
-    except UnicodeDecodeError as exc:
-        raise ImportInputError(f"{path}: not UTF-8 text ({exc.reason})") from None
-    except csv.Error as exc:
-        raise ImportInputError(f"{path}: malformed CSV ({exc})") from None
-
-
-class SiteRows:
-    """io500-releases.csv rows, looked up by institution + system + score."""
-
-    def __init__(self, rows: list[dict[str, str]]) -> None:
-        self.by_key: dict[str, list[dict[str, str]]] = defaultdict(list)
-        for row in rows:
-            key = _norm(row["information_institution"]) + "|" + _norm(row["information_system"])
-            self.by_key[key].append(row)
-
-    def match(self, institution: str, system: str, score: float | None) -> dict[str, str] | None:
-        if score is None:
-            return None
-        candidates = [
-            row
-            for row in self.by_key.get(_norm(institution) + "|" + _norm(system), [])
-            if (value := _float(row["io500_score"])) is not None
-            and abs(value - score) <= max(0.01, 0.002 * abs(score))
-        ]
-        if not candidates:
-            return None
-
-        # An entry carried over to later lists appears once per list: the earliest is its origin.
-        def published(row: dict[str, str]) -> date:
-            return PUBLICATION_DATES.get(row["information_list_name"].upper(), date.max)
-
-        return min(candidates, key=published)
-
-
-def _release(acronym: str) -> Release:
-    release, _ = Release.objects.get_or_create(acronym=acronym, defaults=model_defaults(acronym))
-    return release
-
-
-def _run_day(run: Any, row: dict[str, str]) -> date | None:
-    if run is not None and run.start is not None:
-        return run.start.date() if isinstance(run.start, datetime) else None
-    for text in ((run.timestamp if run is not None else None), row["legacy_summary_files"]):
-        match = _STAMP.search(text or "")
-        if match:
-            return date(int(match.group(1)), int(match.group(2)), int(match.group(3)))
-    return None
-
-
-def _load_primary(run_root: Path, row: dict[str, str]) -> tuple[Any, str | None]:
-    """(RunResult or None, reason when the files could not be used)."""
-    ResultFormatError = result_format_error()
-    primary = row["primary_result_summary"].strip()
-    if not run_root.is_dir():
-        return None, f"directory {run_root} missing"
-    if not primary:
-        return None, "no result_summary.txt or result.txt in the corpus directory"
-    try:
-        return load_run(run_root / Path(primary).parent), None
-    except ResultFormatError as exc:
-        return None, f"unreadable result files: {exc}"
+def _release(acronym: str, cache: dict[str, Release]) -> Release:
+    """The release row of a historic acronym; an imported (``historic``) row follows the
+    built-in table when that changed, a release the operator created is left alone."""
+    if acronym not in cache:
+        defaults = model_defaults(acronym)
+        release, created = Release.objects.get_or_create(acronym=acronym, defaults=defaults)
+        changed = [k for k, v in defaults.items() if getattr(release, k) != v]
+        if not created and release.historic and changed:
+            for key in changed:
+                setattr(release, key, defaults[key])
+            release.save(update_fields=changed)
+        cache[acronym] = release
+    return cache[acronym]
 
 
 def _aware(value: datetime | None) -> datetime | None:
-    if value is None:
+    if value is None or not isinstance(value, datetime):
         return None
-    return value if timezone.is_aware(value) else value.replace(tzinfo=UTC)
+    return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
 
 
-def import_io500(data_dir: Path) -> ImportReport:
-    data_dir = Path(data_dir)
-    index_path = data_dir / "io500-submissions" / "index.csv"
-    index = read_csv(index_path, INDEX_COLUMNS)
-    site_rows = SiteRows(read_csv(data_dir / "io500-releases.csv", RELEASES_COLUMNS, delimiter=";"))
-    report = ImportReport()
-    seen: set[str] = set()
-
-    with transaction.atomic():
-        for line, row in enumerate(index, start=2):
-            sid = row["submission_id"].strip()
-            if not sid.isdigit():
-                report.skipped.append(
-                    (sid or f"line {line}", f"{index_path}:{line}: submission_id is not a number")
-                )
-                continue
-            if sid in seen:
-                report.skipped.append((sid, f"{index_path}:{line}: duplicate submission_id"))
-                continue
-            seen.add(sid)
-            reasons: list[str] = []
-            run, problem = _load_primary(data_dir / "io500-submissions" / "dev" / sid, row)
-            scores = recompute_scores(run) if run is not None else None
-            if scores is None:
-                bw, md, total = (
-                    _float(row[k]) for k in ("score_bandwidth", "score_iops", "score_total")
-                )
-                if bw is None or md is None or total is None:
-                    report.skipped.append((sid, f"{problem}; index.csv has no scores either"))
-                    continue
-                reasons.append(f"scores from index.csv ({problem})")
-            else:
-                bw, md, total = scores.bw, scores.md, scores.total
-
-            institution = row["institution"].strip()
-            system = row["system"].strip()
-            site_row = site_rows.match(institution, system, total)
-            day = _run_day(run, row)
-            if site_row and site_row["information_list_name"].upper() in PUBLICATION_DATES:
-                acronym = site_row["information_list_name"].upper()
-                report.matched_site_rows += 1
-            elif day is not None and (acronym := release_for_run_date(day) or ""):
-                pass
-            elif (year := _int(row["year"])) and (acronym := release_for_year(year) or ""):
-                reasons.append(f"release {acronym} guessed from the year (no run date)")
-            else:
-                report.skipped.append((sid, "no release: no list name, run date or year"))
-                continue
-            if not institution:
-                report.skipped.append((sid, f"{index_path}:{line}: institution is empty"))
-                continue
-
-            release = _release(acronym)
-            created = _store(
-                sid, row, site_row, run, release, (bw, md, total), scores, day, reasons
-            )
-            if created:
-                report.created += 1
-            else:
-                report.updated += 1
-            if reasons:
-                report.fallbacks.append((sid, "; ".join(reasons)))
-
-    report.counts.update(
-        releases=Release.objects.filter(historic=True).count(),
-        sites=Site.objects.count(),
-        storage_systems=StorageSystem.objects.count(),
-        imported_submissions=Submission.objects.filter(source=Source.IO500_IMPORT).count(),
-        phases=PhaseResult.objects.filter(submission__source=Source.IO500_IMPORT).count(),
-    )
-    return report
-
-
-def _store(
-    sid: str,
-    row: dict[str, str],
-    site_row: dict[str, str] | None,
-    run: Any,
-    release: Release,
-    scores3: tuple[float, float, float],
-    recomputed: Any,
-    day: date | None,
-    reasons: list[str],
-) -> bool:
-    institution = row["institution"].strip()
-    system_name = row["system"].strip()
-    site, _ = Site.objects.get_or_create(name=institution)
-    client_system, _ = ClientSystem.objects.get_or_create(site=site, name=system_name)
-    info = site_row or {}
-    fs_name = (info.get("information_filesystem_name") or row["filesystem"]).strip()
-    fs_type = (info.get("information_filesystem_type") or row["filesystem"]).strip()
-    vendor = (info.get("information_storage_vendor") or "").strip()
-    storage, _ = StorageSystem.objects.get_or_create(
-        site=site,
-        client_system=client_system,
-        name=fs_name,
-        fs_type=fs_type,
-        defaults={"vendor": vendor},
-    )
-    if vendor and not storage.vendor:  # learnt from a later row of the same system
-        storage.vendor = vendor
-        storage.save(update_fields=["vendor"])
-    submitted = info.get("information_submission_date", "")
+def _record_day(record: dict[str, str]) -> date | None:
+    """The website's submission date (used only for records that name no release)."""
     try:
-        submitted_at = datetime.fromisoformat(submitted).replace(tzinfo=UTC) if submitted else None
+        return date.fromisoformat(record.get("information_submission_date", "")[:10])
     except ValueError:
-        submitted_at = None
-    if submitted_at is None and day is not None:
-        submitted_at = datetime(day.year, day.month, day.day, tzinfo=UTC)
-    bw, md, total = scores3
-    printed = run.printed if run is not None else None
-    values: dict[str, Any] = {
-        "release": release,
-        "site": site,
-        "client_system": client_system,
-        "storage_system": storage,
-        "status": Status.ACCEPTED,
-        "source": Source.IO500_IMPORT,
-        "run_dir": str(Path(row["primary_result_summary"]).parent) if run is not None else "",
-        "run_format": run.format if run is not None else row.get("output_format", ""),
-        "benchmark_version": (run.version or "") if run is not None else "",
-        "run_mode": (run.mode or "") if run is not None else "",
-        "run_start": _aware(run.start) if run is not None else None,
-        "run_end": _aware(run.end) if run is not None else None,
-        "procs": run.procs if run is not None else None,
-        "score_bw": bw,
-        "score_md": md,
-        "score_total": total,
-        "score_valid": recomputed.valid if recomputed is not None else None,
-        "printed_total": printed.total if printed is not None else _float(row["score_total"]),
-        "extended_total": (
-            run.printed_extended.total if run is not None and run.printed_extended else None
-        ),
-        "config": run.config if run is not None else {},
-        "config_hash": (run.config_hash or "") if run is not None else "",
-        "score_hash": (run.score_hash or "") if run is not None else "",
-        "ten_node_eligible": (info.get("information_10_node_challenge") == "1") if info else None,
-        "note": "; ".join(reasons),
-        "submitted_at": submitted_at,
-        # Deterministic (idempotent re-import): the run or site date, else the deadline.
-        "created": submitted_at
-        or datetime.combine(release.submission_deadline, datetime.min.time(), tzinfo=UTC),
-    }
-    submission, created = Submission.objects.update_or_create(
-        external_id=f"io500:{sid}", defaults=values
-    )
-    if created:
-        SubmissionTransition.objects.create(
-            submission=submission,
-            from_status="",
-            to_status=Status.ACCEPTED,
-            comment=f"imported from the IO500 corpus (submission {sid})",
-            created=submission.created,
+        return None
+
+
+def _external_id(number_: int, member: str) -> str:
+    if not member:
+        return f"io500:{number_}"
+    key = f"io500:{number_}:{member}"
+    if len(key) <= 64:
+        return key
+    return f"io500:{number_}:{hashlib.sha1(member.encode()).hexdigest()[:16]}"
+
+
+@dataclass
+class Facts:
+    """Everything one submission row is written from (run, website record, list row)."""
+
+    external_id: str
+    io500_id: int | None
+    release: str
+    institution: str
+    system: str
+    filesystem: str
+    run: Any = None
+    run_dir: str = ""
+    day: date | None = None
+    record: dict[str, str] = field(default_factory=dict)
+    list_row: PublishedRow | None = None
+    client_nodes: int | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+class Importer:
+    def __init__(self, inputs: Inputs) -> None:
+        self.inputs = inputs
+        self.report = ImportReport()
+        self.releases: dict[str, Release] = {}
+        self.by_io500_id: dict[int, Submission] = {}
+        # Student Cluster Competition entries are only ever on the SCC list (spec §6).
+        self.scc_ids = {
+            row.web_id
+            for row in (inputs.published.rows if inputs.published else [])
+            if row.slug == "scc"
+        }
+
+    # --- archive -------------------------------------------------------------------------
+
+    def archive_facts(self) -> list[Facts]:
+        if self.inputs.archive is None:
+            return []
+        directories, skipped = scan_archive(self.inputs.archive)
+        self.report.skipped += skipped
+        facts: list[Facts] = []
+        for directory in directories:
+            loaded = [(run, self._load(directory, run)) for run in directory.runs]
+            primary_day = next((day for _run, (_r, day, _e) in loaded if day), None)
+            names = []
+            for run, (result, day, error) in loaded:
+                where = f"{directory.relpath}/{run.member}" if run.member else directory.relpath
+                if error is not None:
+                    self.report.skipped.append((where, error))
+                    continue
+                fact = self._run_facts(directory, run, result, day or primary_day)
+                if day is None and primary_day is not None:
+                    fact.notes.append("run date taken from the directory's dated run")
+                facts.append(fact)
+                names.append(fact.external_id)
+            self.report.notes += [f"{directory.relpath}: {note}" for note in directory.notes]
+            self.report.directories.append(
+                f"directory {directory.relpath}: {len(names)} run(s) -> {', '.join(names)}"
+                if names
+                else f"directory {directory.relpath}: no readable run"
+            )
+        return facts
+
+    @staticmethod
+    def _load(directory: ArchiveDir, run: ArchiveRun) -> tuple[Any, date | None, str | None]:
+        from ioscore.results.loader import load_summary_lines
+
+        try:
+            if run.summary_text is not None:
+                result = load_summary_lines(run.summary_text, run.source)
+            else:
+                result = load_run(run.run_dir)
+        except result_format_error() as exc:
+            return None, None, f"unreadable result files: {exc}"
+        start = result.start.date() if isinstance(result.start, datetime) else None
+        day = start or run.day or stamp_day(result.timestamp or "")
+        return result, day, None
+
+    def _run_facts(
+        self, directory: ArchiveDir, run: ArchiveRun, result: Any, day: date | None
+    ) -> Facts:
+        io500_id = (
+            WEBSITE_ID_OF_ARCHIVE_DIR.get(directory.number, directory.number)
+            if run.is_primary
+            else None
         )
-    _store_phases(submission, run)
-    _store_system(submission, row, info)
-    return created
+        record = self.inputs.records.get(io500_id, {}) if io500_id is not None else {}
+        fact = Facts(
+            external_id=_external_id(directory.number, run.member),
+            io500_id=io500_id,
+            release="",
+            institution=directory.institution,
+            system=directory.system,
+            filesystem=directory.filesystem,
+            run=result,
+            run_dir=str(run.run_dir.relative_to(self.inputs.archive or run.run_dir)),
+            day=day,
+            record=record,
+            client_nodes=directory.client_nodes,
+        )
+        if not run.is_primary:
+            fact.notes.append(f"further run of bundle directory submission-{directory.number}")
+        fact.release = self._release_of(fact, directory.year)
+        return fact
+
+    def _release_of(self, fact: Facts, year: int | None) -> str:
+        named = release_name(fact.record.get("release", ""))
+        if named in PUBLICATION_DATES:
+            return named
+        if fact.list_row is not None and fact.list_row.web_release in PUBLICATION_DATES:
+            return fact.list_row.web_release
+        if fact.day is not None and (acronym := release_for_run_date(fact.day)):
+            return acronym
+        if year is not None and (acronym := release_for_year(year)):
+            fact.notes.append(f"release {acronym} guessed from the directory year (no run date)")
+            return acronym
+        return ""
+
+    # --- website records and list rows without a directory -----------------------------
+
+    def first_list_rows(self) -> dict[int, PublishedRow]:
+        rows: dict[int, PublishedRow] = {}
+        for row in self.inputs.published.rows if self.inputs.published else []:
+            rows.setdefault(row.web_id, row)
+        return rows
+
+    def record_facts(self, archived: set[int]) -> list[Facts]:
+        facts = []
+        list_rows = self.first_list_rows()
+        for ident, record in sorted(self.inputs.records.items()):
+            if ident in archived:
+                continue
+            row = list_rows.get(ident)
+            status = record.get("status", "VALID") or "VALID"
+            if status != "VALID" and row is None:
+                self.report.skipped.append(
+                    (f"website record {ident}", f"status {status} and on no published list")
+                )
+                continue
+            fact = Facts(
+                external_id=f"io500:{ident}",
+                io500_id=ident,
+                release="",
+                # A few records lost their institution; the published row still names it.
+                institution=record.get("information_institution")
+                or (row.institution if row else ""),
+                system=record.get("information_system", ""),
+                filesystem=record.get("information_filesystem_type", ""),
+                record=record,
+                list_row=row,
+                day=_record_day(record),
+                notes=["no archive directory: data from the website record"],
+            )
+            fact.release = self._release_of(fact, None)
+            facts.append(fact)
+        return facts
+
+    def list_row_facts(self, known: set[int]) -> list[Facts]:
+        if self.inputs.published is None:
+            return []
+        facts: dict[int, Facts] = {}
+        for row in self.inputs.published.rows:
+            if row.web_id in known or row.web_id in facts:
+                continue
+            fact = Facts(
+                external_id=f"io500:{row.web_id}",
+                io500_id=row.web_id,
+                release="",
+                institution=row.institution,
+                system=row.system,
+                filesystem=row.filesystem,
+                list_row=row,
+                client_nodes=row.client_nodes,
+                notes=["no archive directory and no website record: data from the list row"],
+            )
+            fact.release = self._release_of(fact, None)
+            facts[row.web_id] = fact
+        return list(facts.values())
+
+    # --- writing ---------------------------------------------------------------------------
+
+    def run(self) -> ImportReport:
+        facts = self.archive_facts()
+        archived = {f.io500_id for f in facts if f.io500_id is not None}
+        facts += self.record_facts(archived)
+        facts += self.list_row_facts(archived | set(self.inputs.records))
+        with transaction.atomic():
+            self.entities = Entities()
+            items = []
+            for fact in facts:
+                if not fact.release:
+                    self.report.skipped.append(
+                        (fact.external_id, "no release: no website record, run date or year")
+                    )
+                    continue
+                items.append((fact, self.rows(fact)))
+            write_submissions([rows for _fact, rows in items])
+            for fact, rows in items:
+                assert rows.submission is not None
+                if fact.io500_id is not None:
+                    self.by_io500_id[fact.io500_id] = rows.submission
+                if rows.created:
+                    self.report.created += 1
+                else:
+                    self.report.updated += 1
+            if self.inputs.published is not None:
+                from rankings.published import import_published_lists
+
+                self.report.lists += import_published_lists(
+                    self.inputs.published,
+                    self.by_io500_id,
+                    self.inputs.records,
+                    lambda acronym: _release(acronym, self.releases),
+                )
+        self.report.counts.update(
+            releases=Release.objects.filter(historic=True).count(),
+            sites=Site.objects.count(),
+            storage_systems=StorageSystem.objects.count(),
+            imported_submissions=Submission.objects.filter(source=Source.IO500_IMPORT).count(),
+            phases=PhaseResult.objects.filter(submission__source=Source.IO500_IMPORT).count(),
+            phases_with_rank_data=PhaseResult.objects.filter(submission__source=Source.IO500_IMPORT)
+            .exclude(ranks=[])
+            .count(),
+        )
+        return self.report
+
+    def rows(self, fact: Facts) -> SubmissionRows:
+        """The rows one fact becomes (entities are looked up or created here)."""
+        record, row, run = fact.record, fact.list_row, fact.run
+        release = _release(fact.release, self.releases)
+        institution = record.get("information_institution") or fact.institution
+        system_name = record.get("information_system") or fact.system
+        fs_type = record.get("information_filesystem_type") or fact.filesystem
+        fs_name = record.get("information_filesystem_name") or fs_type
+        vendor = record.get("information_storage_vendor") or (row.storage_vendor if row else "")
+        # The site published a few entries without an institution; they stay listed as shown.
+        site = self.entities.site(institution or NO_INSTITUTION)
+        client_system = self.entities.client_system(site, system_name)
+        storage = self.entities.storage_system(site, client_system, fs_name, fs_type, vendor)
+
+        scores = recompute_scores(run) if run is not None else None
+        if scores is not None:
+            bw, md, total = scores.bw, scores.md, scores.total
+            if run.total_formula == "product":
+                # SC17's script printed BW x MD as TOTAL; IO500 ranks sqrt(BW x MD) and the
+                # printed number stays in printed_total, shown as printed.
+                total = math.sqrt(bw * md) if bw > 0 and md > 0 else 0.0
+                fact.notes.append("file prints TOTAL = BW x MD; ranked by sqrt(BW x MD)")
+        elif record:
+            bw, md, total = (number(record.get(k)) for k in ("io500_bw", "io500_md", "io500_score"))
+        else:
+            assert row is not None
+            bw, md, total = row.bw, row.md, row.score
+        when = fact.day or release.submission_deadline
+        created_at = datetime(when.year, when.month, when.day, tzinfo=UTC)
+        printed = run.printed if run is not None else None
+        values: dict[str, Any] = {
+            "io500_id": fact.io500_id,
+            "release_id": release.pk,
+            "site_id": site.pk,
+            "client_system_id": client_system.pk,
+            "storage_system_id": storage.pk,
+            "status": Status.ACCEPTED,
+            "source": Source.IO500_IMPORT,
+            "run_dir": fact.run_dir,
+            "run_format": run.format if run is not None else "",
+            "benchmark_version": (run.version or "") if run is not None else "",
+            "run_mode": (run.mode or "") if run is not None else "",
+            "run_start": _aware(run.start) if run is not None else None,
+            "run_end": _aware(run.end) if run is not None else None,
+            "procs": run.procs if run is not None else None,
+            "score_bw": bw,
+            "score_md": md,
+            "score_total": total,
+            "score_valid": scores.valid if scores is not None else None,
+            "printed_total": printed.total if printed is not None else None,
+            "extended_total": (
+                run.printed_extended.total if run is not None and run.printed_extended else None
+            ),
+            "config": run.config if run is not None else {},
+            "config_hash": (run.config_hash or "") if run is not None else "",
+            "score_hash": (run.score_hash or "") if run is not None else "",
+            "ten_node_eligible": (
+                record.get("information_10_node_challenge") == "1" if record else None
+            ),
+            "scc": fact.io500_id in self.scc_ids,
+            "note": "; ".join(fact.notes),
+            "submitted_at": created_at,
+            "created": created_at,
+        }
+        return SubmissionRows(
+            external_id=fact.external_id,
+            values=values,
+            phases=_phase_rows(run, record),
+            system=_system_values(fact, values, institution, system_name, fs_type, fs_name, vendor),
+        )
 
 
-def _store_phases(submission: Submission, run: Any) -> None:
-    """Update phases in place (same rows on a re-import); rows come from the same mapping
-    the validation task uses."""
+def _phase_rows(run: Any, record: dict[str, str]) -> list[dict[str, Any]]:
+    from ioscore.results.model import BW_PHASES
+    from ioscore.results.parse_rankcsv import rank_csv
     from validation.pipeline import phase_rows
 
-    if run is None:
-        submission.phases.all().delete()
-        return
-    rows = phase_rows(run)
-    submission.phases.exclude(name__in=[row["name"] for row in rows]).delete()
-    existing = {p.name: p for p in submission.phases.all()}
-    for fields in rows:
-        phase = existing.get(fields["name"])
-        if phase is None:
-            PhaseResult.objects.create(submission=submission, **fields)
-        elif any(getattr(phase, k) != v for k, v in fields.items()):
-            for key, value in fields.items():
-                setattr(phase, key, value)
-            phase.save()
+    if run is not None:
+        rows = phase_rows(run)
+        if run.run_dir and run.format != "bash":
+            # The C app's per-rank CSVs, stored and plotted like the suite's own ranks (only
+            # the fields they carry: a million ranks over the archive stay compact).
+            for row in rows:
+                if not row["ranks"]:
+                    row["ranks"] = rank_csv(Path(run.run_dir), row["name"])
+        return rows
+    rows = []
+    for order, (name, column) in enumerate(RECORD_PHASES.items()):
+        value = number(record.get(column))
+        if value is None:
+            continue
+        bw = name in BW_PHASES
+        rows.append(
+            {
+                "name": name,
+                "order": order,
+                "value": value,
+                "unit": "GiB/s" if bw else "kIOPS",
+                "group": "bw" if bw else "md",
+                "extra": {"source": "IO500 website record"},
+            }
+        )
+    return rows
 
 
-def _store_system(submission: Submission, row: dict[str, str], info: dict[str, str]) -> None:
+def _system_values(
+    fact: Facts,
+    submission: dict[str, Any],
+    institution: str,
+    system: str,
+    fs_type: str,
+    fs_name: str,
+    vendor: str,
+) -> dict[str, Any]:
+    info = fact.record
+
     def text(key: str) -> str:
         return (info.get(key) or "").strip()
 
-    def number(key: str) -> int | None:
-        return _int(info.get(key) or "")
+    def whole(key: str) -> int | None:
+        return integer(info.get(key))
 
+    # Declared by the submitter (website) first; else what the run's own files state.
+    client_nodes = whole("information_client_nodes") or fact.client_nodes
+    raw_url = text("information_data")
     flat = {
-        "institution": row["institution"].strip(),
-        "system": row["system"].strip(),
-        "storage_vendor": text("information_storage_vendor"),
-        "fs_type": text("information_filesystem_type") or row["filesystem"].strip(),
-        "fs_name": text("information_filesystem_name") or row["filesystem"].strip(),
+        "institution": institution,
+        "system": system,
+        "storage_vendor": vendor,
+        "fs_type": fs_type,
+        "fs_name": fs_name,
         "fs_version": text("information_filesystem_version"),
-        "client_nodes": number("information_client_nodes"),
-        "procs_per_node": number("information_client_procs_per_node"),
-        "total_procs": number("information_client_total_procs"),
-        "client_os": text("information_client_operating_system"),
-        "client_os_version": text("information_client_operating_system_version"),
-        "client_kernel": text("information_client_kernel_version"),
-        "md_nodes": number("information_md_nodes"),
-        "md_devices": number("information_md_storage_devices"),
-        "md_media_type": text("information_md_storage_type"),
-        "md_interface": text("information_md_storage_interface"),
-        "md_network": text("information_md_network"),
-        "md_software_version": text("information_md_software_version"),
-        "md_os_version": text("information_md_operating_system_version"),
-        "ds_nodes": number("information_ds_nodes"),
-        "ds_devices": number("information_ds_storage_devices"),
-        "ds_media_type": text("information_ds_storage_type"),
-        "ds_interface": text("information_ds_storage_interface"),
-        "ds_network": text("information_ds_network"),
-        "ds_software_version": text("information_ds_software_version"),
-        "ds_os_version": text("information_ds_operating_system_version"),
-        "raw_files_url": text("information_data")[:500],
+        "client_nodes": client_nodes,
+        "procs_per_node": whole("information_client_procs_per_node"),
+        "total_procs": whole("information_client_total_procs") or submission["procs"],
+        "client_os": text("information_client_operating_system")[:100],
+        "client_os_version": text("information_client_operating_system_version")[:100],
+        "client_kernel": text("information_client_kernel_version")[:100],
+        "md_nodes": whole("information_md_nodes"),
+        "md_devices": whole("information_md_storage_devices"),
+        "md_media_type": text("information_md_storage_type")[:100],
+        "md_interface": text("information_md_storage_interface")[:100],
+        "md_network": text("information_md_network")[:100],
+        "md_software_version": text("information_md_software_version")[:100],
+        "md_os_version": text("information_md_operating_system_version")[:100],
+        "ds_nodes": whole("information_ds_nodes"),
+        "ds_devices": whole("information_ds_storage_devices"),
+        "ds_media_type": text("information_ds_storage_type")[:100],
+        "ds_interface": text("information_ds_storage_interface")[:100],
+        "ds_network": text("information_ds_network")[:100],
+        "ds_software_version": text("information_ds_software_version")[:100],
+        "ds_os_version": text("information_ds_operating_system_version")[:100],
+        "raw_files_url": raw_url[:500] if raw_url.startswith(("http://", "https://")) else "",
     }
     # The historical site data is flat; keep exactly what it said as the structured tree.
-    data = {key: value for key, value in info.items() if key.startswith("information_") and value}
-    SystemDescription.objects.update_or_create(
-        submission=submission,
-        defaults={"schema_version": "io500-site-csv", "data": data, **flat},
-    )
+    data: dict[str, Any] = {
+        key: value for key, value in info.items() if key.startswith("information_") and value
+    }
+    if fact.client_nodes is not None:
+        data["client_nodes_in_run_files"] = fact.client_nodes
+    return {"schema_version": "io500-website-record", "data": data, **flat}
+
+
+def import_io500(path: Path) -> ImportReport:
+    return Importer(locate(Path(path))).run()

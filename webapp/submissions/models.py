@@ -203,6 +203,12 @@ class Submission(models.Model):
         blank=True,
         help_text='id in an external archive, e.g. "io500:612" for imports',
     )
+    io500_id = models.PositiveIntegerField(
+        null=True,
+        blank=True,
+        db_index=True,
+        help_text="IO500 website submission id (= archive submission-<N>), shown publicly",
+    )
 
     # The raw archive, stored unchanged (path relative to MEDIA_ROOT).
     archive = models.CharField(max_length=300, blank=True)

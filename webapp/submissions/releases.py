@@ -16,6 +16,9 @@ PUBLICATION_DATES: dict[str, date] = {
     "SC17": date(2017, 11, 13),
     "ISC18": date(2018, 6, 25),
     "SC18": date(2018, 11, 12),
+    # The corrected re-issue of the SC18 lists (metadata-rate re-scoring): the website's
+    # re-scored records are dated 2019-01-01 (submission date and valid_from).
+    "SC18*": date(2019, 1, 1),
     "ISC19": date(2019, 6, 17),
     "SC19": date(2019, 11, 19),
     "ISC20": date(2020, 6, 23),
@@ -35,16 +38,27 @@ PUBLICATION_DATES: dict[str, date] = {
 }
 
 
+# Re-issues share the window and tags of the release they correct.
+REISSUE_OF = {"SC18*": "SC18"}
+
+
 def library_releases() -> dict[str, Any]:
+    from dataclasses import replace
+
     from ioscore.results import BUILTIN_RELEASES
 
-    return {k: v for k, v in BUILTIN_RELEASES.items() if k in PUBLICATION_DATES}
+    table = {k: v for k, v in BUILTIN_RELEASES.items() if k in PUBLICATION_DATES}
+    for reissue, original in REISSUE_OF.items():
+        table[reissue] = replace(BUILTIN_RELEASES[original], acronym=reissue)
+    return table
 
 
 def release_for_run_date(day: date) -> str | None:
     """The first release whose submission deadline is on or after the run date."""
     candidates = sorted(library_releases().values(), key=lambda r: PUBLICATION_DATES[r.acronym])
     for release in candidates:
+        if release.acronym in REISSUE_OF:
+            continue
         if release.window_end is not None and release.window_end >= day:
             return str(release.acronym)
     return None

@@ -20,7 +20,8 @@ from ioscore.results.model import PhaseResult, RunResult, Scores
 from ioscore.results.parse_ini import parse_ini
 from ioscore.results.parse_json import parse_result_json
 from ioscore.results.parse_resulttxt import ResultTxt, parse_result_txt
-from ioscore.results.parse_summary import Summary, parse_summary
+from ioscore.results.parse_summary import Summary, parse_summary, parse_summary_text
+from ioscore.results.rules import validate_message_only
 
 RUN_MARKERS = ("result_summary.txt", "result.json")
 _TIMESTAMP = re.compile(r"(\d{4}\.\d\d\.\d\d-\d\d\.\d\d\.\d\d)")
@@ -71,6 +72,15 @@ def load_run(run_dir: Path) -> RunResult:
     if run.timestamp is None:
         match = _TIMESTAMP.search(str(run_dir))
         run.timestamp = match.group(1) if match else None
+    return run
+
+
+def load_summary_lines(text: str, source: str) -> RunResult:
+    """A run from summary lines found in another file (the [RESULT]/[SCORE] lines of an
+    io500.sh log, which kept every run of a bundle directory); dated by the file name."""
+    run = _from_summary(parse_summary_text(text, source), Path(source))
+    match = _TIMESTAMP.search(Path(source).name)
+    run.timestamp = match.group(1) if match else None
     return run
 
 
@@ -151,7 +161,11 @@ def _merge_result_txt(run: RunResult, txt: ResultTxt, path: Path) -> None:
             run.start = _stamp(text[6:])
         elif text.startswith("END "):
             run.end = _stamp(text[4:])
-        if "INVALID" in text:
+        if "INVALID" in text and validate_message_only(section, text, run.version):
+            run.extra.setdefault("result_txt_messages", []).append(
+                f"[{section}] {text} (a message only in this benchmark version)"
+            )
+        elif "INVALID" in text:
             run.invalid_markers.append(f"{source}:{line}: [{section}] ; {text}")
             phase = run.phases.get(section)
             if phase is not None:

@@ -1,4 +1,5 @@
-"""``manage.py import_io500 DIR``: load the public IO500 corpus as accepted history."""
+"""``manage.py import_io500 PATH``: load IO500's history (archive, website records, published
+lists) as accepted submissions and frozen historical lists."""
 
 from __future__ import annotations
 
@@ -13,12 +14,15 @@ from submissions.importer import ImportInputError, import_io500
 
 class Command(BaseCommand):
     help = (
-        "Import io500-submissions/index.csv (+ dev/<id>/ files) and io500-releases.csv from DIR "
-        "as accepted historical submissions. Idempotent."
+        "Import the IO500 results archive in its published layout "
+        "(<institution>/<system>/<fs>/<year>/submission-<N>/) and, when PATH holds them, "
+        "io500-website-submissions-2021.csv and io500-published-lists.csv. PATH is a data "
+        "folder with an io500-archive*/ directory and the CSVs, or a bare archive root. "
+        "Idempotent."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("directory", type=Path, help="the shared data folder")
+        parser.add_argument("directory", type=Path, help="data folder or archive root")
 
     def handle(self, *args: Any, **options: Any) -> None:
         started = time.perf_counter()

@@ -1,0 +1,140 @@
+"""The lists the IO500 website published (SC17-ISC21) as frozen historical lists.
+
+They are facts, not proposals: membership, order, rank and score exactly as the site showed
+them (SC18* with its corrected scores), whatever our rules would decide today. Rows the site
+no longer displayed (``displayed=0``) are left out, as its pages did. The malformed ISC21 full
+and historical lists showed some submissions twice (``dup=1``, the second copy ranked right
+after the first): each submission appears once, and the ranks keep the site's numbering, so
+the skipped number marks where the copy stood. ``io500_records`` counts both kinds.
+
+Each entry is one of our submissions (the run when the archive has it, else the website
+record or the list row), so every entry links to its submission page.
+
+Re-importing rewrites a list only when its rows differ, so a second import changes nothing.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable
+from datetime import UTC, datetime
+
+from django.utils import timezone
+
+from submissions.io500_records import RECORD_PHASES, PublishedLists, PublishedRow, number
+from submissions.models import ListType, Release, Submission
+
+from .builder import competition_ranks
+from .models import ListEntry, ListOrigin, ListState, RankedList
+from .phases import field_name
+
+
+def _metric_ranks(values: list[float | None]) -> list[int]:
+    order = sorted(range(len(values)), key=lambda i: (-(values[i] or 0.0), i))
+    ranks = competition_ranks([values[i] or 0.0 for i in order])
+    result = [0] * len(values)
+    for position, index in enumerate(order):
+        result[index] = ranks[position]
+    return result
+
+
+def _entries(
+    ranked_list: RankedList,
+    rows: list[PublishedRow],
+    submissions: dict[int, Submission],
+    records: dict[int, dict[str, str]],
+    release_of: Callable[[str], Release],
+) -> list[ListEntry]:
+    bw_ranks = _metric_ranks([r.bw for r in rows])
+    md_ranks = _metric_ranks([r.md for r in rows])
+    entries = []
+    for position, row in enumerate(rows, start=1):
+        submission = submissions[row.web_id]
+        record = records.get(row.web_id, {})
+        origin = release_of(row.web_release) if row.web_release else submission.release
+        phases = {
+            field_name(phase): number(record.get(column)) for phase, column in RECORD_PHASES.items()
+        }
+        entries.append(
+            ListEntry(
+                ranked_list=ranked_list,
+                submission=submission,
+                position=position,
+                rank=row.rank,
+                bw_rank=bw_ranks[position - 1],
+                md_rank=md_ranks[position - 1],
+                score=row.score,
+                bw=row.bw if row.bw is not None else 0.0,
+                md=row.md if row.md is not None else 0.0,
+                submitted_at=submission.submitted_at or submission.created,
+                carried_over=origin.pk != ranked_list.release_id,
+                origin_release=origin,
+                institution=row.institution,
+                system=row.system,
+                storage_vendor=row.storage_vendor,
+                fs_type=row.filesystem,
+                fs_name=record.get("information_filesystem_name", ""),
+                fs_version=record.get("information_filesystem_version", ""),
+                client_nodes=row.client_nodes,
+                procs_per_node=None,
+                total_procs=None,
+                **phases,
+            )
+        )
+    return entries
+
+
+_COMPARED = ("submission_id", "position", "rank", "score", "bw", "md", "institution", "system")
+
+
+def import_published_lists(
+    published: PublishedLists,
+    submissions: dict[int, Submission],
+    records: dict[int, dict[str, str]],
+    release_of: Callable[[str], Release],
+) -> list[str]:
+    """Write every published list; returns report lines (one per list, plus problems).
+    ``release_of`` gives the release row of an acronym (the importer's, created on demand)."""
+    types = {t.slug: t for t in ListType.objects.all()}
+
+    grouped: dict[tuple[str, str], list[PublishedRow]] = defaultdict(list)
+    lines: list[str] = []
+    for row in published.rows:
+        if row.web_id not in submissions:
+            lines.append(f"published {row.release}/{row.slug} line {row.line}: no submission")
+            continue
+        grouped[(row.release, row.slug)].append(row)
+    lines.append(
+        f"published lists: {len(grouped)} lists, {sum(map(len, grouped.values()))} entries; "
+        f"left out: {published.hidden} rows the site did not display, "
+        f"{published.duplicates} second copies of an entry (ISC21 full/historical)"
+    )
+    for (acronym, slug), rows in grouped.items():
+        release = release_of(acronym)
+        ranked_list, _ = RankedList.objects.get_or_create(
+            release=release,
+            list_type=types[slug],
+            defaults={"state": ListState.PUBLISHED},
+        )
+        when = datetime.combine(release.release_date, datetime.min.time(), tzinfo=UTC)
+        meta = {
+            "origin": ListOrigin.IO500_WEBSITE,
+            "state": ListState.PUBLISHED,
+            "frozen_at": when,
+            "published_at": when,
+        }
+        if any(getattr(ranked_list, k) != v for k, v in meta.items()):
+            for key, value in meta.items():
+                setattr(ranked_list, key, value)
+            ranked_list.built_at = timezone.now()
+            ranked_list.save()
+        entries = _entries(ranked_list, rows, submissions, records, release_of)
+        stored = list(ranked_list.entries.order_by("position").values_list(*_COMPARED))
+        wanted = [tuple(getattr(e, k) for k in _COMPARED) for e in entries]
+        if stored != wanted:
+            ranked_list.entries.all().delete()
+            ListEntry.objects.bulk_create(entries)
+            lines.append(f"published {acronym}/{slug}: {len(entries)} entries written")
+        else:
+            lines.append(f"published {acronym}/{slug}: {len(entries)} entries unchanged")
+    return lines
