@@ -11,7 +11,8 @@ IOSCORE_MEDIA_DIR   where uploaded archives are stored (default $IOSCORE_VAR/med
                     temp files and validation sandboxes live below it too
 IOSCORE_VAR         state directory (default <repo>/var)
 IOSCORE_ARCHIVE_MAX_FILES / IOSCORE_ARCHIVE_MAX_BYTES / IOSCORE_ARCHIVE_MAX_RATIO
-                    archive safety limits (files, uncompressed bytes, expansion ratio)
+                    archive safety limits (entries = files and directories, uncompressed
+                    bytes, expansion ratio); defaults from ioscore.results.archive
 IOSCORE_UPLOAD_MAX_BYTES   largest accepted upload (compressed)
 IOSCORE_BROKER_VISIBILITY_TIMEOUT  seconds before an unacknowledged task (worker killed) is
                     redelivered by the Redis broker (default 3600)
@@ -35,6 +36,8 @@ from pathlib import Path
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
+
+from ioscore.results.archive import ArchiveLimits
 
 from .paths import REPO_ROOT, var_dir
 
@@ -204,14 +207,24 @@ STORAGES = {
 WHITENOISE_USE_FINDERS = True
 DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
-# Large uploads spill to disk inside the media dir, never to the system temp dir.
+# Uploads spill to disk inside the media dir, never to the system temp dir, and stop at
+# IOSCORE_UPLOAD_MAX_BYTES while streaming (submissions.upload_limit).
+FILE_UPLOAD_HANDLERS = ["submissions.upload_limit.LimitedUploadHandler"]
 FILE_UPLOAD_TEMP_DIR = str(MEDIA_ROOT / "tmp")
 Path(FILE_UPLOAD_TEMP_DIR).mkdir(parents=True, exist_ok=True)  # Django requires it to exist
 IOSCORE_ARCHIVE_DIR = MEDIA_ROOT / "archives"
 IOSCORE_SANDBOX_DIR = MEDIA_ROOT / "sandbox"
-IOSCORE_ARCHIVE_MAX_FILES = int(os.environ.get("IOSCORE_ARCHIVE_MAX_FILES", "10000"))
-IOSCORE_ARCHIVE_MAX_BYTES = int(os.environ.get("IOSCORE_ARCHIVE_MAX_BYTES", str(2 << 30)))
-IOSCORE_ARCHIVE_MAX_RATIO = float(os.environ.get("IOSCORE_ARCHIVE_MAX_RATIO", "200"))
+# The defaults are the results library's, so the CLI refuses what the service refuses.
+_ARCHIVE_LIMITS = ArchiveLimits()
+IOSCORE_ARCHIVE_MAX_FILES = int(
+    os.environ.get("IOSCORE_ARCHIVE_MAX_FILES", str(_ARCHIVE_LIMITS.max_entries))
+)
+IOSCORE_ARCHIVE_MAX_BYTES = int(
+    os.environ.get("IOSCORE_ARCHIVE_MAX_BYTES", str(_ARCHIVE_LIMITS.max_total_bytes))
+)
+IOSCORE_ARCHIVE_MAX_RATIO = float(
+    os.environ.get("IOSCORE_ARCHIVE_MAX_RATIO", str(_ARCHIVE_LIMITS.max_ratio))
+)
 IOSCORE_UPLOAD_MAX_BYTES = int(os.environ.get("IOSCORE_UPLOAD_MAX_BYTES", str(512 << 20)))
 
 # Where the real IO500 corpus lives (shared/ beside the repository).

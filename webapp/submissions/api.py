@@ -34,6 +34,7 @@ from .serializers import (
     UploadResponseSerializer,
     UploadSerializer,
 )
+from .upload_limit import upload_refusal
 from .workflow import OWNER, TransitionError, transition
 
 
@@ -80,7 +81,11 @@ class SubmissionListCreate(APIView):
             return error(401, "authentication required (Authorization: Token <key>)")
         if not access.can_submit(request.user):
             return error(403, "only submitters may upload")
-        form = UploadSerializer(data=request.data)
+        data = request.data  # parsed here, so a refused body is known before validation
+        refusal = upload_refusal(request)
+        if refusal:
+            return error(413, refusal, "archive")
+        form = UploadSerializer(data=data)
         form.is_valid(raise_exception=True)
         site = _site_for(request, form.validated_data.get("site"))
         if isinstance(site, Response):
@@ -97,7 +102,7 @@ class SubmissionListCreate(APIView):
                 target_list=form.validated_data["target_list"],
             )
         except IntakeError as exc:
-            return error(400, str(exc), exc.field)
+            return error(exc.status, str(exc), exc.field)
         submission = result.submission
         body = {
             "id": submission.pk,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import secrets
 from dataclasses import dataclass
@@ -16,12 +17,14 @@ from pathlib import Path
 from typing import Any
 
 from django.conf import settings
-from django.db import IntegrityError, transaction
+from django.core.exceptions import ValidationError
+from django.core.validators import validate_email
+from django.db import DataError, IntegrityError, transaction
 from django.utils import timezone
 
 from accounts.models import Site
 
-from . import archive_safety, contact, system_description
+from . import access, archive_safety, contact, system_description
 from .models import (
     LevelChange,
     Questionnaire,
@@ -32,15 +35,18 @@ from .models import (
     TargetList,
 )
 from .questionnaire import LEVEL_KEY
+from .upload_limit import too_large_message
 from .workflow import OWNER, transition
 
 
 class IntakeError(Exception):
-    """The upload is refused; ``field`` names the form/API field, ``str()`` says why."""
+    """The upload is refused; ``field`` names the form/API field, ``str()`` says why and
+    ``status`` is the HTTP answer (400, or 409 for an archive submitted by someone else)."""
 
-    def __init__(self, field: str, message: str) -> None:
+    def __init__(self, field: str, message: str, status: int = 400) -> None:
         super().__init__(message)
         self.field = field
+        self.status = status
 
 
 @dataclass
@@ -49,18 +55,87 @@ class IntakeResult:
     duplicate: bool
 
 
+# Metadata documents are small trees: deeper nesting or numbers outside 64 bits are refused
+# before anything reaches PostgreSQL (which also refuses NaN, \u0000 and lone surrogates).
+MAX_JSON_DEPTH = 32
+MAX_JSON_INT_DIGITS = 19
+MAX_SCHEMA_CHARS = 40
+
+
+class _Unstorable(ValueError):
+    pass
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise _Unstorable(f"number {text[:40]} is out of range")
+    return value
+
+
+def _bounded_int(text: str) -> int:
+    if len(text.lstrip("-")) > MAX_JSON_INT_DIGITS or abs(int(text)) >= 2**63:
+        raise _Unstorable(f"integer {text[:40]}... is out of range (64 bits)")
+    return int(text)
+
+
+def _no_constant(text: str) -> Any:
+    raise _Unstorable(f"{text} is not a number (only finite numbers are allowed)")
+
+
+def _storable_text(text: str) -> str | None:
+    if "\x00" in text:
+        return "text may not contain \\u0000 (NUL)"
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return "text may not contain a lone surrogate escape (invalid Unicode)"
+    return None
+
+
+def _unstorable(value: Any) -> str | None:
+    """Why ``value`` cannot be stored, or None; iterative, so any depth is safe to walk."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > MAX_JSON_DEPTH:
+            return f"nested deeper than {MAX_JSON_DEPTH} levels"
+        if isinstance(item, str):
+            problem = _storable_text(item)
+            if problem:
+                return problem
+        elif isinstance(item, dict):
+            for key, child in item.items():
+                problem = _storable_text(key)
+                if problem:
+                    return problem
+                stack.append((child, depth + 1))
+        elif isinstance(item, list):
+            stack.extend((child, depth + 1) for child in item)
+    return None
+
+
 def parse_json_field(name: str, text: str | None) -> dict[str, Any] | None:
-    """A JSON object from a form field; errors name the field, line and column."""
+    """A JSON object from a form field that PostgreSQL can store; errors name the field."""
     if text is None or not str(text).strip():
         return None
     try:
-        value = json.loads(text)
+        value = json.loads(
+            text, parse_float=_finite, parse_int=_bounded_int, parse_constant=_no_constant
+        )
     except json.JSONDecodeError as exc:
         raise IntakeError(
             name, f"{name}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
         ) from None
+    except _Unstorable as exc:
+        raise IntakeError(name, f"{name}: {exc}") from None
+    except RecursionError:
+        raise IntakeError(name, f"{name}: nested deeper than {MAX_JSON_DEPTH} levels") from None
     if not isinstance(value, dict):
         raise IntakeError(name, f"{name}: must be a JSON object, got {type(value).__name__}")
+    problem = _unstorable(value)
+    if problem:
+        raise IntakeError(name, f"{name}: {problem}")
     return value
 
 
@@ -89,12 +164,30 @@ def _spool(upload: Any) -> tuple[Path, str, int]:
             if size > settings.IOSCORE_UPLOAD_MAX_BYTES:
                 out.close()
                 path.unlink()
-                raise IntakeError(
-                    "archive", f"archive larger than {settings.IOSCORE_UPLOAD_MAX_BYTES} bytes"
-                )
+                raise IntakeError("archive", too_large_message())
             digest.update(chunk)
             out.write(chunk)
     return path, digest.hexdigest(), size
+
+
+def _earlier_upload(sha256: str, user: Any) -> Submission | None:
+    """The submission these bytes were uploaded as before, if this user may see it.
+
+    Identical bytes from someone who may not see the earlier submission are refused without
+    saying anything about it (the archive's hash is unique, so they cannot be a new one)."""
+    existing = Submission.objects.filter(archive_sha256=sha256).first()
+    if existing is None:
+        return None
+    if not access.can_view(user, existing):
+        raise IntakeError("archive", DUPLICATE_ELSEWHERE, status=409)
+    return existing
+
+
+UNSTORABLE = "system: a value does not fit its database field (too long or out of range)"
+DUPLICATE_ELSEWHERE = (
+    "this exact archive was already submitted by another account; an archive can be "
+    "submitted once, so add a note file to it if this is really a new submission"
+)
 
 
 def receive_upload(
@@ -110,9 +203,10 @@ def receive_upload(
         raise IntakeError("archive", "archive: a results archive file is required")
     if target_list not in TargetList.values:
         raise IntakeError("target_list", f"target_list must be one of {TargetList.values}")
+    check_metadata(system)
     spooled, sha256, size = _spool(upload)
     try:
-        existing = Submission.objects.filter(archive_sha256=sha256).first()
+        existing = _earlier_upload(sha256, user)
         if existing is not None:
             return IntakeResult(existing, duplicate=True)
         try:
@@ -128,15 +222,28 @@ def receive_upload(
             submission = _create(
                 upload, final, sha256, size, user, site, release, system, questionnaire, target_list
             )
+        except DataError:
+            _forget(final, sha256)
+            raise IntakeError("system", UNSTORABLE) from None
         except IntegrityError:
             # A concurrent upload of the same bytes won the race.
-            existing = Submission.objects.filter(archive_sha256=sha256).first()
+            existing = _earlier_upload(sha256, user)
             if existing is None:
+                _forget(final, sha256)
                 raise
             return IntakeResult(existing, duplicate=True)
+        except BaseException:
+            _forget(final, sha256)
+            raise
         return IntakeResult(submission, duplicate=False)
     finally:
         spooled.unlink(missing_ok=True)
+
+
+def _forget(final: Path, sha256: str) -> None:
+    """Remove a stored archive no row refers to (the row's transaction rolled back)."""
+    if not Submission.objects.filter(archive_sha256=sha256).exists():
+        final.unlink(missing_ok=True)
 
 
 @transaction.atomic
@@ -177,6 +284,7 @@ def save_metadata(
     actor: Any,
 ) -> None:
     """Store the system tree (flattened when it validates) and the questionnaire."""
+    check_metadata(system)
     if system is not None:
         valid = not system_description.validate(system)
         flat = system_description.flatten(system) if valid else {}
@@ -208,6 +316,31 @@ def save_metadata(
             record.claimed_level = claimed[:20]
         record.answers = answers
         record.save()
+
+
+def check_metadata(system: dict[str, Any] | None) -> None:
+    """Refuse system fields that are stored in columns of their own and cannot hold them."""
+    if system is None:
+        return
+    schema = system.get("schema", "")
+    if not isinstance(schema, str) or len(schema) > MAX_SCHEMA_CHARS:
+        raise IntakeError(
+            "system", f"system: 'schema' must be a string of at most {MAX_SCHEMA_CHARS} characters"
+        )
+    submitter = system.get("submitter")
+    if not isinstance(submitter, dict):
+        return
+    for key in ("name", "email"):
+        if not isinstance(submitter.get(key, ""), str):
+            raise IntakeError("system", f"system: submitter.{key} must be a string")
+    email = submitter.get("email", "")
+    try:
+        if email:
+            validate_email(email)  # also refuses CR/LF, which would break the mail headers
+    except ValidationError:
+        raise IntakeError(
+            "system", "system: submitter.email is not a valid e-mail address"
+        ) from None
 
 
 def _split_contact(system: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:

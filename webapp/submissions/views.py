@@ -9,6 +9,7 @@ from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
+from django.db import DataError
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
@@ -17,9 +18,17 @@ from validation.models import ValidationIssue
 
 from . import access, contact
 from .forms import MetadataForm, ReviewForm, UploadForm
-from .intake import IntakeError, enqueue_validation, parse_json_field, receive_upload, save_metadata
+from .intake import (
+    UNSTORABLE,
+    IntakeError,
+    enqueue_validation,
+    parse_json_field,
+    receive_upload,
+    save_metadata,
+)
 from .models import Status, Submission
 from .review import decide
+from .upload_limit import upload_refusal
 from .workflow import OWNER, TransitionError, transition
 
 IN_PROGRESS = {Status.SUBMITTED, Status.VALIDATING}
@@ -39,6 +48,11 @@ def upload(request: HttpRequest) -> HttpResponse:
     if not access.can_submit(request.user):
         raise PermissionDenied("only submitters may upload")
     form = UploadForm(request.POST or None, request.FILES or None, user=request.user)
+    refusal = upload_refusal(request) if request.method == "POST" else None
+    if refusal:
+        form.is_valid()
+        form.errors["archive"] = form.error_class([refusal])  # the body was not read
+        return render(request, "submissions/upload.html", {"form": form}, status=413)
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         try:
@@ -52,6 +66,7 @@ def upload(request: HttpRequest) -> HttpResponse:
             )
         except IntakeError as exc:
             form.add_error(exc.field if exc.field in form.fields else None, str(exc))
+            return render(request, "submissions/upload.html", {"form": form}, status=exc.status)
         else:
             if result.duplicate:
                 messages.info(
@@ -145,6 +160,10 @@ def edit(request: HttpRequest, pk: int) -> HttpResponse:
                 )
             except TransitionError as exc:
                 form.add_error(None, str(exc))
+            except IntakeError as exc:
+                form.add_error(exc.field, str(exc))
+            except DataError:
+                form.add_error("system", UNSTORABLE)
             else:
                 return redirect("submission-page", pk=submission.pk)
     return render(request, "submissions/edit.html", {"form": form, "submission": submission})
