@@ -26,6 +26,8 @@ EMAIL_HOST / EMAIL_PORT / EMAIL_HOST_USER / EMAIL_HOST_PASSWORD / EMAIL_USE_TLS
                     SMTP server; without EMAIL_HOST mails are written to $IOSCORE_VAR/mail
 IOSCORE_EMAIL_BACKEND       a Django e-mail backend path, overriding the above
 IOSCORE_MAIL_FROM   sender address (default "ioscore <noreply@localhost>")
+IOSCORE_RATE_LIMITS "name=count/seconds,..." login/upload limits (ioscore_site.ratelimit)
+IOSCORE_CACHE_URL   Redis URL of the shared cache (rate-limit counters); default per process
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ from django.core.exceptions import ImproperlyConfigured
 from ioscore.results.archive import ArchiveLimits
 
 from .paths import REPO_ROOT, var_dir
+from .ratelimit import parse_limits
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = var_dir()
@@ -97,6 +100,8 @@ MIGRATION_MODULES = {
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "ioscore_site.security_headers.SecurityHeadersMiddleware",
+    "ioscore_site.request_guard.RequestGuardMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -105,6 +110,11 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
+
+X_FRAME_OPTIONS = "DENY"
+SESSION_COOKIE_HTTPONLY = True
+CSRF_COOKIE_SAMESITE = "Lax"
+SESSION_COOKIE_SAMESITE = "Lax"
 
 ROOT_URLCONF = "ioscore_site.urls"
 WSGI_APPLICATION = "ioscore_site.wsgi.application"
@@ -233,6 +243,18 @@ IOSCORE_CORPUS_DIR = Path(
 ).resolve()
 
 # --- auth, API ------------------------------------------------------------------------------
+# Rate limits (ioscore_site.ratelimit): "name=count/seconds,..." overrides the defaults, e.g.
+# IOSCORE_RATE_LIMITS="login-account=5/300,upload-address=100/3600".
+IOSCORE_RATE_LIMITS = parse_limits(os.environ.get("IOSCORE_RATE_LIMITS", ""))
+# The counters live in this cache; a Redis URL lets every web worker share them.
+_CACHE_URL = os.environ.get("IOSCORE_CACHE_URL", "")
+CACHES = {
+    "default": (
+        {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": _CACHE_URL}
+        if _CACHE_URL
+        else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+    )
+}
 LOGIN_URL = "/accounts/login/"
 LOGIN_REDIRECT_URL = "/"
 AUTH_PASSWORD_VALIDATORS = [
@@ -246,8 +268,12 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
     "EXCEPTION_HANDLER": "submissions.api_errors.error_envelope",
+    "DEFAULT_RENDERER_CLASSES": [
+        "ioscore_site.finite_json.FiniteJSONRenderer",
+        "rest_framework.renderers.BrowsableAPIRenderer",
+    ],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
+    "DEFAULT_PAGINATION_CLASS": "ioscore_site.api_paging.BoundedLimitOffsetPagination",
     "PAGE_SIZE": 100,
 }
 SPECTACULAR_SETTINGS = {

@@ -19,12 +19,13 @@ from rest_framework.views import APIView
 
 from accounts import roles
 from accounts.models import ApiToken, Site
+from ioscore_site import ratelimit
 
 from . import access
 from .api_errors import error
 from .intake import IntakeError, parse_json_field, receive_upload
 from .models import Release, Status, Submission
-from .review import decide
+from .review import OwnSubmissionError, decide
 from .serializers import (
     ReleaseSerializer,
     ReviewSerializer,
@@ -81,6 +82,13 @@ class SubmissionListCreate(APIView):
             return error(401, "authentication required (Authorization: Token <key>)")
         if not access.can_submit(request.user):
             return error(403, "only submitters may upload")
+        checks = ratelimit.upload_checks(request)
+        wait = ratelimit.retry_after(checks)
+        if wait is not None:
+            response = error(429, ratelimit.too_many_message("uploads", wait))
+            response["Retry-After"] = str(wait)
+            return response
+        ratelimit.record(checks)
         data = request.data  # parsed here, so a refused body is known before validation
         refusal = upload_refusal(request)
         if refusal:
@@ -170,6 +178,8 @@ class SubmissionReview(APIView):
         form.is_valid(raise_exception=True)
         try:
             decide(submission, request.user, **form.validated_data)
+        except OwnSubmissionError as exc:
+            return error(403, str(exc))
         except TransitionError as exc:
             return error(409, str(exc))
         return Response(status_payload(submission))

@@ -14,6 +14,7 @@ from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
+from ioscore_site import ratelimit
 from validation.models import ValidationIssue
 
 from . import access, contact
@@ -47,6 +48,16 @@ def _viewable(request: HttpRequest, pk: int) -> Submission:
 def upload(request: HttpRequest) -> HttpResponse:
     if not access.can_submit(request.user):
         raise PermissionDenied("only submitters may upload")
+    if request.method == "POST":
+        checks = ratelimit.upload_checks(request)
+        wait = ratelimit.retry_after(checks)
+        if wait is not None:
+            form = UploadForm(user=request.user)
+            context = {"form": form, "refusal": ratelimit.too_many_message("uploads", wait)}
+            response = render(request, "submissions/upload.html", context, status=429)
+            response["Retry-After"] = str(wait)
+            return response
+        ratelimit.record(checks)
     form = UploadForm(request.POST or None, request.FILES or None, user=request.user)
     refusal = upload_refusal(request) if request.method == "POST" else None
     if refusal:
