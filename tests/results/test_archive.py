@@ -140,3 +140,31 @@ def test_zip_symlink_refused(tmp_path: Path) -> None:
         zf.writestr(info, "/etc/passwd")
     with pytest.raises(ResultFormatError, match="links are not allowed"):
         load_path(archive)
+
+
+def test_directories_count_as_entries_and_match_the_service(tmp_path: Path) -> None:
+    # One owner for the limits: the service reads its defaults from ArchiveLimits, so an
+    # archive `ioscore validate --upload` accepts is one the service accepts.
+    archive = tmp_path / "dirs.tar.gz"
+    with tarfile.open(archive, "w:gz") as tar:
+        for i in range(5):
+            info = tarfile.TarInfo(f"sub/d{i}")
+            info.type = tarfile.DIRTYPE
+            tar.addfile(info)
+    with pytest.raises(ResultFormatError, match="more than 4 files and directories"):
+        load_path(archive, ArchiveLimits(max_entries=4))
+    assert ArchiveLimits().max_entries == 10_000
+    assert ArchiveLimits().max_ratio == 200.0
+
+
+def test_tar_cut_inside_its_last_header_is_refused(tmp_path: Path) -> None:
+    whole = io.BytesIO()
+    with tarfile.open(fileobj=whole, mode="w") as tar:
+        for name in ("sub/a.txt", "sub/b.txt"):
+            info = tarfile.TarInfo(name)
+            info.size = 3
+            tar.addfile(info, io.BytesIO(b"abc"))
+    archive = tmp_path / "cut.tar"
+    archive.write_bytes(whole.getvalue()[: 1024 + 300])  # inside the second header
+    with pytest.raises(ResultFormatError, match="corrupt or truncated"):
+        load_path(archive)

@@ -169,11 +169,3 @@ def test_non_finite_numbers_never_leave_the_service(
         response = client.get(path)
         assert response.status_code == 200, path
         _chart_data(response.content)
-
-
-def test_markup_in_names_is_escaped_in_chart_labels(world: World, sc19: Any) -> None:
-    # Plotly reads <b>/<a> in trace names as markup; the script escapes every name it is
-    # given before drawing (checked in the browser tests), and the page embeds them as data.
-    script = (REPO / "static" / "js" / "rankings.js").read_text(encoding="utf-8")
-    for use in ("name: plain(trace.name)", "text: s.hosts.map(plain)", "name: plain(release)"):
-        assert use in script
