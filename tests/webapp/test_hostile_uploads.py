@@ -273,3 +273,40 @@ def test_identical_bytes_from_another_account_reveal_nothing(
     assert str(first_id) not in other.content.decode()
     assert "already submitted by another account" in other.json()["error"]["message"]
     assert Submission.objects.count() == 1
+
+
+# --- JSON request bodies --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        ('{"comment": "a\\u0000b"}', "JSON body: text may not contain \\u0000 (NUL)"),
+        ('{"comment": "\\udc80"}', "JSON body: text may not contain a lone surrogate"),
+        ('{"comment": NaN}', "JSON body: NaN is not a number"),
+        ('{"comment": ' + "[" * 50_000 + "]" * 50_000 + "}", "JSON body: nested deeper than"),
+        ('{"comment": "unterminated', "JSON parse error"),
+    ],
+)
+def test_unstorable_json_bodies_are_a_400(client: APIClient, body: str, expected: str) -> None:
+    first = _post(client, tar_gz(GOOD))
+    assert first.status_code == 201
+    pk = first.json()["id"]
+    response = client.post(
+        f"/api/v1/submissions/{pk}/withdraw/", body, content_type="application/json"
+    )
+    assert response.status_code == 400, response.content
+    assert response.json()["error"]["message"].startswith(expected)
+    assert Submission.objects.get(pk=pk).status != "withdrawn"
+
+
+def test_oversized_json_body_is_a_413(client: APIClient, settings: Any) -> None:
+    pk = _post(client, tar_gz(GOOD)).json()["id"]
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 1000
+    response = client.post(
+        f"/api/v1/submissions/{pk}/withdraw/",
+        json.dumps({"comment": "x" * 5000}),
+        content_type="application/json",
+    )
+    assert response.status_code == 413
+    assert response.json()["error"]["message"] == "request body larger than 1000 bytes"

@@ -269,6 +269,11 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
     "EXCEPTION_HANDLER": "submissions.api_errors.error_envelope",
+    "DEFAULT_PARSER_CLASSES": [
+        "submissions.storable_json.StorableJSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
     "DEFAULT_RENDERER_CLASSES": [
         "ioscore_site.finite_json.FiniteJSONRenderer",
         "rest_framework.renderers.BrowsableAPIRenderer",

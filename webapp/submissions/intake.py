@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import os
 import secrets
 from dataclasses import dataclass
@@ -24,7 +23,7 @@ from django.utils import timezone
 
 from accounts.models import Site
 
-from . import access, archive_safety, contact, system_description
+from . import access, archive_safety, contact, storable_json, system_description
 from .models import (
     LevelChange,
     Questionnaire,
@@ -55,64 +54,7 @@ class IntakeResult:
     duplicate: bool
 
 
-# Metadata documents are small trees: deeper nesting or numbers outside 64 bits are refused
-# before anything reaches PostgreSQL (which also refuses NaN, \u0000 and lone surrogates).
-MAX_JSON_DEPTH = 32
-MAX_JSON_INT_DIGITS = 19
 MAX_SCHEMA_CHARS = 40
-
-
-class _Unstorable(ValueError):
-    pass
-
-
-def _finite(text: str) -> float:
-    value = float(text)
-    if not math.isfinite(value):
-        raise _Unstorable(f"number {text[:40]} is out of range")
-    return value
-
-
-def _bounded_int(text: str) -> int:
-    if len(text.lstrip("-")) > MAX_JSON_INT_DIGITS or abs(int(text)) >= 2**63:
-        raise _Unstorable(f"integer {text[:40]}... is out of range (64 bits)")
-    return int(text)
-
-
-def _no_constant(text: str) -> Any:
-    raise _Unstorable(f"{text} is not a number (only finite numbers are allowed)")
-
-
-def _storable_text(text: str) -> str | None:
-    if "\x00" in text:
-        return "text may not contain \\u0000 (NUL)"
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return "text may not contain a lone surrogate escape (invalid Unicode)"
-    return None
-
-
-def _unstorable(value: Any) -> str | None:
-    """Why ``value`` cannot be stored, or None; iterative, so any depth is safe to walk."""
-    stack: list[tuple[Any, int]] = [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        if depth > MAX_JSON_DEPTH:
-            return f"nested deeper than {MAX_JSON_DEPTH} levels"
-        if isinstance(item, str):
-            problem = _storable_text(item)
-            if problem:
-                return problem
-        elif isinstance(item, dict):
-            for key, child in item.items():
-                problem = _storable_text(key)
-                if problem:
-                    return problem
-                stack.append((child, depth + 1))
-        elif isinstance(item, list):
-            stack.extend((child, depth + 1) for child in item)
-    return None
 
 
 def parse_json_field(name: str, text: str | None) -> dict[str, Any] | None:
@@ -120,22 +62,15 @@ def parse_json_field(name: str, text: str | None) -> dict[str, Any] | None:
     if text is None or not str(text).strip():
         return None
     try:
-        value = json.loads(
-            text, parse_float=_finite, parse_int=_bounded_int, parse_constant=_no_constant
-        )
+        value = storable_json.loads(text)
     except json.JSONDecodeError as exc:
         raise IntakeError(
             name, f"{name}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
         ) from None
-    except _Unstorable as exc:
+    except storable_json.UnstorableJSON as exc:
         raise IntakeError(name, f"{name}: {exc}") from None
-    except RecursionError:
-        raise IntakeError(name, f"{name}: nested deeper than {MAX_JSON_DEPTH} levels") from None
     if not isinstance(value, dict):
         raise IntakeError(name, f"{name}: must be a JSON object, got {type(value).__name__}")
-    problem = _unstorable(value)
-    if problem:
-        raise IntakeError(name, f"{name}: {problem}")
     return value
 
 
