@@ -4,7 +4,6 @@ chart legend, never as a link or bold text."""
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Iterator
 from datetime import date
 from typing import Any
@@ -13,7 +12,7 @@ import pytest
 
 from tests.webapp.test_rankings import World, build
 
-from .conftest import CHROMIUM, CHROMIUM_ARGS
+from .conftest import chromium_page
 
 HOSTILE_NAME = '<a href="javascript:alert(1)">evil</a><b>bold</b>'
 
@@ -22,29 +21,13 @@ HOSTILE_NAME = '<a href="javascript:alert(1)">evil</a><b>bold</b>'
 def page(
     live_server: Any, transactional_db: None, monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[Any]:
-    """A Chromium page that records console errors (CSP violations are reported there)."""
-    if not CHROMIUM.exists() or shutil.which("chromium") is None:
-        pytest.skip("Debian's chromium is not installed")
-    from playwright.sync_api import sync_playwright
+    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")  # see conftest.browser_page
+    with chromium_page(1200, 900) as tab:
+        yield tab
 
-    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        context = browser.new_context(viewport={"width": 1200, "height": 900})
-        tab = context.new_page()
-        tab.set_default_timeout(20_000)
-        problems: list[str] = []
-        tab.on("pageerror", lambda error: problems.append(str(error)))
-        tab.on(
-            "console",
-            lambda message: problems.append(message.text) if message.type == "error" else None,
-        )
-        tab.problems = problems
-        try:
-            yield tab
-        finally:
-            context.close()
-            browser.close()
+
+def _problems(page: Any) -> list[str]:
+    return [*page.js_errors, *page.console_errors]
 
 
 def _seed_list_types() -> None:
@@ -72,7 +55,7 @@ def test_markup_in_a_system_name_is_text_in_the_legend(page: Any, live_server: A
     assert HOSTILE_NAME in legend  # every character shown as typed
     assert page.locator("#radar .legend a").count() == 0  # no live link
     assert page.locator("#radar .legend [style*='bold']").count() == 0
-    assert not page.problems, page.problems
+    assert not _problems(page), _problems(page)
 
 
 def test_api_docs_render_under_the_policy(page: Any, live_server: Any) -> None:
@@ -81,5 +64,7 @@ def test_api_docs_render_under_the_policy(page: Any, live_server: Any) -> None:
     page.wait_for_selector("text=ioscore API")
     # Redoc's "by Redocly" logo comes from their CDN: blocked, as it should be; the browser's
     # favicon request is a 404. Nothing else may fail: no blocked script, no script error.
-    unexpected = [p for p in page.problems if "cdn.redoc.ly" not in p and "status of 404" not in p]
+    unexpected = [
+        p for p in _problems(page) if "cdn.redoc.ly" not in p and "status of 404" not in p
+    ]
     assert not unexpected, unexpected
