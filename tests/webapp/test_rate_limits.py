@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from django.core.cache import cache
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from rest_framework.test import APIClient
@@ -20,13 +19,6 @@ from submissions.models import Status, Submission
 from .helpers import tar_gz
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def _fresh_counters() -> Any:
-    cache.clear()
-    yield
-    cache.clear()
 
 
 def _login(username: str, password: str, address: str = "10.0.0.1") -> Any:
