@@ -252,6 +252,26 @@ def test_oversized_upload_through_the_form_is_a_413(
     assert Submission.objects.count() == 0
 
 
+def test_lying_content_length_through_the_form_is_a_413_not_a_csrf_error(
+    cast: Any, open_release: Any, media_root: Path
+) -> None:
+    from django.test import Client
+
+    browser = Client(enforce_csrf_checks=True)
+    browser.force_login(cast.submitter)
+    browser.cookies["csrftoken"] = "a" * 32  # as a browser that loaded the form has
+    response = browser.generic(
+        "POST",
+        "/submissions/new/",
+        b"x" * 1024,
+        content_type="multipart/form-data; boundary=BoUnDaRy",
+        CONTENT_LENGTH=str(2 << 30),
+    )
+    assert response.status_code == 413
+    assert b"archive larger than" in response.content
+    assert Submission.objects.count() == 0
+
+
 # --- duplicates -----------------------------------------------------------------------------
 
 

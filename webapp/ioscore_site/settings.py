@@ -221,6 +221,7 @@ FILE_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
 # Uploads spill to disk inside the media dir, never to the system temp dir, and stop at
 # IOSCORE_UPLOAD_MAX_BYTES while streaming (submissions.upload_limit).
 FILE_UPLOAD_HANDLERS = ["submissions.upload_limit.LimitedUploadHandler"]
+CSRF_FAILURE_VIEW = "submissions.upload_limit.csrf_failure"  # a refused body has no token
 FILE_UPLOAD_TEMP_DIR = str(MEDIA_ROOT / "tmp")
 Path(FILE_UPLOAD_TEMP_DIR).mkdir(parents=True, exist_ok=True)  # Django requires it to exist
 IOSCORE_ARCHIVE_DIR = MEDIA_ROOT / "archives"

@@ -13,8 +13,9 @@ from typing import Any
 
 from django.conf import settings
 from django.core.files.uploadhandler import StopUpload, TemporaryFileUploadHandler
-from django.http import HttpRequest, QueryDict
+from django.http import HttpRequest, HttpResponse, QueryDict
 from django.utils.datastructures import MultiValueDict
+from django.views.csrf import csrf_failure as default_csrf_failure
 
 _REFUSAL = "_ioscore_upload_refusal"
 
@@ -59,3 +60,12 @@ class LimitedUploadHandler(TemporaryFileUploadHandler):
         request: HttpRequest | None = self.request
         if request is not None:
             setattr(request, _REFUSAL, too_large_message())
+
+
+def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
+    """CSRF_FAILURE_VIEW: a body refused unread carries no CSRF token either; say why it was
+    refused (413) instead of a misleading CSRF error."""
+    refusal = upload_refusal(request)
+    if refusal:
+        return HttpResponse(refusal, status=413, content_type="text/plain; charset=utf-8")
+    return default_csrf_failure(request, reason)
