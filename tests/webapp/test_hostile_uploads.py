@@ -330,3 +330,16 @@ def test_oversized_json_body_is_a_413(client: APIClient, settings: Any) -> None:
     )
     assert response.status_code == 413
     assert response.json()["error"]["message"] == "request body larger than 1000 bytes"
+
+
+@pytest.mark.parametrize("site", ["9" * 30, "-1", "1e3"])
+def test_out_of_range_site_is_a_4xx(client: APIClient, site: str) -> None:
+    response = _post(client, tar_gz(GOOD), site=site)
+    assert 400 <= response.status_code < 500
+    assert Submission.objects.count() == 0
+
+
+def test_control_characters_never_reach_the_stored_file_name(client: APIClient) -> None:
+    response = _post(client, tar_gz(GOOD), name="run\x00\x1b[31m\x7f.tgz")
+    assert response.status_code == 201, response.content
+    assert Submission.objects.get().archive_name == "run[31m.tgz"

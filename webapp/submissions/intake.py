@@ -200,7 +200,7 @@ def _create(
         site=site,
         status=Status.DRAFT,
         archive=str(final.relative_to(settings.MEDIA_ROOT)),
-        archive_name=os.path.basename(getattr(upload, "name", "") or "")[:255],
+        archive_name=_printable(os.path.basename(getattr(upload, "name", "") or ""))[:255],
         archive_sha256=sha256,
         archive_size=size,
         target_list=target_list,
@@ -210,6 +210,11 @@ def _create(
     transition(submission, Status.SUBMITTED, user, "uploaded", role=OWNER)
     enqueue_validation(submission.pk)
     return submission
+
+
+def _printable(name: str) -> str:
+    """The client's file name without control characters (NUL, escapes, CR/LF)."""
+    return "".join(c for c in name if c.isprintable())
 
 
 def save_metadata(
