@@ -47,6 +47,22 @@ def test_failed_logins_per_address_are_limited(cast: Any, settings: Any) -> None
     assert _login("submitter", cast.password, address="10.9.9.8").status_code == 302
 
 
+def test_the_admin_login_is_the_same_limited_page(cast: Any, settings: Any) -> None:
+    settings.IOSCORE_RATE_LIMITS = {"login-account": "2/300"}
+    browser = Client(REMOTE_ADDR="10.0.0.3")
+    for _ in range(2):
+        browser.post("/admin/login/", {"username": "admin", "password": "wrong"})
+    refused = browser.post("/admin/login/", {"username": "admin", "password": cast.password})
+    assert refused.status_code == 429
+    # The admin still sends its users here and gets them back.
+    elsewhere = Client(REMOTE_ADDR="10.0.0.4")
+    assert elsewhere.get("/admin/")["Location"] == "/admin/login/?next=/admin/"
+    done = elsewhere.post(
+        "/admin/login/?next=/admin/", {"username": "reviewer", "password": cast.password}
+    )
+    assert done.status_code == 302 and done["Location"] == "/admin/"
+
+
 def test_successful_logins_do_not_count(cast: Any, settings: Any) -> None:
     settings.IOSCORE_RATE_LIMITS = {"login-account": "2/300"}
     for _ in range(5):
