@@ -115,6 +115,23 @@ def test_uploads_per_address_are_limited(
     assert _upload(clients[1], 3, address="10.1.1.2").status_code == 201
 
 
+@pytest.mark.parametrize(
+    ("proxies", "forwarded", "expected"),
+    [
+        (0, "1.1.1.1", "10.0.0.9"),  # no proxy trusted: the header is the client's word
+        (1, "6.6.6.6, 2.2.2.2", "2.2.2.2"),  # what our proxy saw, not what the client wrote
+        (2, "6.6.6.6, 3.3.3.3, 4.4.4.4", "3.3.3.3"),
+        (1, "", "10.0.0.9"),
+    ],
+)
+def test_client_address_trusts_only_configured_proxies(
+    settings: Any, rf: Any, proxies: int, forwarded: str, expected: str
+) -> None:
+    settings.IOSCORE_TRUSTED_PROXIES = proxies
+    request = rf.get("/", REMOTE_ADDR="10.0.0.9", HTTP_X_FORWARDED_FOR=forwarded)
+    assert ratelimit.client_address(request) == expected
+
+
 def test_limits_from_the_environment_are_checked() -> None:
     assert ratelimit.parse_limits("login-account=5/60, upload-address=100/3600") == {
         "login-account": "5/60",

@@ -50,6 +50,14 @@ def parse_limits(text: str) -> dict[str, str]:
 
 
 def client_address(request: Any) -> str:
+    """The client's address: REMOTE_ADDR, or behind ``IOSCORE_TRUSTED_PROXIES`` reverse proxies
+    the address the outermost trusted one saw (X-Forwarded-For is only trusted that far: a
+    client can put anything at its start)."""
+    proxies = int(getattr(settings, "IOSCORE_TRUSTED_PROXIES", 0))
+    if proxies > 0:
+        hops = [h.strip() for h in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",")]
+        if len(hops) >= proxies and hops[-proxies]:
+            return hops[-proxies]
     return str(request.META.get("REMOTE_ADDR") or "unknown")
 
 

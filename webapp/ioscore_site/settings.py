@@ -28,6 +28,7 @@ IOSCORE_EMAIL_BACKEND       a Django e-mail backend path, overriding the above
 IOSCORE_MAIL_FROM   sender address (default "ioscore <noreply@localhost>")
 IOSCORE_RATE_LIMITS "name=count/seconds,..." login/upload limits (ioscore_site.ratelimit)
 IOSCORE_CACHE_URL   Redis URL of the shared cache (rate-limit counters); default per process
+IOSCORE_TRUSTED_PROXIES  reverse proxies whose X-Forwarded-For names the client (default 0)
 """
 
 from __future__ import annotations
@@ -248,6 +249,8 @@ IOSCORE_CORPUS_DIR = Path(
 # Rate limits (ioscore_site.ratelimit): "name=count/seconds,..." overrides the defaults, e.g.
 # IOSCORE_RATE_LIMITS="login-account=5/300,upload-address=100/3600".
 IOSCORE_RATE_LIMITS = parse_limits(os.environ.get("IOSCORE_RATE_LIMITS", ""))
+# Reverse proxies in front of gunicorn whose X-Forwarded-For is trusted (0: none).
+IOSCORE_TRUSTED_PROXIES = int(os.environ.get("IOSCORE_TRUSTED_PROXIES", "0"))
 # The counters live in this cache; a Redis URL lets every web worker share them.
 _CACHE_URL = os.environ.get("IOSCORE_CACHE_URL", "")
 CACHES = {
