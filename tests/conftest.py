@@ -155,6 +155,17 @@ def _fast_password_hashing(request: pytest.FixtureRequest) -> None:
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
+@pytest.fixture(autouse=True)
+def _fresh_cache(request: pytest.FixtureRequest) -> None:
+    """Every test starts with an empty cache: the rate-limit counters (all test requests come
+    from one address) and cached pages never carry over from an earlier test."""
+    if not request.config.pluginmanager.hasplugin("django"):
+        return
+    from django.core.cache import cache
+
+    cache.clear()
+
+
 # --- the cast -------------------------------------------------------------------------------
 
 

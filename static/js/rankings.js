@@ -65,6 +65,12 @@
   }
 
   /* --- charts -------------------------------------------------------------------------- */
+  /* Plotly reads <b>, <a href>, <br> in names and labels as markup: submitter-chosen text
+     (system names, host names, releases) is escaped so it always shows as typed. */
+  function plain(text) {
+    return String(text).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+  }
+
   function chartData() {
     var node = document.getElementById("chart-data");
     return node ? JSON.parse(node.textContent) : null;
@@ -89,7 +95,7 @@
         return (v && ref[k]) ? v / ref[k] : null;
       });
       return {
-        type: "scatterpolar", name: trace.name, r: r, theta: radar.phases.slice(),
+        type: "scatterpolar", name: plain(trace.name), r: r, theta: radar.phases.slice(),
         fill: "toself", opacity: 0.55, line: { color: PALETTE[i % PALETTE.length] },
         customdata: trace.values.map(function (v, k) { return [v, radar.units[k]]; }),
         hovertemplate: "%{theta}: %{customdata[0]:.3f} %{customdata[1]}" +
@@ -143,7 +149,7 @@
     var node = document.getElementById("bars");
     if (!node || !data.bars) { return; }
     var traces = data.bars.traces.map(function (trace, i) {
-      return { type: "bar", name: trace.name, x: data.bars.phases, y: trace.values,
+      return { type: "bar", name: plain(trace.name), x: data.bars.phases, y: trace.values,
                marker: { color: PALETTE[i % PALETTE.length] },
                customdata: data.bars.units,
                hovertemplate: "%{x}: %{y:.3f} %{customdata}<extra>%{fullData.name}</extra>" };
@@ -160,7 +166,7 @@
     var node = document.getElementById("timeseries");
     if (!node || !data.timeseries || !data.timeseries.length) { return; }
     var traces = data.timeseries.map(function (s, i) {
-      return { type: "scatter", mode: "lines", name: s.phase, x: s.t, y: s.rate,
+      return { type: "scatter", mode: "lines", name: plain(s.phase), x: s.t, y: s.rate,
                line: { color: PALETTE[i % PALETTE.length] } };
     });
     Plotly.newPlot(node, traces, baseLayout({
@@ -173,15 +179,15 @@
     if (!node || !data.spread || !data.spread.length) { return; }
     var traces = [];
     data.spread.forEach(function (s, i) {
-      traces.push({ type: "scatter", mode: "markers", name: s.phase, x: s.ranks, y: s.end,
-                    text: s.hosts, marker: { color: PALETTE[i % PALETTE.length], size: 7 },
+      traces.push({ type: "scatter", mode: "markers", name: plain(s.phase), x: s.ranks, y: s.end,
+                    text: s.hosts.map(plain), marker: { color: PALETTE[i % PALETTE.length], size: 7 },
                     hovertemplate: "rank %{x} (%{text}): %{y:.2f} s<extra>%{fullData.name}</extra>" });
       var sx = [], sy = [];
       s.ranks.forEach(function (rank, k) {
         if (s.stragglers.indexOf(rank) >= 0) { sx.push(rank); sy.push(s.end[k]); }
       });
       if (sx.length) {
-        traces.push({ type: "scatter", mode: "markers", name: s.phase + " stragglers",
+        traces.push({ type: "scatter", mode: "markers", name: plain(s.phase) + " stragglers",
                       x: sx, y: sy, marker: { symbol: "x-open", size: 13, color: "#c0392b" } });
       }
     });
@@ -195,17 +201,18 @@
     var dist = document.getElementById("distribution");
     if (!best || !data.best) { return; }
     var b = data.best;
+    var releases = b.releases.map(plain);
     Plotly.newPlot(best, [
-      { type: "scatter", mode: "lines+markers", name: "Score", x: b.releases, y: b.score,
+      { type: "scatter", mode: "lines+markers", name: "Score", x: releases, y: b.score,
         line: { color: PALETTE[0] } },
-      { type: "scatter", mode: "lines+markers", name: "BW (GiB/s)", x: b.releases, y: b.bw,
+      { type: "scatter", mode: "lines+markers", name: "BW (GiB/s)", x: releases, y: b.bw,
         line: { color: PALETTE[1] } },
-      { type: "scatter", mode: "lines+markers", name: "MD (kIOPS)", x: b.releases, y: b.md,
+      { type: "scatter", mode: "lines+markers", name: "MD (kIOPS)", x: releases, y: b.md,
         line: { color: PALETTE[2] } }
     ], baseLayout({ yaxis: { type: "log" }, xaxis: { type: "category" } }), CONFIG);
     var d = data.distribution;
     var traces = d.releases.map(function (release, i) {
-      return { type: "box", name: release, y: d.values[i], boxpoints: "all", jitter: 0.4,
+      return { type: "box", name: plain(release), y: d.values[i], boxpoints: "all", jitter: 0.4,
                pointpos: 0, marker: { color: PALETTE[0], size: 4 },
                line: { color: PALETTE[0] }, showlegend: false };
     });

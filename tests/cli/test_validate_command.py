@@ -106,4 +106,4 @@ def test_evil_archive_exits_2(ioscore_cli, tmp_path: Path) -> None:  # type: ign
         info.linkname = "/etc/shadow"
         tar.addfile(info)
     done = ioscore_cli("validate", str(archive))
-    assert done.returncode == 2 and "not a regular file" in done.stderr
+    assert done.returncode == 2 and "links are not allowed" in done.stderr

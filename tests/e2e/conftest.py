@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import shutil
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +51,35 @@ def loaded_corpus(transactional_db: None, corpus_dir: Path, media_root: Path) ->
     return corpus_dir
 
 
+@contextmanager
+def chromium_page(width: int = 1360, height: int = 900) -> Iterator[Any]:
+    """A fresh Chromium page recording script errors (``js_errors``) and console errors,
+    which include Content-Security-Policy violations (``console_errors``)."""
+    if not CHROMIUM.exists() or shutil.which("chromium") is None:
+        pytest.skip("Debian's chromium is not installed")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        context = browser.new_context(viewport={"width": width, "height": height})
+        page = context.new_page()
+        page.set_default_timeout(20_000)
+        page.js_errors = []
+        page.console_errors = []
+        page.on("pageerror", lambda error: page.js_errors.append(str(error)))
+        page.on(
+            "console",
+            lambda message: (
+                page.console_errors.append(message.text) if message.type == "error" else None
+            ),
+        )
+        try:
+            yield page
+        finally:
+            context.close()
+            browser.close()
+
+
 @pytest.fixture
 def browser_page(
     live_server: Any, loaded_corpus: Path, monkeypatch: pytest.MonkeyPatch
@@ -59,22 +89,7 @@ def browser_page(
     Playwright's sync API keeps an event loop in this thread, which trips Django's
     async-safety check for the database calls the test itself makes; the live server runs in
     its own thread and is unaffected."""
-    if not CHROMIUM.exists() or shutil.which("chromium") is None:
-        pytest.skip("Debian's chromium is not installed")
-    from playwright.sync_api import sync_playwright
-
     monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        context = browser.new_context(viewport={"width": 1360, "height": 900})
-        page = context.new_page()
-        page.set_default_timeout(20_000)
-        errors: list[str] = []
-        page.on("pageerror", lambda error: errors.append(str(error)))
-        page.js_errors = errors  # type: ignore[attr-defined]
-        try:
-            yield page
-        finally:
-            context.close()
-            browser.close()
-    assert not errors, f"JavaScript errors: {errors}"
+    with chromium_page() as page:
+        yield page
+    assert not page.js_errors, f"JavaScript errors: {page.js_errors}"

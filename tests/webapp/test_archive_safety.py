@@ -79,7 +79,7 @@ HOSTILE = {
     "fifo": (lambda: tar_gz(GOOD, _member("run/fifo", tarfile.FIFOTYPE)), "device or FIFO"),
     "zip-symlink": (lambda: _zip(GOOD, symlink="run/link"), "links are not allowed"),
     "zip-traversal": (lambda: _zip({**GOOD, "../evil.txt": b"x"}), "path traversal"),
-    "too-many-files": (_many_files, "too many files"),
+    "too-many-files": (_many_files, "too many entries"),
     "too-many-bytes": (lambda: tar_gz({"run/big.txt": b"a" * 300_000}), "more than"),
     "bomb": (_bomb, "compression ratio"),
     "nested": (_nested, "nested archives"),

@@ -75,7 +75,7 @@ def test_too_large_upload_is_refused(client: APIClient, settings: Any, media_roo
     settings.IOSCORE_UPLOAD_MAX_BYTES = 64
     before = files_under(media_root)
     response = _post(client)
-    assert response.status_code == 400
+    assert response.status_code == 413
     assert response.json()["error"]["message"] == "archive larger than 64 bytes"
     assert files_under(media_root) == before
 

@@ -1,16 +1,44 @@
-"""Token management page: list, create (raw value shown once), revoke."""
+"""Login (rate limited) and the token management page: list, create (raw value shown
+once), revoke."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib import messages
+from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
+from ioscore_site import ratelimit
 from submissions.forms import TokenForm
 
 from .models import ApiToken
+
+
+class LoginView(auth_views.LoginView):
+    """Django's login, refused (429) after too many failed attempts for the user name or
+    from the client's address; only failures count, so a user who logs in is not slowed."""
+
+    template_name = "accounts/login.html"
+
+    def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        wait = ratelimit.retry_after(ratelimit.login_checks(request))
+        if wait is not None:
+            context = self.get_context_data(
+                form=self.form_class(request),
+                refusal=ratelimit.too_many_message("failed logins", wait),
+            )
+            response = self.render_to_response(context, status=429)
+            response["Retry-After"] = str(wait)
+            return response
+        return super().post(request, *args, **kwargs)
+
+    def form_invalid(self, form: Any) -> HttpResponse:
+        ratelimit.record(ratelimit.login_checks(self.request))
+        return super().form_invalid(form)
 
 
 @login_required

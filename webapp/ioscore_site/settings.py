@@ -11,7 +11,8 @@ IOSCORE_MEDIA_DIR   where uploaded archives are stored (default $IOSCORE_VAR/med
                     temp files and validation sandboxes live below it too
 IOSCORE_VAR         state directory (default <repo>/var)
 IOSCORE_ARCHIVE_MAX_FILES / IOSCORE_ARCHIVE_MAX_BYTES / IOSCORE_ARCHIVE_MAX_RATIO
-                    archive safety limits (files, uncompressed bytes, expansion ratio)
+                    archive safety limits (entries = files and directories, uncompressed
+                    bytes, expansion ratio); defaults from ioscore.results.archive
 IOSCORE_UPLOAD_MAX_BYTES   largest accepted upload (compressed)
 IOSCORE_BROKER_VISIBILITY_TIMEOUT  seconds before an unacknowledged task (worker killed) is
                     redelivered by the Redis broker (default: the validation task's hard time
@@ -37,6 +38,9 @@ EMAIL_HOST / EMAIL_PORT / EMAIL_HOST_USER / EMAIL_HOST_PASSWORD / EMAIL_USE_TLS
                     SMTP server; without EMAIL_HOST mails are written to $IOSCORE_VAR/mail
 IOSCORE_EMAIL_BACKEND       a Django e-mail backend path, overriding the above
 IOSCORE_MAIL_FROM   sender address (default "ioscore <noreply@localhost>")
+IOSCORE_RATE_LIMITS "name=count/seconds,..." login/upload limits (ioscore_site.ratelimit)
+IOSCORE_CACHE_URL   Redis URL of the shared cache (rate-limit counters); default per process
+IOSCORE_TRUSTED_PROXIES  reverse proxies whose X-Forwarded-For names the client (default 0)
 """
 
 from __future__ import annotations
@@ -50,7 +54,10 @@ from typing import Any
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
+from ioscore.results.archive import ArchiveLimits
+
 from .paths import REPO_ROOT, var_dir
+from .ratelimit import parse_limits
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = var_dir()
@@ -96,7 +103,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "rest_framework",
     "drf_spectacular",
-    "drf_spectacular_sidecar",  # ReDoc served from our own static files, no CDN
+    "drf_spectacular_sidecar",  # Redoc served from here: no CDN, allowed by the CSP
     *PROJECT_APPS,
 ]
 
@@ -109,6 +116,8 @@ MIGRATION_MODULES = {
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "ioscore_site.security_headers.SecurityHeadersMiddleware",
+    "ioscore_site.request_guard.RequestGuardMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -117,6 +126,11 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
+
+X_FRAME_OPTIONS = "DENY"
+SESSION_COOKIE_HTTPONLY = True
+CSRF_COOKIE_SAMESITE = "Lax"
+SESSION_COOKIE_SAMESITE = "Lax"
 
 ROOT_URLCONF = "ioscore_site.urls"
 WSGI_APPLICATION = "ioscore_site.wsgi.application"
@@ -259,14 +273,25 @@ STORAGES = {
 WHITENOISE_USE_FINDERS = True
 DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
-# Large uploads spill to disk inside the media dir, never to the system temp dir.
+# Uploads spill to disk inside the media dir, never to the system temp dir, and stop at
+# IOSCORE_UPLOAD_MAX_BYTES while streaming (submissions.upload_limit).
+FILE_UPLOAD_HANDLERS = ["submissions.upload_limit.LimitedUploadHandler"]
+CSRF_FAILURE_VIEW = "submissions.upload_limit.csrf_failure"  # a refused body has no token
 FILE_UPLOAD_TEMP_DIR = str(MEDIA_ROOT / "tmp")
 Path(FILE_UPLOAD_TEMP_DIR).mkdir(parents=True, exist_ok=True)  # Django requires it to exist
 IOSCORE_ARCHIVE_DIR = MEDIA_ROOT / "archives"
 IOSCORE_SANDBOX_DIR = MEDIA_ROOT / "sandbox"
-IOSCORE_ARCHIVE_MAX_FILES = int(os.environ.get("IOSCORE_ARCHIVE_MAX_FILES", "10000"))
-IOSCORE_ARCHIVE_MAX_BYTES = int(os.environ.get("IOSCORE_ARCHIVE_MAX_BYTES", str(2 << 30)))
-IOSCORE_ARCHIVE_MAX_RATIO = float(os.environ.get("IOSCORE_ARCHIVE_MAX_RATIO", "200"))
+# The defaults are the results library's, so the CLI refuses what the service refuses.
+_ARCHIVE_LIMITS = ArchiveLimits()
+IOSCORE_ARCHIVE_MAX_FILES = int(
+    os.environ.get("IOSCORE_ARCHIVE_MAX_FILES", str(_ARCHIVE_LIMITS.max_entries))
+)
+IOSCORE_ARCHIVE_MAX_BYTES = int(
+    os.environ.get("IOSCORE_ARCHIVE_MAX_BYTES", str(_ARCHIVE_LIMITS.max_total_bytes))
+)
+IOSCORE_ARCHIVE_MAX_RATIO = float(
+    os.environ.get("IOSCORE_ARCHIVE_MAX_RATIO", str(_ARCHIVE_LIMITS.max_ratio))
+)
 IOSCORE_UPLOAD_MAX_BYTES = int(os.environ.get("IOSCORE_UPLOAD_MAX_BYTES", str(512 << 20)))
 
 # Where the real IO500 corpus lives (shared/ beside the repository).
@@ -275,6 +300,20 @@ IOSCORE_CORPUS_DIR = Path(
 ).resolve()
 
 # --- auth, API ------------------------------------------------------------------------------
+# Rate limits (ioscore_site.ratelimit): "name=count/seconds,..." overrides the defaults, e.g.
+# IOSCORE_RATE_LIMITS="login-account=5/300,upload-address=100/3600".
+IOSCORE_RATE_LIMITS = parse_limits(os.environ.get("IOSCORE_RATE_LIMITS", ""))
+# Reverse proxies in front of gunicorn whose X-Forwarded-For is trusted (0: none).
+IOSCORE_TRUSTED_PROXIES = int(os.environ.get("IOSCORE_TRUSTED_PROXIES", "0"))
+# The counters live in this cache; a Redis URL lets every web worker share them.
+_CACHE_URL = os.environ.get("IOSCORE_CACHE_URL", "")
+CACHES = {
+    "default": (
+        {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": _CACHE_URL}
+        if _CACHE_URL
+        else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+    )
+}
 LOGIN_URL = "/accounts/login/"
 LOGIN_REDIRECT_URL = "/"
 AUTH_PASSWORD_VALIDATORS = [
@@ -288,8 +327,17 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
     "EXCEPTION_HANDLER": "submissions.api_errors.error_envelope",
+    "DEFAULT_PARSER_CLASSES": [
+        "submissions.storable_json.StorableJSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
+    "DEFAULT_RENDERER_CLASSES": [
+        "ioscore_site.finite_json.FiniteJSONRenderer",
+        "rest_framework.renderers.BrowsableAPIRenderer",
+    ],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
+    "DEFAULT_PAGINATION_CLASS": "ioscore_site.api_paging.BoundedLimitOffsetPagination",
     "PAGE_SIZE": 100,
 }
 SPECTACULAR_SETTINGS = {

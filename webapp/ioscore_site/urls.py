@@ -8,12 +8,15 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView
 
+from accounts.views import LoginView
 from submissions import urls as submission_urls
 
 from .health import healthz
 
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
+    # The admin logs in through the one rate-limited login page.
+    path("admin/login/", LoginView.as_view(), name="admin-login"),
     path("admin/", admin.site.urls),
     path("accounts/", include("accounts.urls")),
     path("api/v1/", include(submission_urls.api_urlpatterns)),

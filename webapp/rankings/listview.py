@@ -68,22 +68,26 @@ ALWAYS_SHOWN = ("rank",)
 PAGE_SIZES = (25, 50, 100, 200)
 DEFAULT_PAGE_SIZE = 50
 LEVEL_LABELS = dict(ReproducibilityLevel.choices)
+MAX_INT32 = 2**31 - 1  # the columns the numeric filters compare with are 32-bit
 
 
 class ViewStateError(ValueError):
     """A query-string value we cannot use; the message names the parameter."""
 
 
-def _int(query: Any, name: str, minimum: int = 0) -> int | None:
+def _int(query: Any, name: str, minimum: int, maximum: int) -> int | None:
     text = (query.get(name) or "").strip()
     if not text:
         return None
-    try:
-        value = int(text)
-    except ValueError:
-        raise ViewStateError(f"parameter {name!r} must be a whole number, got {text!r}") from None
-    if value < minimum:
-        raise ViewStateError(f"parameter {name!r} must be at least {minimum}, got {value}")
+    shown = text if len(text) <= 40 else text[:40] + "..."
+    # Bounded before int(): a long digit string is out of range without converting it.
+    if not text.lstrip("+-").isdigit() or len(text) > 12:
+        raise ViewStateError(
+            f"parameter {name!r} must be a whole number from {minimum} to {maximum}, got {shown!r}"
+        )
+    value = int(text)
+    if not minimum <= value <= maximum:
+        raise ViewStateError(f"parameter {name!r} must be from {minimum} to {maximum}, got {value}")
     return value
 
 
@@ -141,15 +145,15 @@ class ViewState:
             state.errors.append(f"parameter 'level': unknown level {state.level!r}")
             state.level = ""
         state.q = (query.get("q") or "").strip()[:200]
-        for name, attr, minimum in (
-            ("year", "year", 1900),
-            ("nodes_min", "nodes_min", 0),
-            ("nodes_max", "nodes_max", 0),
-            ("page", "page", 1),
-            ("per_page", "per_page", 1),
+        for name, attr, minimum, maximum in (
+            ("year", "year", 1900, 9999),
+            ("nodes_min", "nodes_min", 0, MAX_INT32),
+            ("nodes_max", "nodes_max", 0, MAX_INT32),
+            ("page", "page", 1, MAX_INT32),
+            ("per_page", "per_page", 1, max(PAGE_SIZES)),
         ):
             try:
-                value = _int(query, name, minimum)
+                value = _int(query, name, minimum, maximum)
             except ViewStateError as error:
                 state.errors.append(str(error))
                 continue

@@ -5,10 +5,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from ioscore_site.finite_json import finite
+
 from .listview import LEVEL_LABELS
 from .models import ListEntry, RankedList
 from .phases import PHASE_FIELDS, PHASES
 
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 RECORD_FIELDS: tuple[str, ...] = (
     "submission_id",
     "io500_id",
@@ -73,4 +76,12 @@ def entry_record(entry: ListEntry, ranked_list: RankedList) -> dict[str, Any]:
     }
     for phase, field in zip(PHASES, PHASE_FIELDS, strict=True):
         record[phase] = getattr(e, field)
-    return record
+    return dict(finite(record))
+
+
+def csv_cell(value: Any) -> Any:
+    """Text a spreadsheet would run as a formula (``= + - @``, tab, CR first) starts with an
+    apostrophe instead; numbers are written as they are."""
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value

@@ -29,6 +29,7 @@ from django.http import (
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 
+from ioscore_site.finite_json import finite
 from submissions.models import ListType, PhaseResult, Release, Submission
 
 from . import charts
@@ -45,7 +46,7 @@ from .listview import (
 )
 from .models import Correction, ListEntry, RankedList
 from .phases import PHASE_FIELDS, PHASES, unit
-from .records import RECORD_FIELDS, entry_record
+from .records import RECORD_FIELDS, csv_cell, entry_record
 from .rows import render_rows
 from .visibility import (
     can_see_unpublished,
@@ -257,7 +258,7 @@ def export_csv(request: HttpRequest, release: str, list_type: str) -> HttpRespon
     writer = csv.DictWriter(response, fieldnames=RECORD_FIELDS)
     writer.writeheader()
     for record in records:
-        writer.writerow(record)
+        writer.writerow({key: csv_cell(value) for key, value in record.items()})
     return response
 
 
@@ -413,7 +414,7 @@ def submission_page(request: HttpRequest, pk: int) -> HttpResponse:
             "corrections": Correction.objects.filter(
                 submission=submission, ranked_list__in=visible_lists(request.user)
             ).select_related("ranked_list__release", "ranked_list__list_type"),
-            "chart_data": chart_data,
+            "chart_data": finite(chart_data),
             "has_archive": bool(submission.archive),
             "product_total": _printed_product(submission),
         },
@@ -521,7 +522,7 @@ def compare(request: HttpRequest) -> HttpResponse:
             "baseline": baseline,
             "ratio_rows": ratio_rows,
             "diff_rows": charts.description_diff(subs),
-            "chart_data": chart_data,
+            "chart_data": finite(chart_data),
             "ids_text": ",".join(str(s.pk) for s in subs) or request.GET.get("ids", ""),
             "max_compare": MAX_COMPARE,
         },
@@ -591,7 +592,7 @@ def trends(request: HttpRequest) -> HttpResponse:
             "wanted": wanted,
             "phase": phase,
             "choices": choices,
-            "chart_data": chart_data,
+            "chart_data": finite(chart_data),
             "error": error,
             "api_url": reverse("rankings:api-lists"),
         },

@@ -19,12 +19,13 @@ from rest_framework.views import APIView
 
 from accounts import roles
 from accounts.models import ApiToken, Site
+from ioscore_site import ratelimit
 
 from . import access
 from .api_errors import error
 from .intake import IntakeError, parse_json_field, receive_upload
 from .models import Release, Status, Submission
-from .review import decide
+from .review import OwnSubmissionError, decide
 from .serializers import (
     ReleaseSerializer,
     ReviewSerializer,
@@ -34,6 +35,7 @@ from .serializers import (
     UploadResponseSerializer,
     UploadSerializer,
 )
+from .upload_limit import upload_refusal
 from .workflow import OWNER, TransitionError, transition
 
 
@@ -80,7 +82,18 @@ class SubmissionListCreate(APIView):
             return error(401, "authentication required (Authorization: Token <key>)")
         if not access.can_submit(request.user):
             return error(403, "only submitters may upload")
-        form = UploadSerializer(data=request.data)
+        checks = ratelimit.upload_checks(request)
+        wait = ratelimit.retry_after(checks)
+        if wait is not None:
+            response = error(429, ratelimit.too_many_message("uploads", wait))
+            response["Retry-After"] = str(wait)
+            return response
+        ratelimit.record(checks)
+        data = request.data  # parsed here, so a refused body is known before validation
+        refusal = upload_refusal(request)
+        if refusal:
+            return error(413, refusal, "archive")
+        form = UploadSerializer(data=data)
         form.is_valid(raise_exception=True)
         site = _site_for(request, form.validated_data.get("site"))
         if isinstance(site, Response):
@@ -97,7 +110,7 @@ class SubmissionListCreate(APIView):
                 target_list=form.validated_data["target_list"],
             )
         except IntakeError as exc:
-            return error(400, str(exc), exc.field)
+            return error(exc.status, str(exc), exc.field)
         submission = result.submission
         body = {
             "id": submission.pk,
@@ -165,6 +178,8 @@ class SubmissionReview(APIView):
         form.is_valid(raise_exception=True)
         try:
             decide(submission, request.user, **form.validated_data)
+        except OwnSubmissionError as exc:
+            return error(403, str(exc))
         except TransitionError as exc:
             return error(409, str(exc))
         return Response(status_payload(submission))

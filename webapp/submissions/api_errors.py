@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
+from django.core.exceptions import RequestDataTooBig
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
 
@@ -20,6 +22,9 @@ def _first_message(data: Any) -> str:
 
 
 def error_envelope(exc: Exception, context: dict[str, Any]) -> Response | None:
+    if isinstance(exc, RequestDataTooBig):  # Django's refusal, raised while DRF parses
+        limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+        return error(413, f"request body larger than {limit} bytes")
     response = exception_handler(exc, context)
     if response is None:
         return None

@@ -16,12 +16,14 @@ from pathlib import Path
 from typing import Any
 
 from django.conf import settings
-from django.db import IntegrityError, transaction
+from django.core.exceptions import ValidationError
+from django.core.validators import validate_email
+from django.db import DataError, IntegrityError, transaction
 from django.utils import timezone
 
 from accounts.models import Site
 
-from . import archive_safety, contact, system_description
+from . import access, archive_safety, contact, storable_json, system_description
 from .models import (
     LevelChange,
     Questionnaire,
@@ -32,15 +34,18 @@ from .models import (
     TargetList,
 )
 from .questionnaire import LEVEL_KEY
+from .upload_limit import too_large_message
 from .workflow import OWNER, transition
 
 
 class IntakeError(Exception):
-    """The upload is refused; ``field`` names the form/API field, ``str()`` says why."""
+    """The upload is refused; ``field`` names the form/API field, ``str()`` says why and
+    ``status`` is the HTTP answer (400, or 409 for an archive submitted by someone else)."""
 
-    def __init__(self, field: str, message: str) -> None:
+    def __init__(self, field: str, message: str, status: int = 400) -> None:
         super().__init__(message)
         self.field = field
+        self.status = status
 
 
 @dataclass
@@ -49,16 +54,21 @@ class IntakeResult:
     duplicate: bool
 
 
+MAX_SCHEMA_CHARS = 40
+
+
 def parse_json_field(name: str, text: str | None) -> dict[str, Any] | None:
-    """A JSON object from a form field; errors name the field, line and column."""
+    """A JSON object from a form field that PostgreSQL can store; errors name the field."""
     if text is None or not str(text).strip():
         return None
     try:
-        value = json.loads(text)
+        value = storable_json.loads(text)
     except json.JSONDecodeError as exc:
         raise IntakeError(
             name, f"{name}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
         ) from None
+    except storable_json.UnstorableJSON as exc:
+        raise IntakeError(name, f"{name}: {exc}") from None
     if not isinstance(value, dict):
         raise IntakeError(name, f"{name}: must be a JSON object, got {type(value).__name__}")
     return value
@@ -89,12 +99,30 @@ def _spool(upload: Any) -> tuple[Path, str, int]:
             if size > settings.IOSCORE_UPLOAD_MAX_BYTES:
                 out.close()
                 path.unlink()
-                raise IntakeError(
-                    "archive", f"archive larger than {settings.IOSCORE_UPLOAD_MAX_BYTES} bytes"
-                )
+                raise IntakeError("archive", too_large_message())
             digest.update(chunk)
             out.write(chunk)
     return path, digest.hexdigest(), size
+
+
+def _earlier_upload(sha256: str, user: Any) -> Submission | None:
+    """The submission these bytes were uploaded as before, if this user may see it.
+
+    Identical bytes from someone who may not see the earlier submission are refused without
+    saying anything about it (the archive's hash is unique, so they cannot be a new one)."""
+    existing = Submission.objects.filter(archive_sha256=sha256).first()
+    if existing is None:
+        return None
+    if not access.can_view(user, existing):
+        raise IntakeError("archive", DUPLICATE_ELSEWHERE, status=409)
+    return existing
+
+
+UNSTORABLE = "system: a value does not fit its database field (too long or out of range)"
+DUPLICATE_ELSEWHERE = (
+    "this exact archive was already submitted by another account; an archive can be "
+    "submitted once, so add a note file to it if this is really a new submission"
+)
 
 
 def receive_upload(
@@ -110,9 +138,10 @@ def receive_upload(
         raise IntakeError("archive", "archive: a results archive file is required")
     if target_list not in TargetList.values:
         raise IntakeError("target_list", f"target_list must be one of {TargetList.values}")
+    check_metadata(system)
     spooled, sha256, size = _spool(upload)
     try:
-        existing = Submission.objects.filter(archive_sha256=sha256).first()
+        existing = _earlier_upload(sha256, user)
         if existing is not None:
             return IntakeResult(existing, duplicate=True)
         try:
@@ -128,15 +157,28 @@ def receive_upload(
             submission = _create(
                 upload, final, sha256, size, user, site, release, system, questionnaire, target_list
             )
+        except DataError:
+            _forget(final, sha256)
+            raise IntakeError("system", UNSTORABLE) from None
         except IntegrityError:
             # A concurrent upload of the same bytes won the race.
-            existing = Submission.objects.filter(archive_sha256=sha256).first()
+            existing = _earlier_upload(sha256, user)
             if existing is None:
+                _forget(final, sha256)
                 raise
             return IntakeResult(existing, duplicate=True)
+        except BaseException:
+            _forget(final, sha256)
+            raise
         return IntakeResult(submission, duplicate=False)
     finally:
         spooled.unlink(missing_ok=True)
+
+
+def _forget(final: Path, sha256: str) -> None:
+    """Remove a stored archive no row refers to (the row's transaction rolled back)."""
+    if not Submission.objects.filter(archive_sha256=sha256).exists():
+        final.unlink(missing_ok=True)
 
 
 @transaction.atomic
@@ -158,7 +200,7 @@ def _create(
         site=site,
         status=Status.DRAFT,
         archive=str(final.relative_to(settings.MEDIA_ROOT)),
-        archive_name=os.path.basename(getattr(upload, "name", "") or "")[:255],
+        archive_name=_printable(os.path.basename(getattr(upload, "name", "") or ""))[:255],
         archive_sha256=sha256,
         archive_size=size,
         target_list=target_list,
@@ -170,6 +212,11 @@ def _create(
     return submission
 
 
+def _printable(name: str) -> str:
+    """The client's file name without control characters (NUL, escapes, CR/LF)."""
+    return "".join(c for c in name if c.isprintable())
+
+
 def save_metadata(
     submission: Submission,
     system: dict[str, Any] | None,
@@ -177,6 +224,7 @@ def save_metadata(
     actor: Any,
 ) -> None:
     """Store the system tree (flattened when it validates) and the questionnaire."""
+    check_metadata(system)
     if system is not None:
         valid = not system_description.validate(system)
         flat = system_description.flatten(system) if valid else {}
@@ -208,6 +256,31 @@ def save_metadata(
             record.claimed_level = claimed[:20]
         record.answers = answers
         record.save()
+
+
+def check_metadata(system: dict[str, Any] | None) -> None:
+    """Refuse system fields that are stored in columns of their own and cannot hold them."""
+    if system is None:
+        return
+    schema = system.get("schema", "")
+    if not isinstance(schema, str) or len(schema) > MAX_SCHEMA_CHARS:
+        raise IntakeError(
+            "system", f"system: 'schema' must be a string of at most {MAX_SCHEMA_CHARS} characters"
+        )
+    submitter = system.get("submitter")
+    if not isinstance(submitter, dict):
+        return
+    for key in ("name", "email"):
+        if not isinstance(submitter.get(key, ""), str):
+            raise IntakeError("system", f"system: submitter.{key} must be a string")
+    email = submitter.get("email", "")
+    try:
+        if email:
+            validate_email(email)  # also refuses CR/LF, which would break the mail headers
+    except ValidationError:
+        raise IntakeError(
+            "system", "system: submitter.email is not a valid e-mail address"
+        ) from None
 
 
 def _split_contact(system: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:

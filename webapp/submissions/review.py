@@ -16,6 +16,10 @@ ACTIONS = {
 }
 
 
+class OwnSubmissionError(TransitionError):
+    """The reviewer owns the submission (403, not a state conflict)."""
+
+
 @transaction.atomic
 def decide(
     submission: Submission,
@@ -29,6 +33,9 @@ def decide(
     """Apply a committee decision; the level change and the transition are both logged."""
     if action not in ACTIONS:
         raise TransitionError(f"action must be one of {', '.join(ACTIONS)}, got {action!r}")
+    if submission.owner_id is not None and submission.owner_id == getattr(reviewer, "pk", None):
+        # Conflict of interest: another committee member decides on a reviewer's own run.
+        raise OwnSubmissionError("a reviewer may not decide on their own submission")
     if assigned_level and assigned_level not in ReproducibilityLevel.values:
         raise TransitionError(
             f"assigned_level must be one of {', '.join(ReproducibilityLevel.values)}"

@@ -10,17 +10,27 @@ from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
+from django.db import DataError
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render, resolve_url
 from django.views.decorators.http import require_POST
 
+from ioscore_site import ratelimit
 from validation.models import ValidationIssue
 
 from . import access, contact
 from .forms import MetadataForm, ReviewForm, UploadForm
-from .intake import IntakeError, enqueue_validation, parse_json_field, receive_upload, save_metadata
+from .intake import (
+    UNSTORABLE,
+    IntakeError,
+    enqueue_validation,
+    parse_json_field,
+    receive_upload,
+    save_metadata,
+)
 from .models import Status, Submission
 from .review import decide
+from .upload_limit import upload_refusal
 from .workflow import OWNER, TransitionError, transition
 
 IN_PROGRESS = {Status.SUBMITTED, Status.VALIDATING}
@@ -39,7 +49,22 @@ def _viewable(request: HttpRequest, pk: int) -> Submission:
 def upload(request: HttpRequest) -> HttpResponse:
     if not access.can_submit(request.user):
         raise PermissionDenied("only submitters may upload")
+    if request.method == "POST":
+        checks = ratelimit.upload_checks(request)
+        wait = ratelimit.retry_after(checks)
+        if wait is not None:
+            form = UploadForm(user=request.user)
+            context = {"form": form, "refusal": ratelimit.too_many_message("uploads", wait)}
+            response = render(request, "submissions/upload.html", context, status=429)
+            response["Retry-After"] = str(wait)
+            return response
+        ratelimit.record(checks)
     form = UploadForm(request.POST or None, request.FILES or None, user=request.user)
+    refusal = upload_refusal(request) if request.method == "POST" else None
+    if refusal:
+        form.is_valid()
+        form.errors["archive"] = form.error_class([refusal])  # the body was not read
+        return render(request, "submissions/upload.html", {"form": form}, status=413)
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         try:
@@ -53,6 +78,7 @@ def upload(request: HttpRequest) -> HttpResponse:
             )
         except IntakeError as exc:
             form.add_error(exc.field if exc.field in form.fields else None, str(exc))
+            return render(request, "submissions/upload.html", {"form": form}, status=exc.status)
         else:
             if result.duplicate:
                 messages.info(
@@ -158,6 +184,10 @@ def edit(request: HttpRequest, pk: int) -> HttpResponse:
                 )
             except TransitionError as exc:
                 form.add_error(None, str(exc))
+            except IntakeError as exc:
+                form.add_error(exc.field, str(exc))
+            except DataError:
+                form.add_error("system", UNSTORABLE)
             else:
                 return redirect("submission-page", pk=submission.pk)
     return render(request, "submissions/edit.html", {"form": form, "submission": submission})

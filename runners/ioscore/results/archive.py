@@ -1,32 +1,82 @@
-"""Safe extraction of result archives (.tar.gz/.tgz/.tar/.zip) into a temporary directory.
+"""Safe inspection and extraction of result archives (.tar.gz/.tgz/.tar/.zip).
 
-Leaderboard spec §9.1: only regular files and directories, no absolute paths, no `..`, no
-links or devices, bounded size and file count; `._*` and `__MACOSX` are ignored. Nothing is
-written outside the temporary directory we create, and only that directory is removed.
+The one owner of the archive-safety rules (leaderboard spec §9.1), shared by the CLI
+(``ioscore validate``, ``ioscore upload``) and the service (upload request and validation
+worker), so whatever the CLI accepts the service accepts too. Only regular files and
+directories; no absolute paths, ``..``, links, devices, nested archives or non-UTF-8 names;
+bounded entries (files *and* directories), depth, bytes and expansion ratio, all counted while
+streaming, so a lying header or a decompression bomb is stopped after bounded work. ``._*``
+and ``__MACOSX`` are ignored. Extraction only creates regular files and directories below the
+destination, opened with O_EXCL|O_NOFOLLOW.
 """
 
 from __future__ import annotations
 
+import gzip
+import os
 import shutil
 import stat
 import tarfile
 import tempfile
 import zipfile
+import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from typing import IO
 
 from ioscore.results.errors import ResultFormatError
 
 ARCHIVE_SUFFIXES = (".tar.gz", ".tgz", ".tar", ".zip")
+NESTED_SUFFIXES = (
+    ".tar",
+    ".tgz",
+    ".tar.gz",
+    ".gz",
+    ".zip",
+    ".bz2",
+    ".tbz2",
+    ".xz",
+    ".txz",
+    ".7z",
+    ".rar",
+    ".zst",
+)
+# Magic numbers of archive/compressed formats (checked on the first bytes of each member).
+NESTED_MAGIC = (
+    b"\x1f\x8b",
+    b"PK\x03\x04",
+    b"BZh",
+    b"\xfd7zXZ",
+    b"7z\xbc\xaf",
+    b"Rar!",
+    b"\x28\xb5\x2f\xfd",
+)
+_CHUNK = 1 << 16
+# Small archives compress text very well; the ratio is judged only past this many bytes.
+_RATIO_FLOOR = 1 << 20
 
 
 @dataclass(frozen=True)
 class ArchiveLimits:
-    max_files: int = 20_000
-    max_total_bytes: int = 2 * 1024**3
-    max_file_bytes: int = 1024**3
+    max_entries: int = 10_000  # files and directories
+    max_total_bytes: int = 2 << 30  # uncompressed
+    max_file_bytes: int = 1 << 30
+    max_ratio: float = 200.0  # uncompressed / compressed
+    max_depth: int = 64  # path components of one member
+    max_name_chars: int = 1024  # characters of one member path
+
+
+class UnsafeArchive(ResultFormatError):
+    """The archive is refused; ``reason`` is the message for the submitter."""
+
+
+@dataclass(frozen=True)
+class Member:
+    name: PurePosixPath
+    is_dir: bool
+    size: int
 
 
 def is_macos_metadata(name: str) -> bool:
@@ -39,113 +89,267 @@ def is_archive(path: Path) -> bool:
     return path.is_file() and path.name.lower().endswith(ARCHIVE_SUFFIXES)
 
 
-def _safe_member_path(name: str, archive: Path) -> PurePosixPath | None:
-    """The relative path to extract to, None to skip (macOS metadata), error if unsafe."""
-    clean = name.replace("\\", "/")
-    path = PurePosixPath(clean)
-    if clean.startswith("/") or (len(clean) > 1 and clean[1] == ":"):
-        raise ResultFormatError(archive, f"absolute path in archive: {name!r}")
-    if ".." in path.parts:
-        raise ResultFormatError(archive, f"'..' in archive path: {name!r}")
-    if is_macos_metadata(clean):
-        return None
-    parts = [p for p in path.parts if p not in ("", ".")]
-    return PurePosixPath(*parts) if parts else None
+def shown(name: str) -> str:
+    """A member name safe to print and store: lone surrogates (undecodable bytes) escaped."""
+    return name.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
-class _Budget:
-    def __init__(self, limits: ArchiveLimits, archive: Path) -> None:
-        self.limits, self.archive, self.files, self.bytes = limits, archive, 0, 0
+def archive_kind(path: Path) -> str:
+    """ "tar.gz", "tar" or "zip" by content (the file name is not trusted)."""
+    with Path(path).open("rb") as handle:
+        head = handle.read(512)
+    if head[:2] == b"\x1f\x8b":
+        return "tar.gz"
+    if head[:4] in (b"PK\x03\x04", b"PK\x05\x06"):
+        return "zip"
+    if head[257:262] == b"ustar":
+        return "tar"
+    raise UnsafeArchive(path, "not a .tar.gz/.tgz/.tar or .zip archive (unrecognised content)")
 
-    def add(self, name: str, size: int) -> None:
-        self.files += 1
-        self.bytes += size
-        if self.files > self.limits.max_files:
-            raise ResultFormatError(self.archive, f"more than {self.limits.max_files} files")
-        if size > self.limits.max_file_bytes:
-            raise ResultFormatError(self.archive, f"member {name!r} is too large ({size} bytes)")
-        if self.bytes > self.limits.max_total_bytes:
-            raise ResultFormatError(
-                self.archive, f"unpacked size exceeds {self.limits.max_total_bytes} bytes"
+
+class _Checker:
+    """Names, entry count, depth and bytes of one archive, counted as members stream by."""
+
+    def __init__(self, path: Path, limits: ArchiveLimits) -> None:
+        self.path, self.limits = path, limits
+        self.compressed = max(path.stat().st_size, 1)
+        self.entries = 0
+        self.bytes = 0
+
+    def refuse(self, message: str) -> UnsafeArchive:
+        return UnsafeArchive(self.path, message)
+
+    def name(self, raw: str) -> PurePosixPath:
+        text = shown(raw)
+        if text != raw:
+            raise self.refuse(f"{text}: member names must be UTF-8")
+        if not raw or "\x00" in raw:
+            raise self.refuse(f"{text!r}: empty or NUL in member name")
+        if len(raw) > self.limits.max_name_chars:
+            raise self.refuse(
+                f"{text[:80]}...: member path longer than {self.limits.max_name_chars}"
             )
+        if raw.startswith(("/", "\\")) or (len(raw) > 1 and raw[1] == ":"):
+            raise self.refuse(f"{text}: absolute path not allowed")
+        parts = PurePosixPath(raw.replace("\\", "/")).parts
+        if ".." in parts:
+            raise self.refuse(f"{text}: path traversal ('..') not allowed")
+        clean = [p for p in parts if p not in (".", "")]
+        if not clean:
+            raise self.refuse(f"{text!r}: empty member name")
+        if len(clean) > self.limits.max_depth:
+            raise self.refuse(f"{text[:80]}...: nested deeper than {self.limits.max_depth} levels")
+        return PurePosixPath(*clean)
+
+    def entry(self, name: PurePosixPath, is_dir: bool, size: int) -> Member:
+        self.entries += 1
+        if self.entries > self.limits.max_entries:
+            raise self.refuse(
+                f"too many entries (more than {self.limits.max_entries} files and directories)"
+            )
+        if not is_dir:
+            if name.name.lower().endswith(NESTED_SUFFIXES):
+                raise self.refuse(f"{name}: nested archives are not allowed; unpack it first")
+            if size > self.limits.max_file_bytes:
+                raise self.refuse(f"{name}: member larger than {self.limits.max_file_bytes} bytes")
+            self.grow(size, str(name))
+        return Member(name, is_dir, size)
+
+    def grow(self, count: int, name: str) -> None:
+        self.bytes += count
+        check_expansion(self.path, self.bytes, self.compressed, self.limits, name)
 
 
-def _copy_bounded(source: object, target: Path, declared: int, name: str, archive: Path) -> None:
-    # Never trust the declared size alone: stop when the stream runs past it.
+def check_expansion(
+    path: Path, total: int, compressed: int, limits: ArchiveLimits, name: str = ""
+) -> None:
+    where = f"{name}: " if name else ""
+    if total > limits.max_total_bytes:
+        raise UnsafeArchive(
+            path, f"{where}archive expands to more than {limits.max_total_bytes} bytes"
+        )
+    if total > _RATIO_FLOOR and total / compressed > limits.max_ratio:
+        raise UnsafeArchive(
+            path,
+            f"{where}compression ratio above {limits.max_ratio:g} (possible decompression bomb)",
+        )
+
+
+def _tar_members(
+    archive: tarfile.TarFile, check: _Checker
+) -> Iterator[tuple[Member, tarfile.TarInfo]]:
+    for info in archive:  # streaming: the checker stops a bomb before it is read whole
+        if is_macos_metadata(info.name):
+            continue
+        name = check.name(info.name)
+        text = shown(info.name)
+        if info.issym() or info.islnk():
+            raise check.refuse(f"{text}: links are not allowed (symlink or hardlink)")
+        if info.ischr() or info.isblk() or info.isfifo() or info.isdev():
+            raise check.refuse(f"{text}: device or FIFO files are not allowed")
+        if not (info.isdir() or info.isfile()):
+            raise check.refuse(f"{text}: only regular files and directories are allowed")
+        yield check.entry(name, info.isdir(), info.size), info
+
+
+def _zip_members(
+    archive: zipfile.ZipFile, check: _Checker
+) -> Iterator[tuple[Member, zipfile.ZipInfo]]:
+    for info in archive.infolist():
+        if is_macos_metadata(info.filename):
+            continue
+        name = check.name(info.filename)
+        mode = info.external_attr >> 16
+        if stat.S_ISLNK(mode):
+            raise check.refuse(f"{info.filename}: links are not allowed (symlink)")
+        # Zip writers without Unix attributes leave the type bits 0: a plain file.
+        if stat.S_IFMT(mode) and not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+            raise check.refuse(f"{info.filename}: device or FIFO files are not allowed")
+        if info.flag_bits & 0x1:
+            raise check.refuse(f"{info.filename}: encrypted archive members are not allowed")
+        if not info.is_dir() and info.compress_type not in (
+            zipfile.ZIP_STORED,
+            zipfile.ZIP_DEFLATED,
+        ):
+            raise check.refuse(
+                f"{info.filename}: unsupported zip compression method {info.compress_type} "
+                "(use stored or deflate)"
+            )
+        yield check.entry(name, info.is_dir(), info.file_size), info
+
+
+def _decompressed(path: Path, kind: str) -> IO[bytes]:
+    if kind == "tar.gz":
+        return gzip.GzipFile(path, "rb")  # type: ignore[return-value]
+    return path.open("rb")
+
+
+def _check_tar_stream(path: Path, kind: str, end: int, limits: ArchiveLimits) -> None:
+    """The whole (decompressed) stream once more: intact to its end, within the byte and
+    ratio limits, and nothing but zero padding after the last member tarfile read.
+
+    tarfile silently stops at a header cut short or damaged after the first member, and
+    gzip's own end is only checked when read to it, so both are verified here.
+    """
+    compressed = max(path.stat().st_size, 1)
+    total = 0
+    try:
+        with _decompressed(path, kind) as stream:
+            while chunk := stream.read(_CHUNK):
+                start = max(end - total, 0)
+                total += len(chunk)
+                check_expansion(path, total, compressed, limits)
+                if start < len(chunk) and chunk.count(0, start) != len(chunk) - start:
+                    raise UnsafeArchive(
+                        path, "archive is corrupt or truncated (damaged header after the last file)"
+                    )
+    except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
+        raise UnsafeArchive(path, f"archive is corrupt or truncated ({exc})") from None
+    if total < end:
+        raise UnsafeArchive(path, "archive is corrupt or truncated (ends inside a file)")
+
+
+def inspect(path: Path, limits: ArchiveLimits | None = None) -> list[Member]:
+    """Check every member without writing anything; returns the accepted members."""
+    return extract(path, None, limits)
+
+
+def extract(
+    path: Path, destination: Path | None, limits: ArchiveLimits | None = None
+) -> list[Member]:
+    """Validate and (when ``destination`` is given) extract into that new directory."""
+    path = Path(path)
+    limits = limits or ArchiveLimits()
+    check = _Checker(path, limits)
+    kind = archive_kind(path)
+    members: list[Member] = []
+    if destination is not None:
+        destination.mkdir(mode=0o700, parents=False, exist_ok=False)
+    try:
+        if kind == "zip":
+            with zipfile.ZipFile(path) as zf:
+                for member, zinfo in _zip_members(zf, check):
+                    members.append(member)
+                    with zf.open(zinfo) as handle:
+                        _store(handle, destination, member, check)
+        else:
+            with tarfile.open(path, mode="r|gz" if kind == "tar.gz" else "r|") as tar:
+                for member, tinfo in _tar_members(tar, check):
+                    members.append(member)
+                    stream = None if member.is_dir else tar.extractfile(tinfo)
+                    _store(stream, destination, member, check)
+                end = tar.offset
+            _check_tar_stream(path, kind, end, limits)
+    except UnsafeArchive:
+        raise
+    except FileExistsError as exc:
+        raise check.refuse(f"{shown(str(exc.filename))}: listed twice in the archive") from None
+    except NotImplementedError as exc:
+        raise check.refuse(f"unsupported archive feature: {exc}") from None
+    except (tarfile.TarError, zipfile.BadZipFile, EOFError, zlib.error, OSError) as exc:
+        raise check.refuse(f"archive is corrupt or truncated: {shown(str(exc))}") from None
+    if not any(not m.is_dir for m in members):
+        raise check.refuse("archive contains no files")
+    return members
+
+
+def _safe_dir(root: Path, relative: PurePosixPath) -> Path:
+    current = root
+    for part in relative.parts:
+        current = current / part
+        try:
+            current.mkdir(mode=0o700)
+        except FileExistsError:
+            if current.is_symlink() or not current.is_dir():
+                raise UnsafeArchive(
+                    root, f"{relative}: conflicts with a file of the same name"
+                ) from None
+    return current
+
+
+def _store(
+    stream: IO[bytes] | None, destination: Path | None, member: Member, check: _Checker
+) -> None:
+    """Read one member (written below ``destination`` when given), counting real bytes:
+    headers may lie, so output past the declared size counts against the limits too."""
+    if member.is_dir:
+        if destination is not None:
+            _safe_dir(destination, member.name)
+        return
+    if stream is None:
+        raise check.refuse(f"{member.name}: unreadable member")
+    handle = None
+    if destination is not None:
+        parent = destination
+        if member.name.parent.parts:
+            parent = _safe_dir(destination, member.name.parent)
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+        handle = os.fdopen(os.open(parent / member.name.name, flags, 0o600), "wb")
     written = 0
-    with target.open("wb") as out:
-        while True:
-            chunk = source.read(1 << 20)  # type: ignore[attr-defined]
-            if not chunk:
-                break
-            written += len(chunk)
-            if written > declared:
-                raise ResultFormatError(archive, f"member {name!r} is larger than declared")
-            out.write(chunk)
-
-
-def _extract_tar(archive: Path, dest: Path, limits: ArchiveLimits) -> None:
-    budget = _Budget(limits, archive)
     try:
-        with tarfile.open(archive, "r:*") as tar:
-            for member in tar:
-                rel = _safe_member_path(member.name, archive)
-                if rel is None:
-                    continue
-                if member.isdir():
-                    (dest / rel).mkdir(parents=True, exist_ok=True)
-                    continue
-                if not member.isreg():
-                    raise ResultFormatError(
-                        archive, f"not a regular file in archive: {member.name!r}"
+        with stream:
+            while chunk := stream.read(_CHUNK):
+                if written == 0 and chunk.startswith(NESTED_MAGIC):
+                    raise check.refuse(
+                        f"{member.name}: nested archives are not allowed; unpack it first"
                     )
-                budget.add(member.name, member.size)
-                target = dest / rel
-                target.parent.mkdir(parents=True, exist_ok=True)
-                handle = tar.extractfile(member)
-                if handle is None:
-                    raise ResultFormatError(archive, f"cannot read member {member.name!r}")
-                with handle:
-                    _copy_bounded(handle, target, member.size, member.name, archive)
-    except (tarfile.TarError, EOFError, OSError) as exc:
-        raise ResultFormatError(archive, f"broken or truncated archive: {exc}") from None
-
-
-def _extract_zip(archive: Path, dest: Path, limits: ArchiveLimits) -> None:
-    budget = _Budget(limits, archive)
-    try:
-        with zipfile.ZipFile(archive) as zf:
-            for info in zf.infolist():
-                rel = _safe_member_path(info.filename, archive)
-                if rel is None:
-                    continue
-                mode = info.external_attr >> 16
-                if info.is_dir():
-                    (dest / rel).mkdir(parents=True, exist_ok=True)
-                    continue
-                # Zip writers without Unix attributes leave the type bits 0: a plain file.
-                if stat.S_IFMT(mode) and not stat.S_ISREG(mode):
-                    raise ResultFormatError(
-                        archive, f"not a regular file in archive: {info.filename!r}"
-                    )
-                budget.add(info.filename, info.file_size)
-                target = dest / rel
-                target.parent.mkdir(parents=True, exist_ok=True)
-                with zf.open(info) as handle:
-                    _copy_bounded(handle, target, info.file_size, info.filename, archive)
-    except (zipfile.BadZipFile, EOFError, OSError, RuntimeError) as exc:
-        raise ResultFormatError(archive, f"broken or truncated archive: {exc}") from None
+                written += len(chunk)
+                if written > member.size:
+                    check.grow(len(chunk), str(member.name))
+                if handle is not None:
+                    handle.write(chunk)
+    finally:
+        if handle is not None:
+            handle.close()
+    if written < member.size:
+        raise check.refuse(
+            f"{member.name}: archive is corrupt or truncated ({written} of {member.size} bytes)"
+        )
 
 
 def extract_archive(archive: Path, dest: Path, limits: ArchiveLimits | None = None) -> None:
-    limits = limits or ArchiveLimits()
-    name = archive.name.lower()
-    if name.endswith(".zip"):
-        _extract_zip(archive, dest, limits)
-    elif name.endswith((".tar.gz", ".tgz", ".tar")):
-        _extract_tar(archive, dest, limits)
-    else:
-        raise ResultFormatError(archive, f"unknown archive type (expected {ARCHIVE_SUFFIXES})")
+    """Extract into ``dest`` (created here; it must not exist yet)."""
+    extract(archive, dest, limits)
 
 
 @contextmanager
@@ -163,7 +367,7 @@ def unpacked(path: Path, limits: ArchiveLimits | None = None) -> Iterator[Path]:
         )
     temp = Path(tempfile.mkdtemp(prefix="ioscore-unpack-"))
     try:
-        extract_archive(path, temp, limits)
-        yield temp
+        extract(path, temp / "archive", limits)
+        yield temp / "archive"
     finally:
         shutil.rmtree(temp, ignore_errors=True)

@@ -23,6 +23,17 @@ def cell(entry: Any, key: str) -> Any:
 
 
 @register.filter
+def web_url(value: Any) -> str:
+    """The URL if it is an absolute http(s) one, else "": only those become links (a
+    ``javascript:`` or ``data:`` URL in a description would run in the site's origin)."""
+    text = str(value or "").strip()
+    scheme, _, rest = text.partition(":")
+    if scheme.lower() in ("http", "https") and rest.startswith("//") and len(rest) > 2:
+        return text
+    return ""
+
+
+@register.filter
 def num(value: Any, digits: int = 2) -> str:
     """Fixed decimals with thousands separators; a dash for missing values."""
     if value is None or value == "":
