@@ -1,0 +1,65 @@
+/*
+ * `ioscore-suite ior ARGS...`: IOR's own command line (the one storage acceptance plans are
+ * written in), run by the standard run's engine: the same backends, op loop, instrumentation,
+ * per-phase gathering and result.json (mode "ior"). Options follow IOR's meanings and
+ * defaults; an IOR option this build does not implement is refused before any I/O with its
+ * meaning. Parsing is in src/acceptance/ior_options.c, the run in src/acceptance/ior_run.c.
+ */
+#ifndef IOSCORE_ACCEPTANCE_H
+#define IOSCORE_ACCEPTANCE_H
+
+#include <stdint.h>
+
+#include "ioscore/pattern.h"
+#include "ioscore/run.h"
+#include "ioscore/util.h"
+
+#define IOS_IOR_MAX_REPS 20 /* three phases each: within IOS_MAX_PHASES */
+
+struct ios_ior_params {
+    char api[16]; /* -a: POSIX or MPIIO */
+    int odirect;  /* -B, --posix.odirect */
+    uint64_t block, xfer, segments;
+    int fpp;         /* -F */
+    int reorder;     /* -C: read the data of rank (r + Q * tasks per node) mod N */
+    int task_offset; /* -Q */
+    int fsync;       /* -e: fsync inside the write timing */
+    int barriers;    /* -g: barriers after open and after the I/O loop */
+    int keep;        /* -k */
+    int write, read; /* -w, -r (neither, nor -W/-R: both, as IOR) */
+    int check_write; /* -W: read back what was written and verify it */
+    int check_read;  /* -R: verify every transfer of the read */
+    int random;      /* -z: each rank's transfers in a random order, every one exactly once */
+    int deadline;    /* -D seconds, 0 = none */
+    int wearout;     /* -O stoneWallingWearOut=1 */
+    int collective;  /* -c */
+    int show_hints;  /* -H */
+    int reps;        /* -i */
+    int inter_delay; /* -d seconds between repetitions */
+    int existing;    /* -E: do not remove the file before writing */
+    int seed_given;  /* -G */
+    int32_t seed;    /* -G value (IOR's timeStampSignature) */
+    enum ios_packet packet; /* -l, --dataPacketType */
+    char packet_name[16];
+    int verbose;             /* -v, repeatable */
+    int single_xfer;         /* -x: accepted; a short transfer is always an error here */
+    int lustre_stripe_count; /* -O lustreStripeCount: accepted, not applied (warned) */
+    int simulate_ppn;        /* --simulate-ppn K (test only, as in the standard run) */
+    char test_file[IOS_PATH_MAX];
+    char resultdir[IOS_PATH_MAX]; /* --resultdir DIR; "" = ./ioscore-ior-<timestamp> */
+    char command[2048];           /* the command line as given, for the reports */
+};
+
+/*
+ * Parses IOR's options (argv[0] is "ior"). Returns 0; 1 after printing help; 2 after printing
+ * the error (rank 0 only prints). Touches nothing on disk.
+ */
+int ios_ior_parse(struct ios_ior_params *p, int argc, char **argv, int rank);
+
+/* Runs the parsed test on every rank (run->hosts and placement set). Returns the exit status. */
+int ios_ior_run(struct ios_run *run, const struct ios_ior_params *p);
+
+/* Position `i` of a bijection of [0, n) keyed by `key` (-z order, no table). */
+uint64_t ios_ior_permute(uint64_t i, uint64_t n, uint64_t key);
+
+#endif
