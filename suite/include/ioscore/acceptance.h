@@ -14,7 +14,7 @@
 #include "ioscore/run.h"
 #include "ioscore/util.h"
 
-#define IOS_IOR_MAX_REPS 20 /* three phases each: within IOS_MAX_PHASES */
+#define IOS_IOR_MAX_REPS 16 /* four phases each: within IOS_MAX_PHASES */
 
 struct ios_ior_params {
     char api[16]; /* -a: POSIX or MPIIO */

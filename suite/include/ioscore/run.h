@@ -18,7 +18,7 @@
 #include "ioscore/score.h"
 #include "ioscore/util.h"
 
-#define IOS_MAX_PHASES 64 /* the ior subcommand: up to 3 phases x 20 repetitions */
+#define IOS_MAX_PHASES 64 /* the ior subcommand: up to 4 phases x 16 repetitions */
 #define IOS_MAX_REASONS 8
 #define IOS_MAX_KEYS 8
 #define IOS_HOST_MAX 64

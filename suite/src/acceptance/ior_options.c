@@ -14,6 +14,9 @@
 
 #define FLAGS "FCegkwrWRzcHEBvx"
 #define WITH_VALUE "abtsDOQidolG"
+#define STR(x) #x
+#define XSTR(x) STR(x)
+#define MAX_REPS_TEXT XSTR(IOS_IOR_MAX_REPS)
 
 /* IOR options this build does not implement, with IOR's meaning for the error message. */
 static const struct {
@@ -65,7 +68,7 @@ static void usage(FILE *out)
             "  -g  barriers between open, I/O and close\n"
             "  -k  keep the files                 -E  do not remove the file before writing\n"
             "  -w -r  write / read (both if neither, nor -W/-R, is given)\n"
-            "  -W  read back and verify after the write   -R  verify the data read\n"
+            "  -W  read back and verify after the write   -R  re-read and verify after the read\n"
             "  -z  random order, every transfer once      -D N  stonewall after N seconds\n"
             "  -O stoneWallingWearOut=1  after the stonewall, every rank does the busiest's count\n"
             "  -c  collective MPI-IO              -H  show the MPI-IO hints\n"
@@ -174,8 +177,7 @@ static int set_value(struct ios_ior_params *p, char letter, const char *v, int r
         return 0;
     case 'i':
         if (parse_count(v, 1, IOS_IOR_MAX_REPS, &n) != 0)
-            return fail(rank, "-i %s: expected repetitions in 1..%s", v,
-                        IOS_IOR_MAX_REPS == 20 ? "20" : "?");
+            return fail(rank, "-i %s: expected repetitions in 1..%s", v, MAX_REPS_TEXT);
         p->reps = (int)n;
         return 0;
     case 'G':
@@ -341,6 +343,11 @@ static int check_params(struct ios_ior_params *p, int rank)
                     "", "");
     if (p->segments > UINT64_MAX / p->block)
         return fail(rank, "-b times -s overflows%s%s", "", "");
+    if (p->deadline > 0 && (p->check_write || p->check_read))
+        return fail(rank,
+                    "-D (stonewalling) cannot be combined with -W or -R: a check needs the "
+                    "whole data set (IOR refuses it too)%s%s",
+                    "", "");
     if (p->wearout && p->deadline == 0 && rank == 0)
         fprintf(stderr, "ioscore-suite ior: WARNING: -O stoneWallingWearOut=1 without -D has no "
                         "effect\n");

@@ -254,7 +254,7 @@ static int check_before_io(struct ios_run *run, const struct ios_ior_params *p,
     if (agree(bad))
         return 2;
     /* a launch that reads without writing: the files must hold what the read will touch */
-    if (!p->write && (p->read || p->check_read)) {
+    if (!p->write && (p->read || p->check_read || p->check_write)) {
         char path[IOS_PATH_MAX];
         int target = (run->rank + read_shift(run, p)) % run->size;
         file_of(p, target, path, sizeof path);
@@ -524,7 +524,7 @@ static int make_resultdir(struct ios_run *run)
 
 int ios_ior_run(struct ios_run *run, const struct ios_ior_params *p)
 {
-    static struct ior_phase phases[3 * IOS_IOR_MAX_REPS];
+    static struct ior_phase phases[4 * IOS_IOR_MAX_REPS];
     struct ios_backend be;
     char err[IOS_MSG_MAX], api[64];
     snprintf(api, sizeof api, "%s%s", p->api, p->odirect ? " --posix.odirect" : "");
@@ -562,7 +562,8 @@ int ios_ior_run(struct ios_run *run, const struct ios_ior_params *p)
     run->t_run_start = ios_wtime();
     int32_t seed = agreed_seed(run, p);
 
-    struct ior_series series[3] = {{.access = "write"}, {.access = "read"}, {.access = "check"}};
+    struct ior_series series[4] = {
+        {.access = "write"}, {.access = "read"}, {.access = "readback"}, {.access = "reread"}};
     if (run->rank == 0) {
         print_header(run, p, &be, seed);
         if (p->show_hints) {
@@ -582,25 +583,30 @@ int ios_ior_run(struct ios_run *run, const struct ios_ior_params *p)
     double verify_errors = 0;
     int n_phases = 0;
     for (int iter = 0; iter < p->reps && !run->aborted; iter++) {
-        if (iter > 0 && p->inter_delay > 0) {
-            if (run->rank == 0 && p->verbose > 0)
-                printf("delaying %d seconds . . .\n", p->inter_delay);
-            sleep((unsigned)p->inter_delay);
-        }
+        /* IOR's order; the checks are untimed in IOR's tables: here their own rows, not in
+         * the summary, and never inside the timing of -w or -r */
         struct {
             int on;
             const char *what;
             enum ior_access access;
             int verify;
             struct ior_series *series;
-        } steps[3] = {
+        } steps[4] = {
             {p->write, "write", ACC_WRITE, 0, &series[0]},
             {p->check_write, "readback", ACC_READ, 1, &series[2]},
-            {p->read || p->check_read, "read", ACC_READ, p->check_read, &series[1]},
+            {p->read, "read", ACC_READ, 0, &series[1]},
+            {p->check_read, "reread", ACC_READ, 1, &series[3]},
         };
-        for (int s = 0; s < 3 && !run->aborted; s++) {
+        for (int s = 0; s < 4 && !run->aborted; s++) {
             if (!steps[s].on)
                 continue;
+            /* -d: before every write or read phase after the first */
+            if (!steps[s].verify && n_phases > 0 && p->inter_delay > 0) {
+                if (run->rank == 0 && p->verbose > 0)
+                    printf("delaying %d seconds . . .\n", p->inter_delay);
+                sleep((unsigned)p->inter_delay);
+                MPI_Barrier(MPI_COMM_WORLD);
+            }
             struct ior_phase *ph = &phases[n_phases++];
             init_phase(ph, p, steps[s].what, steps[s].access, steps[s].verify, iter, seed);
             if (run->rank == 0 && p->verbose > 0)
@@ -611,14 +617,14 @@ int ios_ior_run(struct ios_run *run, const struct ios_ior_params *p)
             struct ior_row row;
             row_of(res, p, &row);
             steps[s].series->rows[steps[s].series->n++] = row;
-            print_row(s == 1 ? "readback" : steps[s].what, &row, p, iter);
+            print_row(steps[s].what, &row, p, iter);
             if (res->verify_errors > 0)
                 printf("WARNING: incorrect data on %s (%.0f errors found)\n", steps[s].what,
                        res->verify_errors);
             verify_errors += res->verify_errors;
             fflush(stdout);
         }
-        if (!p->keep && !run->aborted && (p->write || p->check_write))
+        if (!p->keep && !run->aborted) /* IOR: without -k, even after a read-only run */
             remove_files(run, p, &be);
     }
     if (run->rank == 0) {
