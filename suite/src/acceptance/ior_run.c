@@ -360,6 +360,22 @@ static void row_of(const struct ios_phase_result *res, const struct ios_ior_para
     }
 }
 
+/* -vv: every rank's share, so a slow rank, node or link shows (Cray's per-rank diagnosis) */
+static void print_ranks(const struct ios_phase_result *res)
+{
+    double t0 = INFINITY;
+    for (int r = 0; r < res->n_ranks; r++)
+        t0 = fmin(t0, res->ranks[r].start);
+    printf("  %6s %-24s %10s %10s %12s %10s\n", "rank", "host", "start(s)", "end(s)", "MiB",
+           "MiB/s");
+    for (int r = 0; r < res->n_ranks; r++) {
+        const struct ios_rank_stats *s = &res->ranks[r];
+        double span = s->end - s->start;
+        printf("  %6d %-24s %10.4f %10.4f %12.2f %10.2f\n", r, res->hosts[r], s->start - t0,
+               s->end - t0, s->bytes / 1048576.0, span > 0 ? s->bytes / span / 1048576.0 : 0);
+    }
+}
+
 static void print_row(const char *access, const struct ior_row *row, const struct ios_ior_params *p,
                       int iter)
 {
@@ -618,6 +634,8 @@ int ios_ior_run(struct ios_run *run, const struct ios_ior_params *p)
             row_of(res, p, &row);
             steps[s].series->rows[steps[s].series->n++] = row;
             print_row(steps[s].what, &row, p, iter);
+            if (p->verbose >= 2)
+                print_ranks(res);
             if (res->verify_errors > 0)
                 printf("WARNING: incorrect data on %s (%.0f errors found)\n", steps[s].what,
                        res->verify_errors);
