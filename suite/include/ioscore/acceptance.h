@@ -59,6 +59,35 @@ int ios_ior_parse(struct ios_ior_params *p, int argc, char **argv, int rank);
 /* Runs the parsed test on every rank (run->hosts and placement set). Returns the exit status. */
 int ios_ior_run(struct ios_run *run, const struct ios_ior_params *p);
 
+#define IOS_MDTEST_MAX_REPS 7 /* nine phases each: within IOS_MAX_PHASES */
+#define IOS_MDTEST_MAX_DIRS 64
+
+/* `ioscore-suite mdtest ARGS...` (src/acceptance/mdtest_cli.c): mdtest's options. */
+struct ios_mdtest_params {
+    uint64_t items;                 /* -n per rank */
+    int depth, branch;              /* -z, -b */
+    int files_only, dirs_only;      /* -F, -D */
+    int create, stat, read, remove; /* -C -T -E -r (none: all) */
+    int unique;                     /* -u: a tree per rank */
+    int leaf;                       /* -L: items in the leaves only */
+    int stride;                     /* -N */
+    int reps;                       /* -i */
+    int verbose;
+    uint64_t write_bytes, read_bytes; /* -w, -e */
+    char dir_list[IOS_PATH_MAX];      /* -d, split in place at '@' */
+    char dir_list_text[IOS_PATH_MAX];
+    const char *dirs[IOS_MDTEST_MAX_DIRS];
+    int n_dirs;
+    uint64_t nodes, leaves, per_node; /* derived: directories per tree, items per directory */
+    char resultdir[IOS_PATH_MAX];
+    char command[2048];
+};
+
+/* Parses mdtest's options (argv[0] is "mdtest"); 0, 1 after help, 2 after the error. */
+int ios_mdtest_parse(struct ios_mdtest_params *p, int argc, char **argv, int rank);
+/* Runs the parsed test on every rank; returns the exit status. */
+int ios_mdtest_run(struct ios_run *run, const struct ios_mdtest_params *p);
+
 /* Position `i` of a bijection of [0, n) keyed by `key` (-z order, no table). */
 uint64_t ios_ior_permute(uint64_t i, uint64_t n, uint64_t key);
 
