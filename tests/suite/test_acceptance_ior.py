@@ -66,9 +66,10 @@ def shrink(args: list[str], directory: Path) -> list[str]:
     return out
 
 
-def run_ior(
-    cwd: Path, args: list[str], np: int = 2, timeout: float = 120
+def run_subcommand(
+    cwd: Path, name: str, args: list[str], np: int = 2, timeout: float = 120
 ) -> subprocess.CompletedProcess[str]:
+    """mpirun -np N ioscore-suite NAME ARGS in `cwd`, every rank under ulimit -f."""
     cmd = [
         "mpirun",
         "--oversubscribe",
@@ -78,7 +79,7 @@ def run_ior(
         "-c",
         f'ulimit -f {FILE_LIMIT_KIB} && exec "$0" "$@"',
         str(SUITE_BIN),
-        "ior",
+        name,
         *args,
     ]
     return subprocess.run(
@@ -92,6 +93,12 @@ def run_ior(
     )
 
 
+def run_ior(
+    cwd: Path, args: list[str], np: int = 2, timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
+    return run_subcommand(cwd, "ior", args, np, timeout)
+
+
 def ok(proc: subprocess.CompletedProcess[str]) -> str:
     assert proc.returncode == 0, f"rc {proc.returncode}\n{proc.stdout}\n{proc.stderr}"
     return proc.stdout
@@ -103,10 +110,10 @@ def tmp() -> Iterator[Path]:
         yield Path(d)
 
 
-def result(resdir: Path) -> dict:
+def result(resdir: Path, mode: str = "ior") -> dict:
     doc = json.loads((resdir / "result.json").read_text())
     jsonschema.validate(doc, json.loads(SCHEMA_PATH.read_text()))
-    assert doc["mode"] == "ior" and doc["finished"] and doc["scores"] is None
+    assert doc["mode"] == mode and doc["finished"] and doc["scores"] is None
     return doc
 
 
