@@ -170,10 +170,11 @@ def test_stat_of_the_neighbours_items_with_stride(tmp: Path) -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["-n", "5", "-I", "3"], "not supported: -I (items per tree node)"),
-        (["-n", "5", "-W", "3"], "not supported: -W (stonewall deadline)"),
+        (["-n", "5", "-I", "3"], "not supported: -I with -n"),
+        (["-n", "5", "-t"], "not supported: -t (time the unique working directory overhead)"),
+        (["-n", "5", "-w", "10", "-e", "20", "-X"], "-e must not exceed -w"),
         (["-n", "5", "--posix.odirect"], "not supported: '--posix.odirect'"),
-        (["-F"], "-n N (items per rank) is required"),
+        (["-F"], "-n N (items per rank) or -I N (items per directory) is required"),
         (["-n", "5", "-F", "-D"], "-F and -D exclude each other"),
         (["-n", "2", "-z", "2", "-b", "2"], "-n 2 is fewer items than the 7 directories"),
         (["-n", "5", "-z", "30", "-b", "9"], "more than 1000000 directories"),
@@ -188,3 +189,52 @@ def test_bad_command_lines_are_refused_before_any_io(
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert message in proc.stderr
     assert list(tmp.iterdir()) == []
+
+
+def test_items_per_directory_leaves_verify_sync_and_iterations(tmp: Path) -> None:
+    """-I 3 -z 2 -b 2 -L: 3 files in each of the 4 leaves per rank; -w/-e/-X read back and
+    compare; -Y syncs; -i 3 gives three values per operation in the rate and time tables."""
+    args = ["-I", "3", "-z", "2", "-b", "2", "-L", "-F", "-u", "-w", "512", "-e", "256", "-X"]
+    args += ["-Y", "-P", "-i", "3", "-d", str(tmp / "d")]
+    stdout = ok(run_subcommand(tmp, "mdtest", [*args, "--resultdir", str(tmp / "res")]))
+    doc = result(tmp / "res", "mdtest")
+    reads = [p for p in doc["phases"] if p["name"].startswith("mdtest-file-read-")]
+    assert len(reads) == 3 and all(p["items"] == 2 * 12 for p in reads)
+    assert all(p["verify_errors"] == 0 and p["bytes"] == 2 * 12 * 256 for p in reads)
+    creates = [p for p in doc["phases"] if p["name"].startswith("mdtest-file-write-")]
+    rates = [p["score"] * 1000 for p in creates]
+    mean = sum(rates) / 3
+    sd = (sum((r - mean) ** 2 for r in rates) / 3) ** 0.5
+    line = re.search(r"^   File creation +([\d.]+) +([\d.]+) +([\d.]+) +([\d.]+)$", stdout, re.M)
+    assert line is not None
+    for printed, expected in zip(line.groups(), (max(rates), min(rates), mean, sd), strict=True):
+        assert abs(float(printed) - expected) <= 0.0006 + expected * 1e-9
+    assert "SUMMARY time (in seconds): (of 3 iterations)" in stdout
+    assert list((tmp / "d").iterdir()) == []
+
+
+def test_verify_finds_changed_file_content(tmp: Path) -> None:
+    base = ["-n", "4", "-F", "-w", "64", "-e", "64", "-X", "-d", str(tmp / "d")]
+    ok(run_subcommand(tmp, "mdtest", [*base, "-C", "--resultdir", str(tmp / "c")]))
+    victim = next((tmp / "d").rglob("file.mdtest.1.2"))
+    victim.write_bytes(b"x" * 64)
+    proc = run_subcommand(tmp, "mdtest", [*base, "-E", "--resultdir", str(tmp / "e")])
+    assert "rank 1: data mismatch in" in proc.stderr and "file.mdtest.1.2" in proc.stderr
+    (read,) = result(tmp / "e", "mdtest")["phases"]
+    assert [r["verify_errors"] for r in read["ranks"]] == [0, 1]
+
+
+def test_stonewalled_create_wears_out_and_later_phases_follow(tmp: Path) -> None:
+    """-W 1 with far more files than a second allows: creation stops after about a second,
+    every rank continues to the busiest rank's count, stat and removal handle exactly that."""
+    args = ["-n", "5000000", "-F", "-W", "1", "-d", str(tmp / "d"), "--resultdir", str(tmp / "r")]
+    ok(run_subcommand(tmp, "mdtest", args, timeout=300))
+    phases = {p["name"]: p for p in result(tmp / "r", "mdtest")["phases"]}
+    create = phases["mdtest-file-write-0"]
+    sw = create["stonewall"]
+    assert sw["deadline_s"] == 1 and create["items"] < 2 * 5000000
+    per_rank = [r["items"] for r in create["ranks"]]
+    assert per_rank == [sw["items_at_deadline_max"]] * 2
+    for name in ("mdtest-file-stat-0", "mdtest-file-read-0", "mdtest-file-delete-0"):
+        assert [r["items"] for r in phases[name]["ranks"]] == per_rank
+    assert list((tmp / "d").iterdir()) == []

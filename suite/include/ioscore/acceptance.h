@@ -71,6 +71,11 @@ struct ios_mdtest_params {
     int unique;                     /* -u: a tree per rank */
     int leaf;                       /* -L: items in the leaves only */
     int stride;                     /* -N */
+    uint64_t items_per_dir;         /* -I (instead of -n) */
+    int stonewall;                  /* -W seconds: file creation stops, then wear-out */
+    int sync;                       /* -Y: sync at the end of each phase, inside its timing */
+    int verify;                     /* -X: compare the -e bytes read with what -w wrote */
+    int print_time;                 /* -P: also the time table */
     int reps;                       /* -i */
     int verbose;
     uint64_t write_bytes, read_bytes; /* -w, -e */

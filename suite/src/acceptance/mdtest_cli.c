@@ -49,21 +49,16 @@ static const struct {
     {'c', "collective creates by task 0"},
     {'f', "first number of tasks"},
     {'G', "timestamp signature"},
-    {'I', "items per tree node"},
     {'k', "use mknod"},
     {'l', "last number of tasks"},
     {'M', "memory per node"},
     {'p', "pre-iteration delay"},
-    {'P', "print rate and time"},
     {'R', "random stat order"},
     {'s', "stride between task counts"},
     {'S', "shared file access"},
     {'t', "time the unique working directory overhead"},
     {'V', "verbosity of one rank"},
-    {'W', "stonewall deadline"},
     {'x', "stonewall status file"},
-    {'X', "verify the data read"},
-    {'Y', "sync after each phase"},
     {'y', "sync after each write"},
     {'Z', "print all times"},
 };
@@ -121,6 +116,16 @@ static int md_value(struct ios_mdtest_params *p, char c, const char *v, int rank
             return fail(rank, "-N %s%s: expected a rank stride >= 0", v, "");
         p->stride = (int)n;
         return 0;
+    case 'I':
+        if (count_arg(v, 1, 1L << 40, &n) != 0)
+            return fail(rank, "-I %s%s: expected items per directory >= 1", v, "");
+        p->items_per_dir = (uint64_t)n;
+        return 0;
+    case 'W':
+        if (count_arg(v, 1, 86400 * 7, &n) != 0)
+            return fail(rank, "-W %s%s: expected stonewall seconds >= 1", v, "");
+        p->stonewall = (int)n;
+        return 0;
     case 'i':
         if (count_arg(v, 1, IOS_MDTEST_MAX_REPS, &n) != 0)
             return fail(rank, "-i %s%s: expected iterations in 1..7", v, "");
@@ -168,7 +173,10 @@ int ios_mdtest_parse(struct ios_mdtest_params *p, int argc, char **argv, int ran
         if (w[0] != '-' || !w[1] || w[1] == '-')
             return fail(rank, "not supported: '%s'%s (mdtest takes short options)", w, "");
         for (const char *c = w + 1; *c; c++) {
-            if (strchr("FDCTEruLv", *c)) {
+            if (strchr("FDCTEruLvPXY", *c)) {
+                p->print_time |= *c == 'P';
+                p->verify |= *c == 'X';
+                p->sync |= *c == 'Y';
                 p->files_only |= *c == 'F';
                 p->dirs_only |= *c == 'D';
                 p->create |= *c == 'C';
@@ -180,7 +188,7 @@ int ios_mdtest_parse(struct ios_mdtest_params *p, int argc, char **argv, int ran
                 p->verbose += *c == 'v';
                 continue;
             }
-            if (strchr("nzbNiwed", *c)) {
+            if (strchr("nzbNiwedIW", *c)) {
                 const char *v = c[1] ? c + 1 : next;
                 if (!v)
                     return fail(rank, "-%s needs a value%s", (char[]){*c, 0}, "");
@@ -197,8 +205,13 @@ int ios_mdtest_parse(struct ios_mdtest_params *p, int argc, char **argv, int ran
             return fail(rank, "unknown mdtest option -%s in '%s'", (char[]){*c, 0}, w);
         }
     }
-    if (p->items == 0)
-        return fail(rank, "-n N (items per rank) is required%s%s", "", "");
+    if (p->items && p->items_per_dir)
+        return fail(rank, "not supported: -I with -n (mdtest's directory loops)%s%s", "", "");
+    if (p->items == 0 && p->items_per_dir == 0)
+        return fail(rank, "-n N (items per rank) or -I N (items per directory) is required%s%s", "",
+                    "");
+    if (p->verify && p->read_bytes > p->write_bytes)
+        return fail(rank, "-X verifies what -w wrote: -e must not exceed -w%s%s", "", "");
     if (p->files_only && p->dirs_only)
         return fail(rank, "-F and -D exclude each other%s%s", "", "");
     if (!p->create && !p->stat && !p->read && !p->remove)
@@ -214,6 +227,8 @@ int ios_mdtest_parse(struct ios_mdtest_params *p, int argc, char **argv, int ran
     p->nodes = nodes;
     p->leaves = level / (uint64_t)p->branch;
     uint64_t item_nodes = p->leaf ? p->leaves : p->nodes;
+    if (p->items_per_dir)
+        p->items = p->items_per_dir * item_nodes;
     p->per_node = p->items / item_nodes;
     if (p->per_node == 0) {
         char a[32], b[32];
@@ -232,6 +247,7 @@ struct md_phase {
     enum md_what what;
     enum md_op op;
     int iteration;
+    uint64_t *created; /* files per rank the create of this iteration made (-W) */
     char name[48];
 };
 
@@ -241,6 +257,7 @@ struct md_state {
     int owner;
     void *buf;
     size_t buf_len;
+    void *expected; /* -X: the first -w bytes the owner wrote */
 };
 
 static const char *dir_of(const struct ios_mdtest_params *p, int rank)
@@ -320,6 +337,13 @@ static int md_item(void *state, uint64_t i)
                 ssize_t n = be->ops->pread(be, h, st->buf, p->read_bytes, 0);
                 rc = n == (ssize_t)p->read_bytes ? 0 : n < 0 ? (int)n : -EIO;
                 ctx->mine.bytes += n > 0 ? (double)n : 0;
+                /* -X: the bytes -w wrote (the writer's pattern) */
+                if (rc == 0 && p->verify && memcmp(st->buf, st->expected, p->read_bytes) != 0) {
+                    if (ctx->mine.verify_errors == 0)
+                        fprintf(stderr, "ioscore-suite mdtest: rank %d: data mismatch in %s\n",
+                                ctx->run->rank, path);
+                    ctx->mine.verify_errors += 1;
+                }
             }
             if (h || rc == 0) {
                 int rc_close = be->ops->close(be, h);
@@ -358,15 +382,39 @@ static void md_phase_run(struct ios_phase_ctx *ctx)
         st.buf = ios_alloc_buffer(&ctx->be, st.buf_len);
         ios_pattern_fill(st.buf, st.buf_len, 0, run->rank, IOS_PACKET_TIMESTAMP, 0);
     }
+    if (p->verify && ph->op == MD_READ && p->read_bytes > 0) {
+        st.expected = ios_alloc_buffer(&ctx->be, (size_t)p->write_bytes);
+        ios_pattern_fill(st.expected, (size_t)p->write_bytes, 0, st.owner, IOS_PACKET_TIMESTAMP, 0);
+    }
     ctx->mine.start = ios_wtime();
     ctx->mine.loop_start = ctx->mine.start;
     ios_instrument_progress_start(&ctx->instr, 0, 0, (double)count * run->size, &ctx->mine.items,
                                   &ctx->mine.bytes);
+    if (ph->what == MD_FILE && ph->op != MD_CREATE && *ph->created < count)
+        count = *ph->created; /* after a stonewalled create: what every rank created */
     int ok = 1;
-    ios_run_ops(ctx, md_item, &st, 0, count, 0, &ok);
-    ctx->mine.first_done = ctx->mine.loop_end = ios_wtime();
+    int stonewalled = ph->what == MD_FILE && ph->op == MD_CREATE && p->stonewall > 0;
+    uint64_t done = ios_run_ops(ctx, md_item, &st, 0, count, stonewalled ? p->stonewall : 0, &ok);
+    ctx->mine.first_done = ios_wtime();
+    ctx->mine.items_at_deadline = (double)done;
+    if (stonewalled) { /* mdtest -W: every rank goes on to the busiest rank's count */
+        unsigned long long mine = done, max_done = 0;
+        MPI_Allreduce(&mine, &max_done, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
+        done = ios_run_ops(ctx, md_item, &st, done, max_done, 0, &ok);
+        *ph->created = max_done;
+        ctx->res->has_stonewall = 1;
+        ctx->res->deadline_s = p->stonewall;
+        ctx->res->stonewall_time = ctx->mine.first_done - ctx->mine.loop_start;
+    }
+    if (p->sync) { /* -Y: inside the timing, as mdtest's sync call */
+        int rc = ctx->be.ops->sync_all(&ctx->be);
+        if (rc != 0)
+            ios_phase_error(ctx, rc, "sync");
+    }
+    ctx->mine.loop_end = ios_wtime();
     ctx->mine.end = ctx->mine.end_before_barrier = ctx->mine.loop_end;
     free(st.buf);
+    free(st.expected);
 }
 
 /* ---------------------------------------------------------------- run and output */
@@ -378,8 +426,8 @@ static int agree(int failed)
     return any ? 2 : 0;
 }
 
-/* -d directories: their parent must exist; the first rank of each creates it and test-dir.0-0
- * (as mdtest). A launch that does not create needs the trees of an earlier one. */
+/* Before any I/O: the parent of every used -d directory exists, and a launch that does not
+ * create (-C) finds the trees of an earlier one. */
 static int prepare(struct ios_run *run, const struct ios_mdtest_params *p, struct ios_backend *be)
 {
     int bad = 0;
@@ -407,9 +455,17 @@ static int prepare(struct ios_run *run, const struct ios_mdtest_params *p, struc
             bad = 1;
         }
     }
-    if (agree(bad))
-        return 2;
-    if (p->create && run->rank < p->n_dirs) {
+    return agree(bad);
+}
+
+/* Before the tree creation of each iteration: the first rank of each -d directory creates it
+ * (as mdtest) and its test-dir.0-0. */
+static int make_test_dirs(struct ios_run *run, const struct ios_mdtest_params *p,
+                          struct ios_backend *be)
+{
+    int bad = 0;
+    if (run->rank < p->n_dirs) {
+        char path[IOS_PATH_MAX];
         int rc = be->ops->mkdir(be, p->dirs[run->rank], 0700);
         ios_path(path, sizeof path, "%s/test-dir.0-0", p->dirs[run->rank]);
         int rc2 = rc == 0 || rc == -EEXIST ? be->ops->mkdir(be, path, 0700) : rc;
@@ -431,10 +487,19 @@ static const char *row_label(enum md_what what, enum md_op op)
     return labels[what][op];
 }
 
-static void print_summary(const struct ios_mdtest_params *p, double rates[3][4][6],
-                          const int n[3][4])
+/* The slowest rank's time: the denominator of the phase rate (IOS_METRIC_MD). */
+static double md_time(const struct ios_phase_result *res)
 {
-    printf("\nSUMMARY rate (in ops/sec): (of %d iterations)\n", p->reps);
+    double t = 0;
+    for (int r = 0; r < res->n_ranks; r++)
+        t = fmax(t, res->ranks[r].end - res->ranks[r].start);
+    return t;
+}
+
+static void print_summary(const char *what, const struct ios_mdtest_params *p,
+                          double rates[3][4][IOS_MDTEST_MAX_REPS], const int n[3][4])
+{
+    printf("\nSUMMARY %s: (of %d iterations)\n", what, p->reps);
     printf("   Operation                     Max            Min           Mean        Std Dev\n");
     printf("   ---------                     ---            ---           ----        -------\n");
     static const int order[][2] = {
@@ -497,10 +562,16 @@ int ios_mdtest_run(struct ios_run *run, const struct ios_mdtest_params *p)
                p->leaf ? p->leaves : p->nodes, p->leaf ? ", leaves only" : "");
         fflush(stdout);
     }
-    static double rates[3][4][6];
+    static double rates[3][4][IOS_MDTEST_MAX_REPS], times[3][4][IOS_MDTEST_MAX_REPS];
     int n[3][4] = {{0}};
     int n_phases = 0;
     for (int iter = 0; iter < p->reps && !run->aborted; iter++) {
+        uint64_t created = UINT64_MAX; /* lowered by a stonewalled create */
+        if (p->create && make_test_dirs(run, p, &be) != 0) {
+            run->aborted = 1;
+            snprintf(run->abort_reason, sizeof run->abort_reason, "cannot create test-dir.0-0");
+            break;
+        }
         const struct {
             int on;
             enum md_what what;
@@ -535,8 +606,10 @@ int ios_mdtest_run(struct ios_run *run, const struct ios_mdtest_params *p)
             ph->what = steps[s].what;
             ph->op = steps[s].op;
             ph->iteration = iter;
+            ph->created = &created;
             struct ios_phase_result *res = ios_run_one_phase(run, &ph->base);
             if (run->rank == 0) {
+                times[ph->what][ph->op][n[ph->what][ph->op]] = md_time(res);
                 rates[ph->what][ph->op][n[ph->what][ph->op]++] = res->score * 1000.0;
                 if (p->verbose > 0)
                     printf("%s: %.3f ops/s\n", row_label(ph->what, ph->op), res->score * 1000);
@@ -551,7 +624,9 @@ int ios_mdtest_run(struct ios_run *run, const struct ios_mdtest_params *p)
         }
     }
     if (run->rank == 0) {
-        print_summary(p, rates, n);
+        print_summary("rate (in ops/sec)", p, rates, n);
+        if (p->print_time)
+            print_summary("time (in seconds)", p, times, n);
         char now[64];
         ios_format_time(ios_wtime(), "%m/%d/%Y %H:%M:%S", now, sizeof now);
         printf("-- finished at %s --\n", now);
