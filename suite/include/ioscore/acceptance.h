@@ -61,8 +61,11 @@ int ios_ior_run(struct ios_run *run, const struct ios_ior_params *p);
 
 #define IOS_MDTEST_MAX_REPS 7 /* nine phases each: within IOS_MAX_PHASES */
 #define IOS_MDTEST_MAX_DIRS 64
+#define IOS_MDTEST_MAX_NODES 1000000 /* directories per tree */
+#define IOS_MDTEST_MAX_DEPTH 64
 
-/* `ioscore-suite mdtest ARGS...` (src/acceptance/mdtest_cli.c): mdtest's options. */
+/* `ioscore-suite mdtest ARGS...`: mdtest's options (src/acceptance/mdtest_options.c), the run
+ * (src/acceptance/mdtest_run.c). */
 struct ios_mdtest_params {
     uint64_t items;                 /* -n per rank */
     int depth, branch;              /* -z, -b */
