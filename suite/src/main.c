@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "ioscore/acceptance.h"
 #include "ioscore/config.h"
 #include "ioscore/run.h"
 #include "ioscore/score.h"
@@ -248,6 +249,50 @@ static void resolve_dirs(struct ios_run *run)
         ios_path(run->resdir, sizeof run->resdir, "%s", res);
 }
 
+/* The timestamp and result directory of a subcommand run (./ioscore-<name>-<ts> by default). */
+static void subcommand_setup(struct ios_run *run, const char *name, const char *resultdir,
+                             int simulate_ppn)
+{
+    run->mode = name;
+    char ts[32] = "";
+    if (run->rank == 0)
+        ios_format_time(ios_wtime(), "%Y.%m.%d-%H.%M.%S", ts, sizeof ts);
+    MPI_Bcast(ts, sizeof ts, MPI_CHAR, 0, MPI_COMM_WORLD);
+    snprintf(run->timestamp, sizeof run->timestamp, "%s", ts);
+    placement(run, simulate_ppn);
+    ios_config_init(&run->cfg, name);
+    if (resultdir[0])
+        ios_path(run->resdir, sizeof run->resdir, "%s", resultdir);
+    else
+        ios_path(run->resdir, sizeof run->resdir, "ioscore-%s-%s", name, ts);
+}
+
+/* `ioscore-suite mdtest ARGS...`: POSIX, results as for ior. */
+static int mdtest_subcommand(struct ios_run *run, int argc, char **argv)
+{
+    static struct ios_mdtest_params params;
+    int rc = ios_mdtest_parse(&params, argc, argv, run->rank);
+    if (rc != 0)
+        return rc == 1 ? 0 : rc;
+    subcommand_setup(run, "mdtest", params.resultdir, 0);
+    snprintf(run->datadir, sizeof run->datadir, "%s", params.dir_list_text);
+    run->verbosity = params.verbose;
+    return ios_mdtest_run(run, &params);
+}
+
+/* `ioscore-suite ior ARGS...`: the results go to --resultdir or ./ioscore-ior-<timestamp>. */
+static int ior_subcommand(struct ios_run *run, int argc, char **argv)
+{
+    static struct ios_ior_params params;
+    int rc = ios_ior_parse(&params, argc, argv, run->rank);
+    if (rc != 0)
+        return rc == 1 ? 0 : rc;
+    subcommand_setup(run, "ior", params.resultdir, params.simulate_ppn);
+    snprintf(run->datadir, sizeof run->datadir, "%s", params.test_file);
+    run->verbosity = params.verbose;
+    return ios_ior_run(run, &params);
+}
+
 static int finish(int code)
 {
     MPI_Finalize();
@@ -266,6 +311,10 @@ int main(int argc, char **argv)
     run.mode = "standard";
     run.valid = 1;
 
+    if (argc > 1 && strcmp(argv[1], "ior") == 0) /* IOR's own command line (issue 17) */
+        return finish(ior_subcommand(&run, argc - 1, argv + 1));
+    if (argc > 1 && strcmp(argv[1], "mdtest") == 0)
+        return finish(mdtest_subcommand(&run, argc - 1, argv + 1));
     struct cli cli;
     int rc = parse_args(argc, argv, &cli, run.rank);
     if (rc != 0)

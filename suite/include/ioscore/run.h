@@ -18,7 +18,7 @@
 #include "ioscore/score.h"
 #include "ioscore/util.h"
 
-#define IOS_MAX_PHASES 16
+#define IOS_MAX_PHASES 64 /* the ior subcommand: up to 4 phases x 16 repetitions */
 #define IOS_MAX_REASONS 8
 #define IOS_MAX_KEYS 8
 #define IOS_HOST_MAX 64
@@ -152,6 +152,9 @@ struct ios_run {
     int debug_delay_rank; /* --debug-delay-rank (test only), -1 if unset */
     long debug_delay_us;  /* --debug-delay-us (test only) */
     struct ios_instrument_cfg instr;
+    /* the ior/mdtest subcommands: the command line's backend for every phase (NULL: the INI's) */
+    const struct ios_backend *backend;
+    int unscored; /* the ior/mdtest subcommands: no IO500 score (result.json "scores": null) */
     enum ios_packet packet;
     int valid;
     int n_reasons;
@@ -213,6 +216,13 @@ void *ios_alloc_buffer(const struct ios_backend *be, size_t size);
  * after rank 0 printed the error.
  */
 int ios_run_validate(struct ios_run *run);
+
+/*
+ * Runs one phase on every rank the way the standard run does (barriers, instrumentation,
+ * gathering, checks, per-phase outputs, result.json) and returns its result (complete on rank
+ * 0). The ior/mdtest subcommands call it for each of their phases; fatal past IOS_MAX_PHASES.
+ */
+struct ios_phase_result *ios_run_one_phase(struct ios_run *run, const struct ios_phase *p);
 
 /* The whole run (called by main after setup). Returns the process exit status. */
 int ios_run_phases(struct ios_run *run);

@@ -520,8 +520,10 @@ static void write_phase_outputs(struct ios_run *run, struct ios_phase_ctx *ctx)
     }
 }
 
-static void run_one_phase(struct ios_run *run, const struct ios_phase *p)
+struct ios_phase_result *ios_run_one_phase(struct ios_run *run, const struct ios_phase *p)
 {
+    if (run->n_results >= IOS_MAX_PHASES)
+        ios_fatal("more than %d phases in one run", IOS_MAX_PHASES);
     struct ios_phase_result *res = &run->results[run->n_results++];
     memset(res, 0, sizeof *res);
     res->phase = p;
@@ -533,9 +535,11 @@ static void run_one_phase(struct ios_run *run, const struct ios_phase *p)
     ctx.res = res;
     ctx.seed = p->seed_key ? ios_phase_seed(p->seed_key, run->timestamp) : 0;
     char err[IOS_MSG_MAX];
-    if (ios_backend_for_phase(&run->cfg, p->name, p->group, &ctx.be, err, sizeof err) != 0)
+    if (run->backend)
+        ctx.be = *run->backend;
+    else if (ios_backend_for_phase(&run->cfg, p->name, p->group, &ctx.be, err, sizeof err) != 0)
         ios_fatal("[%s] %s", p->name, err); /* checked before any I/O; cannot happen here */
-    int enabled = ios_cfg_run(&run->cfg, p->name, p->group);
+    int enabled = run->backend ? 1 : ios_cfg_run(&run->cfg, p->name, p->group);
 
     if (p->type != IOS_PHASE_DUMMY && enabled)
         drop_caches(run);
@@ -584,6 +588,7 @@ static void run_one_phase(struct ios_run *run, const struct ios_phase *p)
     }
     if (run->rank == 0 && ios_report_json(run) != 0)
         fprintf(stderr, "ioscore-suite: WARNING: cannot write result.json\n");
+    return res;
 }
 
 /* ---------------------------------------------------------------- cleanup after scoring */
@@ -725,7 +730,7 @@ int ios_run_phases(struct ios_run *run)
     int n = 0;
     const struct ios_phase *const *phases = ios_standard_phases(&n);
     for (int i = 0; i < n && !run->aborted; i++)
-        run_one_phase(run, phases[i]);
+        ios_run_one_phase(run, phases[i]);
 
     if (run->aborted) {
         ios_run_invalidate(run, "run %s", run->abort_reason);

@@ -14,13 +14,17 @@ static const char *md_ops[11] = {
 /* Which of the 11 mdtest operations a phase measures. */
 static int md_op_index(const char *phase)
 {
+    /* the mdtest subcommand's directory and tree phases: mdtest-dir-*, mdtest-tree-* */
+    if (strstr(phase, "-tree-"))
+        return strstr(phase, "-write") ? 9 : 10;
+    int dir = strstr(phase, "-dir-") != NULL;
     if (strstr(phase, "-write"))
-        return 5;
+        return dir ? 0 : 5;
     if (strstr(phase, "-stat"))
-        return 6;
+        return dir ? 1 : 6;
     if (strstr(phase, "-read"))
         return 7;
-    return 8; /* -delete */
+    return dir ? 4 : 8; /* -delete */
 }
 
 static void write_ior(FILE *f, const struct ios_phase_result *res)

@@ -208,7 +208,7 @@ int ios_report_json(const struct ios_run *run)
     write_config(&j, run);
     snprintf(hex, sizeof hex, "%X", run->config_hash);
     ios_json_string(&j, "config_hash", hex);
-    if (run->finished) {
+    if (run->finished && !run->unscored) {
         snprintf(hex, sizeof hex, "%X", run->score_hash);
         ios_json_string(&j, "score_hash", hex);
         ios_json_begin_object(&j, "scores");

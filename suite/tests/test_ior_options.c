@@ -1,0 +1,91 @@
+/* The ior subcommand's option parser (IOR's syntax and defaults) and its -z permutation. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "ioscore/acceptance.h"
+
+static int parse(struct ios_ior_params *p, const char *line)
+{
+    char copy[1024], *argv[64];
+    int argc = 0;
+    snprintf(copy, sizeof copy, "%s", line);
+    for (char *w = strtok(copy, " "); w && argc < 64; w = strtok(NULL, " "))
+        argv[argc++] = w;
+    /* rank 1: errors are not printed */
+    return ios_ior_parse(p, argc, argv, 1);
+}
+
+static void test_defaults_are_iors(void)
+{
+    struct ios_ior_params p;
+    CHECK(parse(&p, "ior") == 0);
+    CHECK(strcmp(p.api, "POSIX") == 0);
+    CHECK(p.block == 1048576 && p.xfer == 262144 && p.segments == 1);
+    CHECK(p.reps == 1 && p.task_offset == 1 && p.deadline == 0);
+    CHECK(p.write == 1 && p.read == 1); /* neither -w nor -r: both */
+    CHECK(strcmp(p.test_file, "testFile") == 0);
+    CHECK(p.packet == IOS_PACKET_TIMESTAMP && !p.seed_given);
+}
+
+static void test_bundles_values_and_suffixes(void)
+{
+    struct ios_ior_params p;
+    CHECK(parse(&p, "ior -vv -wk -b4m -t 1M -s 3 -O stoneWallingWearOut=1 -D 45 -z -G -7 "
+                    "--posix.odirect --dataPacketType=o") == 0);
+    CHECK(p.verbose == 2 && p.write == 1 && p.read == 0 && p.keep == 1);
+    CHECK(p.block == 4u << 20 && p.xfer == 1u << 20 && p.segments == 3);
+    CHECK(p.wearout == 1 && p.deadline == 45 && p.random == 1);
+    CHECK(p.seed_given && p.seed == -7 && p.odirect == 1 && p.packet == IOS_PACKET_OFFSET);
+    CHECK(parse(&p, "ior -r -R") == 0 && p.read && p.check_read && !p.write);
+    CHECK(parse(&p, "ior -a mpiio -c -H -O lustrestripecount=1") == 0);
+    CHECK(strcmp(p.api, "MPIIO") == 0 && p.collective && p.show_hints);
+    CHECK(p.lustre_stripe_count == 1);
+}
+
+static void test_refusals(void)
+{
+    struct ios_ior_params p;
+    CHECK(parse(&p, "ior -u") == 2);
+    CHECK(parse(&p, "ior -a HDF5") == 2);
+    CHECK(parse(&p, "ior -b 3m -t 2m") == 2);
+    CHECK(parse(&p, "ior -t") == 2);
+    CHECK(parse(&p, "ior -O blockSize=1") == 2);
+    CHECK(parse(&p, "ior -i 0") == 2);
+    CHECK(parse(&p, "ior testFile") == 2);
+    CHECK(parse(&p, "ior -B -a MPIIO") == 2);
+}
+
+/* Every index of [0, n) exactly once, and not in the sequential order. */
+static void test_permutation_is_a_shuffle(void)
+{
+    static const uint64_t sizes[] = {1, 2, 3, 5, 64, 1000, 4099, 65536};
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        uint64_t n = sizes[s];
+        unsigned char *seen = calloc(n, 1);
+        uint64_t in_place = 0, dups = 0;
+        for (uint64_t i = 0; i < n; i++) {
+            uint64_t x = ios_ior_permute(i, n, 12345);
+            CHECK(x < n);
+            if (x < n)
+                dups += seen[x]++ != 0;
+            in_place += x == i;
+        }
+        CHECK(dups == 0);
+        if (n >= 64)
+            CHECK(in_place < n / 8);
+        free(seen);
+    }
+    CHECK(ios_ior_permute(7, 1000, 1) != ios_ior_permute(7, 1000, 2) ||
+          ios_ior_permute(8, 1000, 1) != ios_ior_permute(8, 1000, 2));
+}
+
+int main(void)
+{
+    test_defaults_are_iors();
+    test_bundles_values_and_suffixes();
+    test_refusals();
+    test_permutation_is_a_shuffle();
+    return check_finish();
+}

@@ -1,0 +1,382 @@
+"""`ioscore-suite ior ARGS...`: the IOR command lines of published acceptance tests.
+
+Every IOR line of ../shared/data/acceptance-commands.md runs unchanged apart from its sizes
+(-b, -s), its -D and its paths (-o), under `mpirun -np 2` in a /dev/shm temporary directory that
+is also the working directory, with `ulimit -f`. Each run is checked against what IOR would
+have done on disk and against its own result.json, per-rank CSVs and printed tables.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import subprocess
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import jsonschema
+import pytest
+from suite_helpers import MPI_ENV, SCHEMA_PATH, SUITE_BIN, suite_bin  # noqa: F401
+
+pytestmark = pytest.mark.usefixtures("suite_bin")
+
+COMMANDS_MD = Path(__file__).resolve().parents[2].parent / "shared" / "data"
+COMMANDS_MD = COMMANDS_MD / "acceptance-commands.md"
+FILE_LIMIT_KIB = 262144  # ulimit -f: no rank writes a file above 256 MiB
+UNITS = {"k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
+
+
+def ior_lines() -> list[str]:
+    """The IOR command lines of the document (code blocks; trailing comments dropped)."""
+    lines = []
+    for raw in COMMANDS_MD.read_text().splitlines():
+        text = raw.split(" #", 1)[0].strip()
+        if text.startswith(("ior ", "IOR ")):
+            lines.append(text)
+    return lines
+
+
+def size_of(text: str) -> int:
+    text = text.lower()
+    return int(text[:-1]) * UNITS[text[-1]] if text[-1] in UNITS else int(text)
+
+
+def value(args: list[str], opt: str) -> str | None:
+    return args[args.index(opt) + 1] if opt in args else None
+
+
+def shrink(args: list[str], directory: Path) -> list[str]:
+    """Scales a command line down: -b a few transfers (at most 256 KiB unless -t is larger),
+    -s at most 2, -D 5 s, $DIR -> the temporary directory. Everything else is kept."""
+    out = [a.replace("$DIR", str(directory)) for a in args]
+    xfer = size_of(value(out, "-t") or "256k")
+    block = xfer * max(1, (256 << 10) // xfer)
+    if "-b" in out:
+        out[out.index("-b") + 1] = str(block)
+    else:
+        out += ["-b", str(block)]
+    if "-s" in out:
+        i = out.index("-s") + 1
+        out[i] = str(min(2, int(out[i])))
+    if "-D" in out:
+        out[out.index("-D") + 1] = "5"
+    return out
+
+
+def run_subcommand(
+    cwd: Path, name: str, args: list[str], np: int = 2, timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
+    """mpirun -np N ioscore-suite NAME ARGS in `cwd`, every rank under ulimit -f."""
+    cmd = [
+        "mpirun",
+        "--oversubscribe",
+        "-np",
+        str(np),
+        "bash",
+        "-c",
+        f'ulimit -f {FILE_LIMIT_KIB} && exec "$0" "$@"',
+        str(SUITE_BIN),
+        name,
+        *args,
+    ]
+    return subprocess.run(
+        cmd,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env=MPI_ENV,
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
+    )
+
+
+def run_ior(
+    cwd: Path, args: list[str], np: int = 2, timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
+    return run_subcommand(cwd, "ior", args, np, timeout)
+
+
+def ok(proc: subprocess.CompletedProcess[str]) -> str:
+    assert proc.returncode == 0, f"rc {proc.returncode}\n{proc.stdout}\n{proc.stderr}"
+    return proc.stdout
+
+
+@pytest.fixture
+def tmp() -> Iterator[Path]:
+    with tempfile.TemporaryDirectory(prefix="ioscore-ior-test-", dir="/dev/shm") as d:
+        yield Path(d)
+
+
+def result(resdir: Path, mode: str = "ior") -> dict:
+    doc = json.loads((resdir / "result.json").read_text())
+    jsonschema.validate(doc, json.loads(SCHEMA_PATH.read_text()))
+    assert doc["mode"] == mode and doc["finished"] and doc["scores"] is None
+    return doc
+
+
+def summary_table(stdout: str) -> dict[str, dict[str, str]]:
+    """IOR's 'Summary of all tests' table: operation -> column -> text."""
+    lines = stdout.split("Summary of all tests:\n", 1)[1].splitlines()
+    header = lines[0].split()
+    header[header.index("StdDev", 5)] = "StdDev(OPs)"  # IOR prints "StdDev" twice
+    rows = {}
+    for line in lines[1:]:
+        cells = line.split()
+        if len(cells) != len(header):
+            break
+        rows[cells[0]] = dict(zip(header, cells, strict=True))
+    return rows
+
+
+def result_rows(stdout: str) -> list[list[str]]:
+    """The per-iteration rows of IOR's 'Results' table."""
+    return [
+        line.split()
+        for line in stdout.split("Summary of all tests:", 1)[0].splitlines()
+        if re.match(r"^(write|read|readback|reread) +\d", line)
+    ]
+
+
+def data_files(base: Path) -> dict[str, int]:
+    return {p.name: p.stat().st_size for p in base.parent.glob(base.name + "*")}
+
+
+def phases_of(args: list[str]) -> list[str]:
+    """The phases IOR runs, in its order: write, -W check, read, -R check."""
+    flags = "".join(a[1:] for a in args if re.match(r"^-[A-Za-z]+$", a))
+    if not any(f in flags for f in "wrWR"):
+        flags += "wr"
+    steps = (("w", "write"), ("W", "readback"), ("r", "read"), ("R", "reread"))
+    return [name for flag, name in steps if flag in flags]
+
+
+def access_of(args: list[str]) -> tuple[bool, bool]:
+    names = phases_of(args)
+    return "write" in names, "read" in names
+
+
+def check_run(tmp: Path, args: list[str], stdout: str, np: int, resdir: Path) -> None:
+    """What IOR would have left on disk, and the three reports agreeing with each other."""
+    doc = result(resdir)
+    block, segs = size_of(value(args, "-b") or "1m"), int(value(args, "-s") or "1")
+    fpp, keep = "-F" in args, "-k" in args
+    names = [p["name"] for p in doc["phases"]]
+    assert names == [f"ior-{name}-0" for name in phases_of(args)]
+    summary = summary_table(stdout)
+    rows = result_rows(stdout)
+    for phase, row in zip(doc["phases"], rows, strict=True):
+        op = phase["name"].split("-")[1]
+        assert row[0] == op
+        assert phase["valid"], phase["invalid_reasons"]
+        assert phase["bytes"] == np * block * segs
+        assert [r["bytes"] for r in phase["ranks"]] == [block * segs] * np
+        assert phase["verify_errors"] == 0
+        mib = phase["score"] * 1024
+        assert abs(float(row[1]) - mib) <= 0.006 + mib * 1e-9
+        if op in ("write", "read"):  # IOR's summary has no rows for the checks
+            assert abs(float(summary[op]["Max(MiB)"]) - mib) <= 0.006 + mib * 1e-9
+            assert abs(float(summary[op]["Mean(MiB)"]) - mib) <= 0.006 + mib * 1e-9
+            assert float(summary[op]["StdDev"]) == 0.0
+        else:
+            assert op not in summary
+        assert (
+            phase["latency"]["ops"]
+            == phase["items"]
+            == np * block * segs // size_of(value(args, "-t") or "256k")
+        )
+        csv = (resdir / f"{phase['name']}.csv").read_text().splitlines()
+        kind = "write" if op == "write" else "read"  # the CSV's access column
+        assert [line.split(",")[:2] for line in csv[1:]] == [[kind, str(r)] for r in range(np)]
+        assert sum(sum(r) for r in phase["timeseries"]["per_rank"]) == phase["items"]
+    base = Path(value(args, "-o") or "testFile")
+    base = base if base.is_absolute() else tmp / base
+    files = data_files(base)
+    if keep:
+        expect = (
+            {f"{base.name}.{r:08d}": block * segs for r in range(np)}
+            if fpp
+            else {base.name: np * block * segs}
+        )
+        assert files == expect
+    else:
+        assert files == {}, "without -k IOR removes its files, also after a read-only launch"
+
+
+def run_checked(tmp: Path, args: list[str], np: int = 2) -> str:
+    resdir = tmp / "res"
+    stdout = ok(run_ior(tmp, [*args, "--resultdir", str(resdir)], np))
+    check_run(tmp, args, stdout, np, resdir)
+    return stdout
+
+
+LINES = ior_lines()
+
+
+def test_the_document_has_the_published_ior_lines() -> None:
+    assert len(LINES) >= 25
+    assert any("-a MPIIO -c" in line for line in LINES)
+
+
+@pytest.mark.parametrize("line", LINES, ids=[f"ior{i:02d}" for i in range(len(LINES))])
+def test_published_command_line(tmp: Path, line: str) -> None:
+    args = shrink(shlex.split(line)[1:], tmp)
+    write, read = access_of(args)
+    if read and not write:  # the separate write launch that made the data this read expects
+        writer = [a for a in args if a != "-r"] + ["-w", "-k"]
+        ok(run_ior(tmp, [*writer, "--resultdir", str(tmp / "writer")]))
+    stdout = run_checked(tmp, args)
+    if "-O" in args and "lustrestripecount" in line.lower():
+        assert "lustreStripeCount=1 was NOT applied" in stdout
+    if "-H" in args:
+        assert "MPI-IO hints given to MPI_File_open" in stdout
+    if "-e" in args and write:
+        assert "fsync inside the timing (-e)" in stdout
+
+
+def test_four_ranks_oversubscribed_with_rank_shift(tmp: Path) -> None:
+    args = ["-t", "64k", "-b", "256k", "-s", "2", "-F", "-C", "-e", "-k", "-R", "-w", "-r"]
+    resdir = tmp / "res"
+    stdout = ok(run_ior(tmp, [*args, "--simulate-ppn", "2", "--resultdir", str(resdir)], np=4))
+    check_run(tmp, args, stdout, 4, resdir)
+    read = result(resdir)["phases"][1]
+    assert read["name"] == "ior-read-0" and read["extra"]["result_keys"]["read_shift"] == "2"
+    assert "written by another node (-C shift 2)" in stdout
+
+
+def corrupt(path: Path) -> None:
+    with path.open("r+b") as f:
+        f.seek(4096)
+        f.write(b"\xff" * 64)
+
+
+@pytest.mark.parametrize(("shift_opts", "bad_reader"), [(["-C"], 0), ([], 1)])
+def test_rank_shift_reads_another_ranks_file(
+    tmp: Path, shift_opts: list[str], bad_reader: int
+) -> None:
+    """Rank 1's file is damaged after the write launch: with -C rank 0 reads it (IOR's shift of
+    one node's tasks, here one task per simulated node), without -C rank 1 does."""
+    common = ["-F", "-t", "64k", "-b", "256k", "-G", "77", "-o", str(tmp / "f"), "-k"]
+    common += ["--simulate-ppn", "1"]
+    ok(run_ior(tmp, [*common, "-w", "--resultdir", str(tmp / "w")]))
+    corrupt(tmp / "f.00000001")
+    proc = run_ior(tmp, [*common, "-r", "-R", *shift_opts, "--resultdir", str(tmp / "r")])
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "WARNING: incorrect data on reread" in proc.stdout
+    read, reread = result(tmp / "r")["phases"]
+    assert read["verify_errors"] == 0, "the timed read does not compare (IOR: checks untimed)"
+    ranks = reread["ranks"]
+    assert [r["verify_errors"] > 0 for r in ranks] == [r == bad_reader for r in range(2)]
+
+
+def test_separate_read_launch_verifies_with_the_writers_signature(tmp: Path) -> None:
+    common = ["-t", "64k", "-b", "128k", "-s", "3", "-o", str(tmp / "shared"), "-l", "offset"]
+    ok(run_ior(tmp, [*common, "-w", "-k", "-G", "5", "--resultdir", str(tmp / "w")]))
+    ok(run_ior(tmp, [*common, "-r", "-R", "-k", "-G", "5", "--resultdir", str(tmp / "r")]))
+    proc = run_ior(tmp, [*common, "-r", "-R", "-G", "6", "--resultdir", str(tmp / "r6")])
+    assert proc.returncode == 1 and "data mismatch" in proc.stderr
+
+
+def test_random_offsets_write_every_block_once(tmp: Path) -> None:
+    """-z writes each transfer exactly once: a sequential verified read of the whole file
+    (offset-stamped data: a missing or doubled block would read as zeros) finds no error."""
+    common = ["-F", "-t", "4k", "-b", "64k", "-s", "3", "-o", str(tmp / "z"), "-l", "o", "-G", "3"]
+    doc_out = ok(run_ior(tmp, [*common, "-w", "-z", "-k", "--resultdir", str(tmp / "w")]))
+    assert "ordering in a file  : random" in doc_out
+    write = result(tmp / "w")["phases"][0]
+    assert write["items"] == 2 * 16 * 3
+    ok(run_ior(tmp, [*common, "-R", "--resultdir", str(tmp / "r")]))
+    (reread,) = result(tmp / "r")["phases"]
+    assert reread["name"] == "ior-reread-0" and reread["verify_errors"] == 0
+    assert reread["items"] == 2 * 16 * 3
+
+
+def test_fixed_time_write_stops_at_the_deadline(tmp: Path) -> None:
+    """-D 1 with 8-byte transfers of a 64 MiB block (millions of calls): the write stops after
+    about a second; with wear-out every rank ends at the busiest rank's count."""
+    args = ["-F", "-w", "-t", "8", "-b", "64m", "-D", "1", "-O", "stoneWallingWearOut=1"]
+    ok(run_ior(tmp, [*args, "-o", str(tmp / "d"), "--resultdir", str(tmp / "res")]))
+    phase = result(tmp / "res")["phases"][0]
+    sw = phase["stonewall"]
+    assert sw["deadline_s"] == 1.0 and 1.0 <= phase["time"] < 30
+    assert phase["bytes"] < 2 * (64 << 20)
+    items = [r["items"] for r in phase["ranks"]]
+    assert items == [sw["items_at_deadline_max"]] * 2
+    assert sw["items_at_deadline_sum"] + sw["wearout_items"] == sum(items)
+    assert not list(tmp.glob("d.*")), "without -k the files are removed"
+
+
+def test_repetitions_statistics_match_result_json(tmp: Path) -> None:
+    args = ["-i", "3", "-t", "64k", "-b", "512k", "-F", "-e", "-o", str(tmp / "i")]
+    stdout = ok(run_ior(tmp, [*args, "--resultdir", str(tmp / "res")]))
+    doc = result(tmp / "res")
+    assert [p["name"] for p in doc["phases"]] == [
+        f"ior-{op}-{i}" for i in range(3) for op in ("write", "read")
+    ]
+    table = summary_table(stdout)
+    for op in ("write", "read"):
+        mib = [p["score"] * 1024 for p in doc["phases"] if p["name"].startswith(f"ior-{op}")]
+        mean = sum(mib) / 3
+        sd = (sum((m - mean) ** 2 for m in mib) / 3) ** 0.5
+        row = table[op]
+        for column, expected in (
+            ("Max(MiB)", max(mib)),
+            ("Min(MiB)", min(mib)),
+            ("Mean(MiB)", mean),
+            ("StdDev", sd),
+        ):
+            assert abs(float(row[column]) - expected) <= 0.006 + expected * 1e-9, column
+        assert row["reps"] == "3"
+
+
+def test_check_write_reads_back_after_each_write(tmp: Path) -> None:
+    stdout = ok(run_ior(tmp, ["-w", "-W", "-t", "64k", "-b", "256k", "--resultdir", "r"]))
+    doc = result(tmp / "r")
+    assert [p["name"] for p in doc["phases"]] == ["ior-write-0", "ior-readback-0"]
+    assert doc["phases"][1]["extra"]["result_keys"]["access"] == "read+verify"
+    assert [row[0] for row in result_rows(stdout)] == ["write", "readback"]
+
+
+def test_default_test_file_and_results_go_to_the_working_directory(tmp: Path) -> None:
+    ok(run_ior(tmp, ["-w", "-k", "-t", "64k", "-b", "128k"]))
+    assert (tmp / "testFile").stat().st_size == 2 * 128 * 1024
+    (resdir,) = tmp.glob("ioscore-ior-*")
+    assert result(resdir)["phases"][0]["bytes"] == 2 * 128 * 1024
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["-u"], "not supported: -u (uniqueDir"),
+        (["-Y"], "not supported: -Y (fsyncPerWrite"),
+        (["-a", "HDF5"], "not supported: -a HDF5"),
+        (["-O", "collectiveMetadata=1"], "not supported: -O collectiveMetadata"),
+        (["--posix.gpuDirect"], "not supported: --posix.gpuDirect"),
+        (["-b", "3m", "-t", "2m"], "must be a multiple of the transfer size"),
+        (["-b", "12q"], "-b 12q: expected a size"),
+        (["-i", "999"], "-i 999: expected repetitions in 1..16"),
+        (["-D", "5", "-W"], "-D (stonewalling) cannot be combined with -W or -R"),
+        (["-t", "1004", "-b", "1004"], "multiple of 8 bytes"),
+        (["-B", "-t", "1024", "-b", "1024"], "multiple of 4096 bytes"),
+        (["-a", "MPIIO", "--posix.odirect"], "needs -a POSIX"),
+        (["-o", "/nonexistent-ioscore/dir/f"], "does not exist"),
+        (["-r", "-o", "missing"], "cannot read"),
+    ],
+)
+def test_bad_command_lines_are_refused_before_any_io(
+    tmp: Path, args: list[str], message: str
+) -> None:
+    proc = run_ior(tmp, args)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert message in proc.stderr
+    assert os.listdir(tmp) == []
+
+
+def test_a_read_of_files_too_small_is_refused(tmp: Path) -> None:
+    ok(run_ior(tmp, ["-w", "-k", "-F", "-b", "64k", "-t", "64k", "--resultdir", "w"]))
+    proc = run_ior(tmp, ["-r", "-F", "-b", "128k", "-t", "64k", "--resultdir", "r"])
+    assert proc.returncode == 2
+    assert "testFile.00000000 has 65536 bytes; this read needs 131072" in proc.stderr
+    assert not (tmp / "r").exists()

@@ -1,0 +1,240 @@
+"""`ioscore-suite mdtest ARGS...`: the mdtest command lines of acceptance-commands.md.
+
+Each line runs with only -n (and the -w file size) scaled down, -d in a /dev/shm temporary
+directory that is also the working directory, under `mpirun -np 2` and `ulimit -f`; the tree
+it leaves (or removes) and its three reports (stdout table, result.json, CSVs) are checked.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from suite_helpers import suite_bin  # noqa: F401
+from test_acceptance_ior import COMMANDS_MD, ok, result, run_subcommand
+
+pytestmark = pytest.mark.usefixtures("suite_bin")
+
+
+@pytest.fixture
+def tmp() -> Iterator[Path]:
+    with tempfile.TemporaryDirectory(prefix="ioscore-mdtest-test-", dir="/dev/shm") as d:
+        yield Path(d)
+
+
+LABELS = {
+    ("dir", "write"): "Directory creation",
+    ("dir", "stat"): "Directory stat",
+    ("dir", "delete"): "Directory removal",
+    ("file", "write"): "File creation",
+    ("file", "stat"): "File stat",
+    ("file", "read"): "File read",
+    ("file", "delete"): "File removal",
+    ("tree", "write"): "Tree creation",
+    ("tree", "delete"): "Tree removal",
+}
+
+
+def mdtest_lines() -> list[str]:
+    lines = []
+    for raw in COMMANDS_MD.read_text().splitlines():
+        text = raw.split(" #", 1)[0].strip()
+        if text.startswith("mdtest "):
+            lines.append(text)
+    return lines
+
+
+def value(args: list[str], opt: str, default: str) -> str:
+    return args[args.index(opt) + 1] if opt in args else default
+
+
+def tree_nodes(args: list[str]) -> tuple[int, int]:
+    depth, branch = int(value(args, "-z", "0")), int(value(args, "-b", "1"))
+    nodes = sum(branch**level for level in range(depth + 1))
+    return nodes, branch**depth
+
+
+def shrink(args: list[str], directory: Path) -> list[str]:
+    """-n to at most 40 per directory of the tree (at least one each), -w to 4 KiB at most,
+    $DIR -> the temporary directory."""
+    out = [a.replace("$DIR", str(directory)) for a in args]
+    nodes, leaves = tree_nodes(out)
+    holders = leaves if "-L" in out else nodes
+    i = out.index("-n") + 1
+    out[i] = str(min(int(out[i]), max(40, holders)))
+    if "-w" in out:
+        j = out.index("-w") + 1
+        out[j] = str(min(int(out[j]), 4096))
+    return out
+
+
+def expected_phases(args: list[str]) -> list[tuple[str, str]]:
+    flags = "".join(a[1:] for a in args if re.match(r"^-[A-Za-z]+$", a))
+    ops = {
+        o for f, o in (("C", "write"), ("T", "stat"), ("E", "read"), ("r", "delete")) if f in flags
+    }
+    ops = ops or {"write", "stat", "read", "delete"}
+    steps = [("tree", "write")]
+    steps += [("dir", o) for o in ("write", "stat", "delete") if "F" not in flags]
+    steps += [("file", o) for o in ("write", "stat", "read", "delete") if "D" not in flags]
+    steps += [("tree", "delete")]
+    return [(w, o) for w, o in steps if o in ops]
+
+
+def summary(stdout: str) -> dict[str, float]:
+    rows = {}
+    for line in stdout.split("SUMMARY rate", 1)[1].splitlines()[3:]:
+        m = re.match(r"^   (\w+ \w+) +([\d.]+) +([\d.]+) +([\d.]+) +([\d.]+)$", line)
+        if m:
+            rows[m.group(1)] = float(m.group(4))  # mean
+    return rows
+
+
+def items_on_disk(dirs: list[Path]) -> dict[str, int]:
+    found: dict[str, int] = {}
+    for d in dirs:
+        for path in d.rglob("*.mdtest.*"):
+            kind = "file" if path.name.startswith("file.") else "dir"
+            found[kind] = found.get(kind, 0) + 1
+    return found
+
+
+def check(tmp: Path, args: list[str], stdout: str, np: int = 2) -> None:
+    doc = result(tmp / "res", "mdtest")
+    phases = expected_phases(args)
+    assert [p["name"] for p in doc["phases"]] == [f"mdtest-{w}-{o}-0" for w, o in phases]
+    nodes, leaves = tree_nodes(args)
+    holders = leaves if "-L" in args else nodes
+    per_rank = int(value(args, "-n", "0")) // holders * holders
+    trees = np if "-u" in args else len(value(args, "-d", "out").split("@"))
+    rates = summary(stdout)
+    for phase, (what, op) in zip(doc["phases"], phases, strict=True):
+        assert phase["valid"], phase["invalid_reasons"]
+        assert phase["items"] == (trees * nodes if what == "tree" else np * per_rank)
+        assert phase["latency"]["ops"] == phase["items"]
+        rate = phase["score"] * 1000
+        assert abs(rates[LABELS[what, op]] - rate) <= 0.0006 + rate * 1e-9
+        csv = (tmp / "res" / f"{phase['name']}.csv").read_text().splitlines()
+        assert csv[0].startswith("rank,items") and len(csv) == np + 2
+    dirs = [
+        Path(d) if Path(d).is_absolute() else tmp / d for d in value(args, "-d", "out").split("@")
+    ]
+    dirs = dirs[:np]  # rank r works in directory r mod count: the others stay untouched
+    on_disk = items_on_disk(dirs)
+    created = any(o == "write" for _, o in phases)
+    removed = any(o == "delete" for _, o in phases)
+    if removed:
+        assert on_disk == {} and all(list(d.iterdir()) == [] for d in dirs)
+    elif created:
+        kinds = {"file"} if "-F" in args else {"dir"} if "-D" in args else {"file", "dir"}
+        assert on_disk == {k: np * per_rank for k in kinds}
+        if "-w" in args:
+            size = int(value(args, "-w", "0"))
+            assert {p.stat().st_size for d in dirs for p in d.rglob("file.mdtest.*")} == {size}
+
+
+LINES = mdtest_lines()
+
+
+def test_the_document_has_the_published_mdtest_lines() -> None:
+    assert len(LINES) == 6
+
+
+@pytest.mark.parametrize("line", LINES, ids=[f"mdtest{i}" for i in range(len(LINES))])
+def test_published_command_line(tmp: Path, line: str) -> None:
+    args = shrink(shlex.split(line)[1:], tmp)
+    if "-r" in args and "-C" not in args:  # the creating launch this removal belongs to
+        creator = [a for a in args if a != "-r"] + ["-C"]
+        ok(run_subcommand(tmp, "mdtest", [*creator, "--resultdir", str(tmp / "creator")]))
+    stdout = ok(run_subcommand(tmp, "mdtest", [*args, "--resultdir", str(tmp / "res")]))
+    check(tmp, args, stdout)
+
+
+def test_stat_of_the_neighbours_items_with_stride(tmp: Path) -> None:
+    """-N 1: rank r stats the files of rank r+1; rank 1's files are gone, so rank 0 fails."""
+    base = ["-n", "8", "-F", "-u", "-d", str(tmp / "d")]
+    ok(run_subcommand(tmp, "mdtest", [*base, "-C", "--resultdir", str(tmp / "c")]))
+    for f in (tmp / "d").rglob("file.mdtest.1.*"):
+        f.unlink()
+    proc = run_subcommand(tmp, "mdtest", [*base, "-T", "-N", "1", "--resultdir", str(tmp / "s")])
+    assert proc.returncode == 3
+    assert "rank 0: stat" in proc.stderr and "file.mdtest.1." in proc.stderr
+    proc = run_subcommand(tmp, "mdtest", [*base, "-T", "--resultdir", str(tmp / "s0")])
+    assert proc.returncode == 3 and "rank 1: stat" in proc.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["-n", "5", "-I", "3"], "not supported: -I with -n"),
+        (["-n", "5", "-t"], "not supported: -t (time the unique working directory overhead)"),
+        (["-n", "5", "-w", "10", "-e", "20", "-X"], "-e must not exceed -w"),
+        (["-n", "5", "--posix.odirect"], "not supported: '--posix.odirect'"),
+        (["-F"], "-n N (items per rank) or -I N (items per directory) is required"),
+        (["-n", "5", "-F", "-D"], "-F and -D exclude each other"),
+        (["-n", "2", "-z", "2", "-b", "2"], "-n 2 is fewer items than the 7 directories"),
+        (["-n", "5", "-z", "30", "-b", "9"], "more than 1000000 directories"),
+        (["-n", "5", "-d", "/nonexistent-ioscore/x"], "does not exist"),
+        (["-n", "5", "-r"], "run the creating launch first"),
+    ],
+)
+def test_bad_command_lines_are_refused_before_any_io(
+    tmp: Path, args: list[str], message: str
+) -> None:
+    proc = run_subcommand(tmp, "mdtest", args)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert message in proc.stderr
+    assert list(tmp.iterdir()) == []
+
+
+def test_items_per_directory_leaves_verify_sync_and_iterations(tmp: Path) -> None:
+    """-I 3 -z 2 -b 2 -L: 3 files in each of the 4 leaves per rank; -w/-e/-X read back and
+    compare; -Y syncs; -i 3 gives three values per operation in the rate and time tables."""
+    args = ["-I", "3", "-z", "2", "-b", "2", "-L", "-F", "-u", "-w", "512", "-e", "256", "-X"]
+    args += ["-Y", "-P", "-i", "3", "-d", str(tmp / "d")]
+    stdout = ok(run_subcommand(tmp, "mdtest", [*args, "--resultdir", str(tmp / "res")]))
+    doc = result(tmp / "res", "mdtest")
+    reads = [p for p in doc["phases"] if p["name"].startswith("mdtest-file-read-")]
+    assert len(reads) == 3 and all(p["items"] == 2 * 12 for p in reads)
+    assert all(p["verify_errors"] == 0 and p["bytes"] == 2 * 12 * 256 for p in reads)
+    creates = [p for p in doc["phases"] if p["name"].startswith("mdtest-file-write-")]
+    rates = [p["score"] * 1000 for p in creates]
+    mean = sum(rates) / 3
+    sd = (sum((r - mean) ** 2 for r in rates) / 3) ** 0.5
+    line = re.search(r"^   File creation +([\d.]+) +([\d.]+) +([\d.]+) +([\d.]+)$", stdout, re.M)
+    assert line is not None
+    for printed, expected in zip(line.groups(), (max(rates), min(rates), mean, sd), strict=True):
+        assert abs(float(printed) - expected) <= 0.0006 + expected * 1e-9
+    assert "SUMMARY time (in seconds): (of 3 iterations)" in stdout
+    assert list((tmp / "d").iterdir()) == []
+
+
+def test_verify_finds_changed_file_content(tmp: Path) -> None:
+    base = ["-n", "4", "-F", "-w", "64", "-e", "64", "-X", "-d", str(tmp / "d")]
+    ok(run_subcommand(tmp, "mdtest", [*base, "-C", "--resultdir", str(tmp / "c")]))
+    victim = next((tmp / "d").rglob("file.mdtest.1.2"))
+    victim.write_bytes(b"x" * 64)
+    proc = run_subcommand(tmp, "mdtest", [*base, "-E", "--resultdir", str(tmp / "e")])
+    assert "rank 1: data mismatch in" in proc.stderr and "file.mdtest.1.2" in proc.stderr
+    (read,) = result(tmp / "e", "mdtest")["phases"]
+    assert [r["verify_errors"] for r in read["ranks"]] == [0, 1]
+
+
+def test_stonewalled_create_wears_out_and_later_phases_follow(tmp: Path) -> None:
+    """-W 1 with far more files than a second allows: creation stops after about a second,
+    every rank continues to the busiest rank's count, stat and removal handle exactly that."""
+    args = ["-n", "5000000", "-F", "-W", "1", "-d", str(tmp / "d"), "--resultdir", str(tmp / "r")]
+    ok(run_subcommand(tmp, "mdtest", args, timeout=300))
+    phases = {p["name"]: p for p in result(tmp / "r", "mdtest")["phases"]}
+    create = phases["mdtest-file-write-0"]
+    sw = create["stonewall"]
+    assert sw["deadline_s"] == 1 and create["items"] < 2 * 5000000
+    per_rank = [r["items"] for r in create["ranks"]]
+    assert per_rank == [sw["items_at_deadline_max"]] * 2
+    for name in ("mdtest-file-stat-0", "mdtest-file-read-0", "mdtest-file-delete-0"):
+        assert [r["items"] for r in phases[name]["ranks"]] == per_rank
+    assert list((tmp / "d").iterdir()) == []
