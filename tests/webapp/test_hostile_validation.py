@@ -206,7 +206,7 @@ def test_hostile_archives_fail_with_reasons_and_the_worker_carries_on(
         found = _issues(submission_id)
         assert any(r == rule and message in m for r, m in found), (message, found)
     assert Submission.objects.get(pk=deep).status == Status.VALIDATION_FAILED
-    assert any("nested deeper than 64 levels" in m for _, m in _issues(deep)), _issues(deep)
+    assert any("member path longer than 1024" in m for _, m in _issues(deep)), _issues(deep)
     odd = Submission.objects.get(pk=non_utf8)
     assert odd.status == Status.VALIDATION_FAILED
     assert ("result-storage", "the run directory name is not valid UTF-8 text") in _issues(non_utf8)
