@@ -14,4 +14,4 @@ RUN useradd --system --home /var/lib/ioscore ioscore && mkdir -p /var/lib/ioscor
 USER ioscore
 WORKDIR /app/webapp
 EXPOSE 8000
-CMD ["gunicorn", "ioscore_site.wsgi", "--bind", "0.0.0.0:8000", "--workers", "3"]
+CMD ["gunicorn", "ioscore_site.wsgi", "--bind", "0.0.0.0:8000", "--workers", "3", "--worker-class", "gthread", "--threads", "4"]

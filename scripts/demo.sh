@@ -191,7 +191,9 @@ beat_from=$(log_size "$log_dir/beat.log")
 wait_for_log "$log_dir/beat.log" "$beat_from" "$run_dir/beat.pid" "Celery beat" "beat: Starting"
 export ALLOWED_HOSTS=${ALLOWED_HOSTS:-localhost,127.0.0.1}
 web_from=$(log_size "$log_dir/web.log")
-gunicorn ioscore_site.wsgi --chdir webapp --bind "127.0.0.1:$port" --workers 2 --daemon \
+# Threaded workers: a slow client uploading holds one thread, not a whole worker.
+gunicorn ioscore_site.wsgi --chdir webapp --bind "127.0.0.1:$port" --workers 2 \
+  --worker-class gthread --threads 4 --daemon \
   --pid "$run_dir/web.pid" --access-logfile "$log_dir/web-access.log" --error-logfile "$log_dir/web.log"
 wait_for_log "$log_dir/web.log" "$web_from" "$run_dir/web.pid" "web server" "Booting worker"
 for _ in $(seq 60); do
