@@ -12,13 +12,12 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from ioscore.results import storable_json
 from ioscore.results.errors import ResultFormatError, read_text
 from ioscore.results.limits import (
-    INT64_MAX,
     MAX_JSON_BYTES,
     MAX_JSON_DEPTH,
     number_problem,
-    text_problem,
 )
 from ioscore.results.model import PhaseResult, RankStat, RunResult, ScoreGroup, Scores
 
@@ -116,79 +115,14 @@ def _datetime(text: Any) -> datetime | None:
         return None
 
 
-def _refuse_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a JSON number")
-
-
-def _finite_float(text: str) -> float:
-    value = float(text)
-    if number_problem(value, negative_ok=True):
-        raise ValueError(f"number {text[:40]} is beyond the double-precision range")
-    return value
-
-
-def _int64(text: str) -> int:
-    if len(text) > 20:  # before int(): no quadratic conversion of a huge literal
-        raise ValueError(f"integer {text[:40]}... is beyond the 64-bit range")
-    value = int(text)
-    if len(text) >= 19 and abs(value) > INT64_MAX:
-        raise ValueError(f"integer {text} is beyond the 64-bit range")
-    return value
-
-
 def load_json_document(text: str, source: str) -> Any:
-    """JSON text -> document, refusing what cannot be stored or walked (limits module).
-
-    NaN/Infinity, numbers that overflow a double, integers beyond 64 bits, nesting deeper
-    than MAX_JSON_DEPTH, NUL characters and lone surrogates are refused with a message.
-    """
+    """JSON text -> document, refusing what cannot be stored or walked (storable_json)."""
     try:
-        document = json.loads(
-            text, parse_constant=_refuse_constant, parse_float=_finite_float, parse_int=_int64
-        )
+        return storable_json.loads(text, MAX_JSON_DEPTH)
     except json.JSONDecodeError as exc:
         raise ResultFormatError(source, f"invalid JSON: {exc.msg}", exc.lineno) from None
-    except ValueError as exc:
+    except storable_json.UnstorableJSON as exc:
         raise ResultFormatError(source, f"invalid JSON: {exc}") from None
-    except RecursionError:
-        raise ResultFormatError(
-            source, f"JSON nested deeper than {MAX_JSON_DEPTH} levels"
-        ) from None
-    _check_tree(document, source)
-    return document
-
-
-def _check_tree(document: Any, source: str) -> None:
-    """Depth and string checks over the whole document, iteratively (no recursion)."""
-    # (node, depth, path of its container, its key there): paths are only built when needed
-    stack: list[tuple[Any, int, str, Any]] = [(document, 1, "", None)]
-    while stack:
-        node, depth, parent, key = stack.pop()
-        if isinstance(node, str):
-            problem = text_problem(node)
-            if problem:
-                raise ResultFormatError(source, f"string at {_path(parent, key)} {problem}")
-            continue
-        if not isinstance(node, (dict, list)):
-            continue
-        where = _path(parent, key)
-        if depth > MAX_JSON_DEPTH:
-            raise ResultFormatError(source, f"JSON nested deeper than {MAX_JSON_DEPTH} levels")
-        if isinstance(node, list):
-            stack.extend((value, depth + 1, where, i) for i, value in enumerate(node))
-            continue
-        for name, value in node.items():
-            problem = text_problem(name)
-            if problem:
-                raise ResultFormatError(source, f"a key in {where} {problem}")
-            stack.append((value, depth + 1, where, name))
-
-
-def _path(parent: str, key: Any) -> str:
-    if key is None:
-        return "(top level)"
-    base = "" if parent == "(top level)" else parent
-    return f"{base}/{key}"[:200]
 
 
 def parse_result_json(path: Path) -> RunResult:
