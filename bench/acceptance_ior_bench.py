@@ -16,22 +16,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import resource
 import statistics
 import subprocess
 import tempfile
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-SUITE = REPO / "suite" / "build" / "ioscore-suite"
-ENV = {
-    **os.environ,
-    "OMPI_ALLOW_RUN_AS_ROOT": "1",
-    "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
-    "OMPI_MCA_orte_tmpdir_base": "/dev/shm",
-    "TMPDIR": "/dev/shm",
-}
+from suite_env import ENV, SUITE
+
 FILE_LIMIT = 2 * 1024**3  # ulimit -f for both: no file grows past 2 GiB
 # name -> (IOR options without -o; fpp, transfer, bytes per rank, fsync, random)
 TESTS = {

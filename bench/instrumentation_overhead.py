@@ -14,22 +14,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-SUITE = REPO / "suite" / "build" / "ioscore-suite"
-ENV = {
-    **os.environ,
-    "OMPI_ALLOW_RUN_AS_ROOT": "1",
-    "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
-    "OMPI_MCA_orte_tmpdir_base": "/dev/shm",
-    "TMPDIR": "/dev/shm",
-}
+from suite_env import ENV, REPO, SUITE
+
 # no timed operations of their own: left out of the mean
 UNTIMED_PHASES = {"find", "timestamp"}
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import resource
 import statistics
 import subprocess
@@ -22,15 +21,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-SUITE = REPO / "suite" / "build" / "ioscore-suite"
-ENV = {
-    **os.environ,
-    "OMPI_ALLOW_RUN_AS_ROOT": "1",
-    "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
-    "OMPI_MCA_orte_tmpdir_base": "/dev/shm",
-    "TMPDIR": "/dev/shm",
-}
+from suite_env import ENV, REPO, SUITE
+
 PHASES = ("ior-easy-write", "ior-easy-read", "ior-hard-write", "ior-hard-read")
 XFER, BLOCK_MIB, HARD_RECORD, SEGMENTS = 2 * 1024 * 1024, 512, 47008, 10000
 FILE_LIMIT = 4 * 1024**3  # ulimit -f for the suite and fio: no file grows past 4 GiB
