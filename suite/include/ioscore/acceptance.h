@@ -96,6 +96,9 @@ int ios_mdtest_parse(struct ios_mdtest_params *p, int argc, char **argv, int ran
 /* Runs the parsed test on every rank; returns the exit status. */
 int ios_mdtest_run(struct ios_run *run, const struct ios_mdtest_params *p);
 
+/* Closes a launch: result.json, the summary file; 3 (reason printed) if the run aborted. */
+int ios_acceptance_finish(struct ios_run *run, const char *tool);
+
 /* Position `i` of a bijection of [0, n) keyed by `key` (-z order, no table). */
 uint64_t ios_ior_permute(uint64_t i, uint64_t n, uint64_t key);
 

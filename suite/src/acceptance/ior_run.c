@@ -653,21 +653,7 @@ int ios_ior_run(struct ios_run *run, const struct ios_ior_params *p)
         printf("Finished            : %s\n", now);
         fflush(stdout);
     }
-    run->t_run_end = ios_wtime();
-    run->finished = 1;
-    ios_instrument_cfg_free(&run->instr);
-    if (run->rank == 0) {
-        if (ios_report_json(run) != 0)
-            fprintf(stderr, "ioscore-suite ior: WARNING: cannot write result.json\n");
-        fclose(run->summary);
-        run->summary = NULL;
-    }
     MPI_Bcast(&verify_errors, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-    run->backend = NULL;
-    if (run->aborted) {
-        if (run->rank == 0)
-            fprintf(stderr, "ioscore-suite ior: ERROR: %s\n", run->abort_reason);
-        return 3;
-    }
-    return verify_errors > 0 ? 1 : 0;
+    int rc = ios_acceptance_finish(run, "ior");
+    return rc ? rc : verify_errors > 0 ? 1 : 0;
 }

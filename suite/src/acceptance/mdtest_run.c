@@ -418,20 +418,5 @@ int ios_mdtest_run(struct ios_run *run, const struct ios_mdtest_params *p)
         printf("-- finished at %s --\n", now);
         fflush(stdout);
     }
-    run->t_run_end = ios_wtime();
-    run->finished = 1;
-    ios_instrument_cfg_free(&run->instr);
-    if (run->rank == 0) {
-        if (ios_report_json(run) != 0)
-            fprintf(stderr, "ioscore-suite mdtest: WARNING: cannot write result.json\n");
-        fclose(run->summary);
-        run->summary = NULL;
-    }
-    run->backend = NULL;
-    if (run->aborted) {
-        if (run->rank == 0)
-            fprintf(stderr, "ioscore-suite mdtest: ERROR: %s\n", run->abort_reason);
-        return 3;
-    }
-    return 0;
+    return ios_acceptance_finish(run, "mdtest");
 }
