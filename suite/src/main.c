@@ -327,6 +327,8 @@ int main(int argc, char **argv)
     if (cli.list) {
         if (run.rank == 0) {
             ios_config_list(stdout);
+            ios_phases_list(stdout);
+            printf("\n");
             ios_backend_list(stdout);
             printf("\n; test-only command-line options (the run is INVALID): --debug-delay-rank R "
                    "--debug-delay-us N (rank R sleeps N us before each operation)\n");

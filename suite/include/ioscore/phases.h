@@ -2,6 +2,7 @@
 #ifndef IOSCORE_PHASES_H
 #define IOSCORE_PHASES_H
 
+#include "ioscore/phase.h"
 #include "ioscore/run.h"
 
 extern const struct ios_phase ios_phase_ior_easy_write;

@@ -1,13 +1,28 @@
 /*
- * Report files written by rank 0 from the gathered phase results: per-rank CSVs (spec §5.5),
- * the per-phase text logs and result.json (schema suite/schema/ioscore-result-1.schema.json).
- * result.txt and result_summary.txt are written line by line by the scheduler as phases
- * finish (src/core/run.c), because their order is the order of events.
+ * Report files written by rank 0 from the gathered phase results: result.txt and
+ * result_summary.txt line by line as phases finish, because their order is the order of events
+ * (src/report/result_txt.c), per-rank CSVs (spec §5.5), the per-phase text logs and result.json
+ * (schema suite/schema/ioscore-result-1.schema.json).
  */
 #ifndef IOSCORE_REPORT_H
 #define IOSCORE_REPORT_H
 
 #include "ioscore/run.h"
+
+/* Opens config-orig.ini, config.ini, result_summary.txt and result.txt with its [run] part. */
+void ios_report_open(struct ios_run *run);
+/* One result.txt line (rank 0, when open). */
+void ios_result_line(const struct ios_run *run, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* "key             = value" in result.txt. */
+void ios_result_key(const struct ios_run *run, const char *key, const char *value);
+/* The end of a phase: its result.txt keys, reasons and score, its summary line, its CSVs and
+ * text log. */
+void ios_report_phase(const struct ios_run *run, const struct ios_phase_result *res);
+/* The [SCORE] section and the summary's score line. */
+void ios_report_scores(const struct ios_run *run);
+/* Closes result.txt and result_summary.txt. */
+void ios_report_close(struct ios_run *run);
 
 /* <resdir>/<phase>.csv in the IOR or mdtest layout. Returns 0 or -errno. */
 int ios_report_csv(const struct ios_run *run, const struct ios_phase_result *res);

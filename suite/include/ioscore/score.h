@@ -22,13 +22,20 @@ struct ios_scores {
     double bw, md, total;
 };
 
-/* Computes BW, MD and TOTAL from the scores of the scored mandatory phases. */
+/* BW, MD and TOTAL from the scores of the scored mandatory phases and their groups. */
+struct ios_scores ios_group_scores(const enum ios_group *groups, const double *scores, int n);
+/* The same with each phase's group looked up by its name (result files; at most 64). */
 struct ios_scores ios_compute_scores(const char *const *names, const double *scores, int n);
 
 /*
- * The [SCORE] hash: kv(version) ^ kv(phase, %f) over scored mandatory phases ^ kv(MD) ^ kv(BW)
- * ^ kv(SCORE) ^ (invalid ? kv(valid, NO) : 0).
+ * The [SCORE] hash over the strings as printed: kv(version) ^ kv(phase, value) over the scored
+ * mandatory phases passed ^ kv(MD) ^ kv(BW) ^ kv(SCORE) ^ (invalid ? kv(valid, NO) : 0). The
+ * one implementation: the run (below) and --score-from (printed values) both use it.
  */
+uint32_t ios_score_hash_text(const char *version, const char *const *names,
+                             const char *const *values, int n, const char *md, const char *bw,
+                             const char *total, int valid);
+/* The hash of a run's numbers, each printed with "%f" as result.txt does (at most 64). */
 uint32_t ios_score_hash(const char *version, const char *const *names, const double *scores, int n,
                         struct ios_scores s, int valid);
 

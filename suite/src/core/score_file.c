@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ioscore/hash.h"
 #include "ioscore/score.h"
 #include "ioscore/util.h"
 
@@ -203,14 +202,12 @@ int ios_score_from_file(const char *path, FILE *out)
     fprintf(out, "SCORE-from-printed-groups = %.10g\n", sqrt(pbw * pmd));
     if (last.has_version && is_result_txt) {
         /* hash the printed strings exactly as the reference verifier does */
-        uint32_t h = ios_hash_kv("version", last.version);
+        const char *printed[MAX_PHASES];
         for (int i = 0; i < last.n; i++)
-            h ^= ios_hash_kv(last.names[i], last.values[i]);
-        h ^= ios_hash_kv("MD", last.md) ^ ios_hash_kv("BW", last.bw) ^
-             ios_hash_kv("SCORE", last.total);
-        if (last.invalid)
-            h ^= ios_hash_kv("valid", "NO");
-        fprintf(out, "score-hash = %X\n", h);
+            printed[i] = last.values[i];
+        fprintf(out, "score-hash = %X\n",
+                ios_score_hash_text(last.version, names, printed, last.n, last.md, last.bw,
+                                    last.total, !last.invalid));
     }
     return 0;
 }

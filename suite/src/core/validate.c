@@ -12,10 +12,19 @@
 #include "ioscore/backend.h"
 #include "ioscore/run.h"
 
-const char *const ios_known_top_dirs[4] = {"ior-easy", "ior-hard", "mdtest-easy", "mdtest-hard"};
+/* Is `name` the top-level directory some standard phase creates (a site may pre-create it)? */
+static int is_phase_top_dir(const char *name)
+{
+    int n = 0;
+    const struct ios_phase *const *phases = ios_standard_phases(&n);
+    for (int i = 0; i < n; i++)
+        if (phases[i]->top_dir && strcmp(phases[i]->top_dir, name) == 0)
+            return 1;
+    return 0;
+}
 
 /*
- * The data directory must be new, ours (marker file), or hold only the four top-level
+ * The data directory must be new, ours (marker file), or hold only the phases' top-level
  * directories a site may pre-create for striping. Anything else: refuse before any I/O.
  */
 static int check_datadir(const struct ios_run *run, char *err, size_t err_len)
@@ -35,10 +44,7 @@ static int check_datadir(const struct ios_run *run, char *err, size_t err_len)
     while (!ours && rc == 0 && (e = readdir(dir)) != NULL) {
         if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
             continue;
-        int allowed = 0;
-        for (int i = 0; i < 4; i++)
-            allowed |= strcmp(e->d_name, ios_known_top_dirs[i]) == 0;
-        if (!allowed) {
+        if (!is_phase_top_dir(e->d_name)) {
             snprintf(err, err_len,
                      "data directory %s is not empty (found '%s') and has no %s "
                      "marker of an earlier ioscore run; refusing to write into it",

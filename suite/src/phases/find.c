@@ -165,6 +165,10 @@ const struct ios_phase ios_phase_find = {
     .score_group = IOS_GROUP_MD,
     .type = IOS_PHASE_READ,
     .metric = IOS_METRIC_CUSTOM,
+    .unit = IOS_UNIT_KIOPS,
+    .pattern = "parallel namespace scan of the whole data directory (-newer, -size 3901c, "
+               "-name *01*)",
+    .creates = "<resdir>/find.csv",
     .run = find_run,
     .describe = find_describe,
 };

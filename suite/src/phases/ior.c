@@ -452,18 +452,91 @@ static void describe_rnd4k(const struct ios_run *run, FILE *out)
             2 * ios_ior_shift(run) % run->size, run->size, run->stonewall);
 }
 
+/* ---- what the phases leave behind: removed by the names used above, never recursively */
+
+/* Every rank removes its own file (rank 0 the shared one), then rank 0 the directory. */
+static void easy_cleanup(struct ios_run *run, struct ios_backend *be)
+{
+    char path[IOS_PATH_MAX];
+    int fpp = ios_cfg_bool(&run->cfg, "ior-easy", "filePerProc", 1);
+    if (fpp || run->rank == 0) {
+        data_path(run, fpp ? LAYOUT_EASY_FPP : LAYOUT_EASY_SHARED, run->rank, path, sizeof path);
+        ios_remove_known(run, be, path, 0);
+    }
+    if (fpp && ios_cfg_bool(&run->cfg, "ior-easy", "uniqueDir", 0)) {
+        ios_path(path, sizeof path, "%s/ior-easy/%d", run->datadir, run->rank);
+        ios_remove_known(run, be, path, 1);
+    }
+    /* unlike the reference, wait for every rank's unlink before the rmdir */
+    MPI_Barrier(MPI_COMM_WORLD);
+    ios_status_remove(run, "ior-easy");
+    if (run->rank == 0) {
+        ios_path(path, sizeof path, "%s/ior-easy", run->datadir);
+        ios_remove_known(run, be, path, 1);
+    }
+}
+
+static void hard_cleanup(struct ios_run *run, struct ios_backend *be)
+{
+    char path[IOS_PATH_MAX];
+    ios_status_remove(run, "ior-hard");
+    if (run->rank != 0)
+        return;
+    data_path(run, LAYOUT_HARD, 0, path, sizeof path);
+    ios_remove_known(run, be, path, 0);
+    ios_path(path, sizeof path, "%s/ior-hard", run->datadir);
+    ios_remove_known(run, be, path, 1);
+}
+
+static int is_easy_file(const char *name)
+{
+    return strcmp(name, "ior_file_easy") == 0 || ios_name_numbered(name, "ior_file_easy.", 1);
+}
+
+static int is_hard_file(const char *name)
+{
+    return strcmp(name, "file") == 0;
+}
+
+/* --cleanup: whatever filePerProc/uniqueDir the earlier run used. */
+static long easy_sweep(const struct ios_run *run, int verbose)
+{
+    char path[IOS_PATH_MAX];
+    ios_path(path, sizeof path, "%s/ior-easy", run->datadir);
+    long removed = ios_sweep_files(path, is_easy_file);
+    removed += ios_sweep_numbered_dirs(path, "", 1, is_easy_file, verbose); /* uniqueDir */
+    ios_rmdir_quiet(path, verbose);
+    return removed + ios_status_remove(run, "ior-easy");
+}
+
+static long hard_sweep(const struct ios_run *run, int verbose)
+{
+    char path[IOS_PATH_MAX];
+    ios_path(path, sizeof path, "%s/ior-hard", run->datadir);
+    long removed = ios_sweep_files(path, is_hard_file);
+    ios_rmdir_quiet(path, verbose);
+    return removed + ios_status_remove(run, "ior-hard");
+}
+
 const struct ios_phase ios_phase_ior_easy_write = {
     .name = "ior-easy-write",
     .group = "ior-easy",
     .score_group = IOS_GROUP_BW,
     .type = IOS_PHASE_WRITE,
     .metric = IOS_METRIC_BW,
+    .unit = IOS_UNIT_GIB_S,
+    .pattern = "sequential transferSize writes, file per process (or one shared file)",
+    .top_dir = "ior-easy",
+    .creates = "ior-easy/ior_file_easy.<rank> (uniqueDir: ior-easy/<rank>/; shared: "
+               "ior-easy/ior_file_easy), <resdir>/ior-easy.stonewall",
     .seed_key = "ior-easy",
     .csv_kind = "ior",
     .has_log = 1,
     .stonewalled = 1,
     .run = ior_easy_write,
     .describe = describe_easy_write,
+    .cleanup = easy_cleanup,
+    .sweep = easy_sweep,
 };
 const struct ios_phase ios_phase_ior_easy_read = {
     .name = "ior-easy-read",
@@ -471,6 +544,8 @@ const struct ios_phase ios_phase_ior_easy_read = {
     .score_group = IOS_GROUP_BW,
     .type = IOS_PHASE_READ,
     .metric = IOS_METRIC_BW,
+    .unit = IOS_UNIT_GIB_S,
+    .pattern = "sequential transferSize reads of another rank's ior-easy data, verified",
     .seed_key = "ior-easy",
     .csv_kind = "ior",
     .has_log = 1,
@@ -483,12 +558,19 @@ const struct ios_phase ios_phase_ior_hard_write = {
     .score_group = IOS_GROUP_BW,
     .type = IOS_PHASE_WRITE,
     .metric = IOS_METRIC_BW,
+    .unit = IOS_UNIT_GIB_S,
+    .pattern = "strided 47008-byte records into one shared file (record j of rank p at "
+               "(j*N + p)*47008)",
+    .top_dir = "ior-hard",
+    .creates = "ior-hard/file, <resdir>/ior-hard.stonewall",
     .seed_key = "ior-hard",
     .csv_kind = "ior",
     .has_log = 1,
     .stonewalled = 1,
     .run = ior_hard_write,
     .describe = describe_hard_write,
+    .cleanup = hard_cleanup,
+    .sweep = hard_sweep,
 };
 const struct ios_phase ios_phase_ior_hard_read = {
     .name = "ior-hard-read",
@@ -496,6 +578,8 @@ const struct ios_phase ios_phase_ior_hard_read = {
     .score_group = IOS_GROUP_BW,
     .type = IOS_PHASE_READ,
     .metric = IOS_METRIC_BW,
+    .unit = IOS_UNIT_GIB_S,
+    .pattern = "strided 47008-byte reads of another rank's ior-hard records, verified",
     .seed_key = "ior-hard",
     .csv_kind = "ior",
     .has_log = 1,
@@ -508,6 +592,8 @@ const struct ios_phase ios_phase_ior_rnd4k_easy_read = {
     .score_group = IOS_GROUP_NONE,
     .type = IOS_PHASE_READ,
     .metric = IOS_METRIC_BW,
+    .unit = IOS_UNIT_GIB_S,
+    .pattern = "random 4 KiB reads of the ior-easy files under the stonewall, not verified",
     .seed_key = "ior-easy",
     .csv_kind = "ior",
     .has_log = 1,

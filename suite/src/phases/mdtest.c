@@ -9,6 +9,7 @@
  * Writes run under the stonewall with wear-out and end with a sync; the per-rank count goes to
  * the status file and the later phases handle exactly that many files.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -408,32 +409,105 @@ static void d_hard_delete(const struct ios_run *r, FILE *o)
     describe(r, o, MD_HARD, "unlink", 3);
 }
 
-#define MD_PHASE(var, name_, group_, type_, seed_, fn, dfn, sw)                                    \
-    const struct ios_phase var = {                                                                 \
-        .name = name_,                                                                             \
-        .group = group_,                                                                           \
-        .score_group = IOS_GROUP_MD,                                                               \
-        .type = type_,                                                                             \
-        .metric = IOS_METRIC_MD,                                                                   \
-        .seed_key = seed_,                                                                         \
-        .csv_kind = "mdtest",                                                                      \
-        .has_log = 1,                                                                              \
-        .stonewalled = sw,                                                                         \
-        .run = fn,                                                                                 \
-        .describe = dfn,                                                                           \
-    };
+/* ---- what the phases leave behind: the delete phases remove the trees; these hooks remove
+ * the top directories and, for --cleanup, what an interrupted run left, by mdtest's names */
+
+static void remove_top_dir(struct ios_run *run, struct ios_backend *be, enum md_kind kind)
+{
+    ios_status_remove(run, status_name(kind));
+    if (run->rank != 0)
+        return;
+    char path[IOS_PATH_MAX];
+    ios_path(path, sizeof path, "%s/%s", run->datadir, kind_dir(kind));
+    ios_remove_known(run, be, path, 1);
+}
+
+static void easy_cleanup(struct ios_run *run, struct ios_backend *be)
+{
+    remove_top_dir(run, be, MD_EASY);
+}
+
+static void hard_cleanup(struct ios_run *run, struct ios_backend *be)
+{
+    remove_top_dir(run, be, MD_HARD);
+}
+
+static int is_mdtest_file(const char *name)
+{
+    return ios_name_numbered(name, "file.mdtest.", 2);
+}
+
+static long easy_sweep(const struct ios_run *run, int verbose)
+{
+    char path[IOS_PATH_MAX];
+    ios_path(path, sizeof path, "%s/mdtest-easy/test-dir.0-0", run->datadir);
+    long removed = ios_sweep_numbered_dirs(path, "mdtest_tree.", 2, is_mdtest_file, verbose);
+    ios_rmdir_quiet(path, verbose);
+    ios_path(path, sizeof path, "%s/mdtest-easy", run->datadir);
+    ios_rmdir_quiet(path, verbose);
+    return removed + ios_status_remove(run, status_name(MD_EASY));
+}
+
+static long hard_sweep(const struct ios_run *run, int verbose)
+{
+    char path[IOS_PATH_MAX], sub[IOS_PATH_MAX];
+    ios_path(path, sizeof path, "%s/mdtest-hard", run->datadir);
+    long removed = 0;
+    DIR *d = opendir(path); /* files-per-dir: test-dir.0-<k> for k = 0, 1, ... */
+    struct dirent *e;
+    while (d && (e = readdir(d)) != NULL) {
+        if (!ios_name_numbered(e->d_name, "test-dir.0-", 1))
+            continue;
+        ios_path(sub, sizeof sub, "%s/%s", path, e->d_name);
+        removed += ios_sweep_numbered_dirs(sub, "mdtest_tree.", 1, is_mdtest_file, verbose);
+        ios_rmdir_quiet(sub, verbose);
+    }
+    if (d)
+        closedir(d);
+    ios_rmdir_quiet(path, verbose);
+    return removed + ios_status_remove(run, status_name(MD_HARD));
+}
+
+#define MD_PHASE(var, name_, group_, type_, op_, fn, dfn, ...)                                     \
+    const struct ios_phase var = {.name = name_,                                                   \
+                                  .group = group_,                                                 \
+                                  .score_group = IOS_GROUP_MD,                                     \
+                                  .type = type_,                                                   \
+                                  .metric = IOS_METRIC_MD,                                         \
+                                  .unit = IOS_UNIT_KIOPS,                                          \
+                                  .md_op = op_,                                                    \
+                                  .seed_key = group_,                                              \
+                                  .csv_kind = "mdtest",                                            \
+                                  .has_log = 1,                                                    \
+                                  .run = fn,                                                       \
+                                  .describe = dfn,                                                 \
+                                  __VA_ARGS__};
 
 MD_PHASE(ios_phase_mdtest_easy_write, "mdtest-easy-write", "mdtest-easy", IOS_PHASE_WRITE,
-         "mdtest-easy", easy_write, d_easy_write, 1)
+         IOS_MD_FILE_CREATE, easy_write, d_easy_write, .stonewalled = 1,
+         .pattern = "create empty files, each rank in its own directory", .top_dir = "mdtest-easy",
+         .creates = "mdtest-easy/test-dir.0-0/mdtest_tree.<rank>.0/file.mdtest.<rank>.<i>, "
+                    "<resdir>/mdtest-easy.stonewall",
+         .cleanup = easy_cleanup, .sweep = easy_sweep)
 MD_PHASE(ios_phase_mdtest_easy_stat, "mdtest-easy-stat", "mdtest-easy", IOS_PHASE_READ,
-         "mdtest-easy", easy_stat, d_easy_stat, 0)
+         IOS_MD_FILE_STAT, easy_stat, d_easy_stat,
+         .pattern = "stat another rank's mdtest-easy files")
 MD_PHASE(ios_phase_mdtest_easy_delete, "mdtest-easy-delete", "mdtest-easy", IOS_PHASE_REMOVE,
-         "mdtest-easy", easy_delete, d_easy_delete, 0)
+         IOS_MD_FILE_REMOVE, easy_delete, d_easy_delete,
+         .pattern = "unlink another rank's mdtest-easy files, then the trees")
 MD_PHASE(ios_phase_mdtest_hard_write, "mdtest-hard-write", "mdtest-hard", IOS_PHASE_WRITE,
-         "mdtest-hard", hard_write, d_hard_write, 1)
+         IOS_MD_FILE_CREATE, hard_write, d_hard_write, .stonewalled = 1,
+         .pattern = "create 3901-byte files, every rank in one shared directory",
+         .top_dir = "mdtest-hard",
+         .creates = "mdtest-hard/test-dir.0-<k>/mdtest_tree.0/file.mdtest.<rank>.<i>, "
+                    "<resdir>/mdtest-hard.stonewall",
+         .cleanup = hard_cleanup, .sweep = hard_sweep)
 MD_PHASE(ios_phase_mdtest_hard_stat, "mdtest-hard-stat", "mdtest-hard", IOS_PHASE_READ,
-         "mdtest-hard", hard_stat, d_hard_stat, 0)
+         IOS_MD_FILE_STAT, hard_stat, d_hard_stat,
+         .pattern = "stat another rank's mdtest-hard files")
 MD_PHASE(ios_phase_mdtest_hard_read, "mdtest-hard-read", "mdtest-hard", IOS_PHASE_READ,
-         "mdtest-hard", hard_read, d_hard_read, 0)
+         IOS_MD_FILE_READ, hard_read, d_hard_read,
+         .pattern = "read and verify another rank's 3901-byte mdtest-hard files")
 MD_PHASE(ios_phase_mdtest_hard_delete, "mdtest-hard-delete", "mdtest-hard", IOS_PHASE_REMOVE,
-         "mdtest-hard", hard_delete, d_hard_delete, 0)
+         IOS_MD_FILE_REMOVE, hard_delete, d_hard_delete,
+         .pattern = "unlink another rank's mdtest-hard files, then the directories")

@@ -1,4 +1,11 @@
-/* The standard run's phase order (benchmark spec §1.1). */
+/*
+ * The phase table: the standard run's phase order (benchmark spec §1.1) and the facts derived
+ * from the phase objects for the scheduler, the reports and --list. This is the only place
+ * that knows phases by name.
+ */
+#include <string.h>
+
+#include "ioscore/config.h"
 #include "ioscore/phases.h"
 
 static const struct ios_phase *const standard[] = {
@@ -13,4 +20,124 @@ const struct ios_phase *const *ios_standard_phases(int *count)
 {
     *count = (int)(sizeof standard / sizeof standard[0]);
     return standard;
+}
+
+const char *ios_phase_unit(const struct ios_phase *p)
+{
+    switch (p->unit) {
+    case IOS_UNIT_GIB_S:
+        return "GiB/s";
+    case IOS_UNIT_KIOPS:
+        return "kIOPS";
+    case IOS_UNIT_BY_METRIC:
+        break;
+    }
+    return p->metric == IOS_METRIC_BW ? "GiB/s" : "kIOPS";
+}
+
+const char *ios_metric_name(enum ios_metric metric)
+{
+    static const char *const names[] = {"none", "bw", "md", "custom"};
+    return metric <= IOS_METRIC_CUSTOM ? names[metric] : "none";
+}
+
+const char *ios_phase_access(const struct ios_phase *p)
+{
+    static const char *const names[] = {"none", "write", "read", "remove"};
+    return p->type <= IOS_PHASE_REMOVE ? names[p->type] : "none";
+}
+
+static const char *const md_op_names[IOS_MD_OPS + 1] = {
+    "",
+    "Directory creation",
+    "Directory stat",
+    "Directory read",
+    "Directory rename",
+    "Directory removal",
+    "File creation",
+    "File stat",
+    "File read",
+    "File removal",
+    "Tree creation",
+    "Tree removal",
+};
+
+const char *ios_md_op_name(enum ios_md_op op)
+{
+    return op <= IOS_MD_OPS ? md_op_names[op] : "";
+}
+
+/*
+ * The mdtest subcommand (src/acceptance/mdtest_run.c) builds its phases at run time as
+ * "mdtest-<tree|dir|file>-<write|stat|read|delete>-<i>" and does not declare md_op yet; until it
+ * does, its operation is read back from that name here, in the phase table.
+ */
+static enum ios_md_op subcommand_md_op(const char *name)
+{
+    static const struct {
+        const char *what;
+        enum ios_md_op ops[4]; /* write, stat, read, delete */
+    } kinds[] = {
+        {"mdtest-tree-", {IOS_MD_TREE_CREATE, IOS_MD_NONE, IOS_MD_NONE, IOS_MD_TREE_REMOVE}},
+        {"mdtest-dir-", {IOS_MD_DIR_CREATE, IOS_MD_DIR_STAT, IOS_MD_NONE, IOS_MD_DIR_REMOVE}},
+        {"mdtest-file-",
+         {IOS_MD_FILE_CREATE, IOS_MD_FILE_STAT, IOS_MD_FILE_READ, IOS_MD_FILE_REMOVE}},
+    };
+    static const char *const ops[4] = {"write-", "stat-", "read-", "delete-"};
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+        size_t len = strlen(kinds[k].what);
+        if (strncmp(name, kinds[k].what, len) != 0)
+            continue;
+        for (int o = 0; o < 4; o++)
+            if (strncmp(name + len, ops[o], strlen(ops[o])) == 0)
+                return kinds[k].ops[o];
+    }
+    return IOS_MD_NONE;
+}
+
+enum ios_md_op ios_phase_md_op(const struct ios_phase *p)
+{
+    if (p->md_op != IOS_MD_NONE || p->metric != IOS_METRIC_MD)
+        return p->md_op;
+    return subcommand_md_op(p->name);
+}
+
+/* The current-table keys of one INI section, space separated. */
+static void list_section_keys(FILE *out, const char *section)
+{
+    int n = 0;
+    const struct ios_section *sections = ios_config_sections(&n);
+    for (int s = 0; s < n; s++) {
+        if (strcmp(sections[s].name, section) != 0)
+            continue;
+        fprintf(out, ";     [%s]", section);
+        for (int o = 0; o < sections[s].n_options; o++)
+            if (!sections[s].options[o].releases)
+                fprintf(out, " %s", sections[s].options[o].name);
+        fprintf(out, "\n");
+    }
+}
+
+static const char *group_name(enum ios_group g)
+{
+    return g == IOS_GROUP_BW ? "bw" : g == IOS_GROUP_MD ? "md" : "none";
+}
+
+void ios_phases_list(FILE *out)
+{
+    /* comment lines: the listing stays a valid INI text */
+    fprintf(out, "; phases of the standard run, in order (options: the INI sections it reads):\n");
+    for (size_t i = 0; i < sizeof standard / sizeof standard[0]; i++) {
+        const struct ios_phase *p = standard[i];
+        fprintf(out, ";   %-20s group=%-4s unit=%-5s metric=%-6s access=%s\n", p->name,
+                group_name(p->score_group), ios_phase_unit(p), ios_metric_name(p->metric),
+                ios_phase_access(p));
+        if (p->pattern)
+            fprintf(out, ";     pattern: %s\n", p->pattern);
+        if (p->creates)
+            fprintf(out, ";     creates: %s\n", p->creates);
+        list_section_keys(out, p->name);
+        if (p->group)
+            list_section_keys(out, p->group);
+    }
 }

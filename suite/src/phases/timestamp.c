@@ -39,6 +39,9 @@ const struct ios_phase ios_phase_timestamp = {
     .score_group = IOS_GROUP_NONE,
     .type = IOS_PHASE_DUMMY,
     .metric = IOS_METRIC_NONE,
+    .unit = IOS_UNIT_KIOPS,
+    .pattern = "rank 0 creates one empty file (find's -newer reference)",
+    .creates = "<resdir>/timestampfile (kept with the results)",
     .run = timestamp_run,
     .describe = timestamp_describe,
 };

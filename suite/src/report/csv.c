@@ -5,31 +5,9 @@
 
 #include "ioscore/report.h"
 
-static const char *md_ops[11] = {
-    "Directory creation", "Directory stat", "Directory read", "Directory rename",
-    "Directory removal",  "File creation",  "File stat",      "File read",
-    "File removal",       "Tree creation",  "Tree removal",
-};
-
-/* Which of the 11 mdtest operations a phase measures. */
-static int md_op_index(const char *phase)
-{
-    /* the mdtest subcommand's directory and tree phases: mdtest-dir-*, mdtest-tree-* */
-    if (strstr(phase, "-tree-"))
-        return strstr(phase, "-write") ? 9 : 10;
-    int dir = strstr(phase, "-dir-") != NULL;
-    if (strstr(phase, "-write"))
-        return dir ? 0 : 5;
-    if (strstr(phase, "-stat"))
-        return dir ? 1 : 6;
-    if (strstr(phase, "-read"))
-        return 7;
-    return dir ? 4 : 8; /* -delete */
-}
-
 static void write_ior(FILE *f, const struct ios_phase_result *res)
 {
-    const char *access = strstr(res->phase->name, "write") ? "write" : "read";
+    const char *access = res->phase->type == IOS_PHASE_WRITE ? "write" : "read";
     double avg_bytes = res->n_ranks ? res->bytes / res->n_ranks : 0;
     fprintf(f, "access,rank,runtime-with-openclose,runtime,throughput-withopenclose,throughput\n");
     for (int r = 0; r < res->n_ranks; r++) {
@@ -42,10 +20,10 @@ static void write_ior(FILE *f, const struct ios_phase_result *res)
 
 static void write_mdtest(FILE *f, const struct ios_phase_result *res)
 {
-    int op = md_op_index(res->phase->name);
+    int op = (int)ios_phase_md_op(res->phase) - 1; /* the column pair, -1: none */
     fprintf(f, "rank,items");
-    for (int i = 0; i < 11; i++)
-        fprintf(f, ",rate-%s,time-%s", md_ops[i], md_ops[i]);
+    for (int i = 0; i < IOS_MD_OPS; i++)
+        fprintf(f, ",rate-%s,time-%s", ios_md_op_name(i + 1), ios_md_op_name(i + 1));
     fprintf(f, "\n");
     double max_time = 0;
     for (int r = 0; r < res->n_ranks; r++)
@@ -53,7 +31,7 @@ static void write_mdtest(FILE *f, const struct ios_phase_result *res)
             max_time = res->ranks[r].end - res->ranks[r].start;
     double per_rank = res->n_ranks ? res->items / res->n_ranks : 0;
     fprintf(f, "all,%.0f", per_rank);
-    for (int i = 0; i < 11; i++) {
+    for (int i = 0; i < IOS_MD_OPS; i++) {
         if (i == op)
             fprintf(f, ",%.10e,%.10e", max_time > 0 ? res->items / max_time : 0.0, max_time);
         else

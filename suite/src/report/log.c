@@ -45,7 +45,7 @@ int ios_report_log(const struct ios_run *run, const struct ios_phase_result *res
     }
     double total = t_max - t_min;
     if (strcmp(res->phase->csv_kind, "ior") == 0) {
-        const char *access = strstr(res->phase->name, "write") ? "write" : "read";
+        const char *access = res->phase->type == IOS_PHASE_WRITE ? "write" : "read";
         double mib = total > 0 ? res->bytes / total / 1048576.0 : 0;
         double iops = total > 0 ? res->items / total : 0;
         fprintf(f, "\naccess    bw(MiB/s)  IOPS       Latency(s)  block(KiB) xfer(KiB)  open(s)    "
@@ -68,10 +68,7 @@ int ios_report_log(const struct ios_run *run, const struct ios_phase_result *res
             max_t = fmax(max_t, t);
             min_t = fmin(min_t, t);
         }
-        const char *op = strstr(res->phase->name, "write")  ? "File creation"
-                         : strstr(res->phase->name, "stat") ? "File stat"
-                         : strstr(res->phase->name, "read") ? "File read"
-                                                            : "File removal";
+        const char *op = ios_md_op_name(ios_phase_md_op(res->phase));
         if (res->has_stonewall)
             fprintf(f, "Continue stonewall hit max: %.0f\n", res->items_at_deadline_max);
         fprintf(f, "Shifting ranks by %d for each phase.\n", ios_mdtest_shift(run));

@@ -90,7 +90,7 @@ static void write_phase(struct ios_json *j, const struct ios_phase_result *res)
     ios_json_begin_object(j, NULL);
     ios_json_string(j, "name", p->name);
     ios_json_string(j, "group", group_name(p->score_group));
-    ios_json_string(j, "unit", p->name[0] == 'i' ? "GiB/s" : "kIOPS");
+    ios_json_string(j, "unit", ios_phase_unit(p));
     ios_json_bool(j, "ran", res->ran);
     ios_json_double(j, "score", res->score);
     ios_json_double(j, "time", res->t_delta);
