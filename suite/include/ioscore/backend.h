@@ -34,6 +34,9 @@ struct ios_backend_option {
     const char *name;  /* "--posix.odirect" */
     const char *value; /* NULL: a flag; otherwise what the value after '=' is, e.g. "FILE" */
     const char *help;
+    /* The IO500 INI key of a phase (or its group) that sets this option when the API string
+     * does not, as IO500 turns INI keys into IOR options (hintsFileName -> -U); NULL if none. */
+    const char *ini_key;
 };
 
 #define IOS_MAX_HINTS 32
@@ -86,8 +89,10 @@ int ios_backend_create(const char *api, struct ios_backend *be, char *err, size_
 
 /*
  * The backend of one phase: its API string (phase, then group, then [global] api) plus the INI
- * keys IO500 turns into IOR options: `collective` (-c) and `hintsFileName` (-U), the phase's
- * value first, then the group's. Reads the hints file; touches nothing else.
+ * keys IO500 turns into IOR options, the phase's value first, then the group's: `collective`
+ * (-c, for backends with IOS_CAP_COLLECTIVE) and every key a backend option names as its
+ * ini_key (MPIIO: hintsFileName, -U) unless the API string gives that option. Reads the hints
+ * file; touches nothing else.
  */
 int ios_backend_for_phase(const struct ios_config *cfg, const char *phase, const char *group,
                           struct ios_backend *be, char *err, size_t err_len);
@@ -100,10 +105,8 @@ int ios_backend_for_phase(const struct ios_config *cfg, const char *phase, const
  */
 int ios_backend_check(const char *api, char *err, size_t err_len);
 
-/* MPI-IO: adds the MPI hints of an IOR hints file (lines IOR_HINT__MPI__<key>=<value>). */
-int ios_mpiio_load_hints(struct ios_backend *be, const char *path, char *err, size_t err_len);
-
-/* A flag option word "--name", "--name=1|true" (1) or "--name=0|false" (0); -1 if malformed. */
+/* A flag option word "--name", "--name=1|true" (1) or "--name=0|false" (0); -1 if malformed
+ * (src/backends/flag.c). */
 int ios_backend_flag(const char *word);
 
 /* --list: every backend of this build with its options, then those it cannot offer. */

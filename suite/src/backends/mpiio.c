@@ -30,8 +30,9 @@ _Static_assert(sizeof(MPI_File) <= sizeof(int64_t), "an MPI_File must fit in a h
 extern char **environ;
 
 static const struct ios_backend_option mpiio_options[] = {
-    {"--mpiio.hintsFileName", "FILE", "IOR hints file: lines IOR_HINT__MPI__<key>=<value>"},
-    {NULL, NULL, NULL},
+    {"--mpiio.hintsFileName", "FILE", "IOR hints file: lines IOR_HINT__MPI__<key>=<value>",
+     "hintsFileName"},
+    {NULL, NULL, NULL, NULL},
 };
 
 static MPI_File to_file(int64_t h)
@@ -101,7 +102,8 @@ static int add_hint(struct ios_backend *be, const char *line, const char *where,
     return 1;
 }
 
-int ios_mpiio_load_hints(struct ios_backend *be, const char *path, char *err, size_t err_len)
+/* Adds the MPI hints of an IOR hints file (lines IOR_HINT__MPI__<key>=<value>). */
+static int load_hints_file(struct ios_backend *be, const char *path, char *err, size_t err_len)
 {
     snprintf(be->hints_file, sizeof be->hints_file, "%s", path);
     struct stat st;
@@ -146,7 +148,7 @@ static int mpiio_init(struct ios_backend *be, int argc, char **argv, char *err, 
             return -1;
     }
     for (int i = 0; i < argc; i++) { /* only --mpiio.hintsFileName=FILE passes the registry */
-        if (ios_mpiio_load_hints(be, strchr(argv[i], '=') + 1, err, err_len) != 0)
+        if (load_hints_file(be, strchr(argv[i], '=') + 1, err, err_len) != 0)
             return -1;
     }
     return 0;

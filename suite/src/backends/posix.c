@@ -13,8 +13,8 @@
 #include "ioscore/backend.h"
 
 static const struct ios_backend_option posix_options[] = {
-    {"--posix.odirect", NULL, "open data files with O_DIRECT (4 KiB aligned buffers)"},
-    {NULL, NULL, NULL},
+    {"--posix.odirect", NULL, "open data files with O_DIRECT (4 KiB aligned buffers)", NULL},
+    {NULL, NULL, NULL, NULL},
 };
 
 /* The registry passes only options of the table. */

@@ -166,13 +166,21 @@ static int is_inert(const struct ios_backend_ops *selected, const char *word)
     return 0;
 }
 
-int ios_backend_create(const char *api, struct ios_backend *be, char *err, size_t err_len)
+/* The option words of an API string, split in `storage` (escaped spaces kept). */
+struct api_words {
+    char storage[1024];
+    char *opts[32];
+    int n_opts;
+};
+
+/* Splits and checks the API string: be->api and be->ops set, the options left in `w`. */
+static int parse_api(const char *api, struct ios_backend *be, struct api_words *w, char *err,
+                     size_t err_len)
 {
     memset(be, 0, sizeof *be);
     snprintf(be->api, sizeof be->api, "%s", api ? api : "POSIX");
-    char storage[1024];
     char *words[32];
-    int n = split_words(be->api, storage, sizeof storage, words, 32);
+    int n = split_words(be->api, w->storage, sizeof w->storage, words, 32);
     const char *name = n > 0 ? words[0] : "POSIX";
     const struct ios_backend_ops *ops = find_backend(name);
     if (!ops) {
@@ -191,18 +199,25 @@ int ios_backend_create(const char *api, struct ios_backend *be, char *err, size_
                      be->api, names);
         return -1;
     }
-    char *opts[32];
-    int n_opts = 0;
+    w->n_opts = 0;
     for (int i = 1; i < n; i++) {
         if (is_inert(ops, words[i]))
             continue;
         if (check_option(ops, words[i], be->api, err, err_len) != 0)
             return -1;
-        opts[n_opts++] = words[i];
+        w->opts[w->n_opts++] = words[i];
     }
     be->ops = ops;
     be->alignment = 8;
-    return ops->init(be, n_opts, opts, err, err_len);
+    return 0;
+}
+
+int ios_backend_create(const char *api, struct ios_backend *be, char *err, size_t err_len)
+{
+    struct api_words w;
+    if (parse_api(api, be, &w, err, err_len) != 0)
+        return -1;
+    return be->ops->init(be, w.n_opts, w.opts, err, err_len);
 }
 
 /* The option's value when `section` has `key` in the table and it is set, else NULL. */
@@ -233,10 +248,37 @@ static const char *phase_value(const struct ios_config *cfg, const char *phase, 
     return v && *v ? v : NULL;
 }
 
+/* Is the option `name` among the words of the API string? */
+static int given(const struct api_words *w, const char *name)
+{
+    size_t len = strlen(name);
+    for (int i = 0; i < w->n_opts; i++)
+        if (strncmp(w->opts[i], name, len) == 0 &&
+            (w->opts[i][len] == '\0' || w->opts[i][len] == '='))
+            return 1;
+    return 0;
+}
+
 int ios_backend_for_phase(const struct ios_config *cfg, const char *phase, const char *group,
                           struct ios_backend *be, char *err, size_t err_len)
 {
-    if (ios_backend_create(ios_cfg_api(cfg, phase, group), be, err, err_len) != 0)
+    struct api_words w;
+    if (parse_api(ios_cfg_api(cfg, phase, group), be, &w, err, err_len) != 0)
+        return -1;
+    /* the INI keys the backend's option table maps to its options */
+    char from_ini[8][IOS_PATH_MAX + 64];
+    int n_ini = 0;
+    for (const struct ios_backend_option *o = be->ops->options; o && o->name; o++) {
+        const char *v = o->ini_key ? phase_value(cfg, phase, group, o->ini_key) : NULL;
+        if (!v || given(&w, o->name) || n_ini >= 8 || w.n_opts >= 32)
+            continue;
+        if (!o->value && strcmp(v, "TRUE") != 0)
+            continue; /* a flag the INI leaves off */
+        snprintf(from_ini[n_ini], sizeof from_ini[0], "%s%s%s", o->name, o->value ? "=" : "",
+                 o->value ? v : "");
+        w.opts[w.n_opts++] = from_ini[n_ini++];
+    }
+    if (be->ops->init(be, w.n_opts, w.opts, err, err_len) != 0)
         return -1;
     const char *collective = phase_value(cfg, phase, group, "collective");
     if (collective && strcmp(collective, "TRUE") == 0) {
@@ -245,9 +287,6 @@ int ios_backend_for_phase(const struct ios_config *cfg, const char *phase, const
         else
             be->collective_ignored = 1; /* IOR: "collective not available in POSIX", reset */
     }
-    const char *hints = phase_value(cfg, phase, group, "hintsFileName");
-    if (hints && be->ops == &ios_backend_mpiio && !be->hints_file[0])
-        return ios_mpiio_load_hints(be, hints, err, err_len);
     return 0;
 }
 
@@ -268,22 +307,11 @@ void ios_backend_list(FILE *out)
             char form[128];
             snprintf(form, sizeof form, "%s%s%s", o->name, o->value ? "=" : "",
                      o->value ? o->value : "");
-            fprintf(out, ";     %-28s %s\n", form, o->help);
+            fprintf(out, ";     %-28s %s%s%s%s\n", form, o->help, o->ini_key ? " (INI key " : "",
+                    o->ini_key ? o->ini_key : "", o->ini_key ? ")" : "");
         }
     }
     fprintf(out, "; backends and options of the reference that this build cannot offer:\n");
     for (size_t i = 0; i < N_UNAVAILABLE; i++)
         fprintf(out, ";   %-28s needs %s\n", unavailable[i].name, unavailable[i].needs);
-}
-
-int ios_backend_flag(const char *word)
-{
-    const char *eq = strchr(word, '=');
-    if (!eq)
-        return 1;
-    if (strcmp(eq + 1, "1") == 0 || ios_streq_nocase(eq + 1, "true"))
-        return 1;
-    if (strcmp(eq + 1, "0") == 0 || ios_streq_nocase(eq + 1, "false"))
-        return 0;
-    return -1;
 }

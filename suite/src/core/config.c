@@ -13,220 +13,32 @@
 #include "ioscore/hash.h"
 #include "ioscore/util.h"
 
-#define H_API "backend and options for this phase, e.g. POSIX --posix.odirect"
-#define H_RUN "run this phase"
-
-/* A key of the current table, and a key only older releases had (see config.h). */
-#define OPT(name, type, def, help)                                                                 \
-    {                                                                                              \
-        name, type, def, help, NULL                                                                \
-    }
-#define OLD(name, type, def, help, releases)                                                       \
-    {                                                                                              \
-        name, type, def, help, releases                                                            \
-    }
-
-#define R_ISC20 "isc20, sc20"
-#define R_ISC21 "isc21"
-#define R_RND "sc21 to isc26"
-
-/* The isc20/sc20 per-phase keys, kept so that configs of those releases run unchanged. */
-#define OLD_ODIRECT OLD("posix.odirect", IOS_OPT_BOOL, NULL, "TRUE: POSIX --posix.odirect", R_ISC20)
-#define OLD_HINTS OLD("hintsFileName", IOS_OPT_STRING, NULL, "MPI-IO hints file (IOR -U)", R_ISC20)
-#define OLD_NORUN OLD("noRun", IOS_OPT_BOOL, NULL, "TRUE: do not run (run = FALSE)", R_ISC20)
-
-static const struct ios_option opt_global[] = {
-    OPT("datadir", IOS_OPT_STRING, "./datafiles", "root directory for the test data (required)"),
-    OPT("timestamp-datadir", IOS_OPT_BOOL, "TRUE", "append /<timestamp> to datadir"),
-    OPT("resultdir", IOS_OPT_STRING, "./results", "root directory for the results"),
-    OPT("timestamp-resultdir", IOS_OPT_BOOL, "TRUE", "append /<timestamp> to resultdir"),
-    OPT("api", IOS_OPT_STRING, "POSIX", "backend plus options, e.g. POSIX --posix.odirect"),
-    OPT("drop-caches", IOS_OPT_BOOL, "FALSE", "run drop-caches-cmd before each I/O phase"),
-    OPT("drop-caches-cmd", IOS_OPT_STRING, "sudo -n bash -c \"echo 3 > /proc/sys/vm/drop_caches\"",
-        "cache purging command, run on every rank"),
-    OPT("io-buffers-on-gpu", IOS_OPT_BOOL, "FALSE", "I/O buffers on the GPU (if the backend can)"),
-    OPT("verbosity", IOS_OPT_UINT, "1", "0 quiet; >0 t_start/t_end/t_delta lines; >1 more keys"),
-    OPT("scc", IOS_OPT_BOOL, "FALSE", "Student Cluster Competition rules (minimum write 30 s)"),
-    OPT("dataPacketType", IOS_OPT_STRING, "timestamp", "timestamp|offset|incompressible|random"),
-};
-static const struct ios_option opt_debug[] = {
-    OPT("stonewall-time", IOS_OPT_INT, "300", "write deadline in s; anything but 300 is INVALID"),
-    OPT("pause-dir", IOS_OPT_STRING, NULL, "wait while <dir>/<phase> exists; INVALIDATES the run"),
-};
-static const struct ios_option opt_ior_easy[] = {
-    OPT("API", IOS_OPT_STRING, NULL, H_API),
-    OPT("transferSize", IOS_OPT_STRING, "2m", "transfer size"),
-    OPT("blockSize", IOS_OPT_STRING, "9920000m", "block size per rank; a multiple of transferSize"),
-    OPT("filePerProc", IOS_OPT_BOOL, "TRUE", "one file per rank"),
-    OPT("uniqueDir", IOS_OPT_BOOL, "FALSE", "one directory per rank"),
-    OPT("run", IOS_OPT_BOOL, "TRUE", H_RUN),
-    OPT("verbosity", IOS_OPT_INT, NULL, "extra log detail"),
-    OLD_ODIRECT,
-    OLD_HINTS,
-    OLD_NORUN,
-};
-/* ior-easy-write, ior-easy-read */
-static const struct ios_option opt_ior_phase[] = {
-    OPT("API", IOS_OPT_STRING, NULL, H_API),
-    OPT("run", IOS_OPT_BOOL, "TRUE", H_RUN),
-    OLD_ODIRECT,
-    OLD_HINTS,
-};
-/* the write/stat/read/delete phases of mdtest */
-static const struct ios_option opt_mdtest_phase[] = {
-    OPT("API", IOS_OPT_STRING, NULL, H_API),
-    OPT("run", IOS_OPT_BOOL, "TRUE", H_RUN),
-    OLD_NORUN,
-    OLD_ODIRECT,
-};
-static const struct ios_option opt_api_run[] = {
-    OPT("API", IOS_OPT_STRING, NULL, H_API),
-    OPT("run", IOS_OPT_BOOL, "TRUE", H_RUN),
-};
-static const struct ios_option opt_run_only[] = {
-    OPT("run", IOS_OPT_BOOL, "TRUE", H_RUN),
-};
-static const struct ios_option opt_mdtest_easy[] = {
-    OPT("API", IOS_OPT_STRING, NULL, H_API),
-    OPT("n", IOS_OPT_UINT64, "1000000", "files per rank (upper bound)"),
-    OPT("run", IOS_OPT_BOOL, "TRUE", H_RUN),
-    OLD_NORUN,
-    OLD_ODIRECT,
-};
-static const struct ios_option opt_mdworkbench[] = {
-    OPT("API", IOS_OPT_STRING, NULL, H_API),
-    OPT("waitingTime", IOS_OPT_FLOAT, "0.0", "waiting time of an operation relative to runtime"),
-    OPT("precreatePerSet", IOS_OPT_UINT64, NULL, "files to precreate per set"),
-    OPT("filesPerProc", IOS_OPT_UINT64, NULL, "files per iteration and set"),
-    OPT("run", IOS_OPT_BOOL, "TRUE", H_RUN),
-    OPT("verbosity", IOS_OPT_INT, NULL, "extra log detail"),
-};
-#define FIND_OPTIONS                                                                               \
-    OPT("external-script", IOS_OPT_STRING, NULL, "external program used instead of the engine"),   \
-        OPT("external-mpi-args", IOS_OPT_STRING, "", "prefix of the external command"),            \
-        OPT("external-extra-args", IOS_OPT_STRING, "", "arguments before the standard ones"),      \
-        OPT("nproc", IOS_OPT_UINT, NULL, "number of ranks taking part (the first nproc)"),         \
-        OPT("run", IOS_OPT_BOOL, "TRUE", H_RUN),                                                   \
-        OPT("pfind-queue-length", IOS_OPT_INT, "10000", "work queue length (>= 10)"),              \
-        OPT("pfind-steal-next", IOS_OPT_BOOL, "FALSE", "steal from the next rank"),                \
-        OPT("pfind-parallelize-single-dir-access-using-hashing", IOS_OPT_BOOL, "FALSE",            \
-            "split single directories by hashing")
-static const struct ios_option opt_find_extended[] = {FIND_OPTIONS};
-static const struct ios_option opt_find[] = {
-    FIND_OPTIONS,
-    OLD_NORUN,
-    OLD("external-args", IOS_OPT_STRING, NULL, "arguments of the external find script", "isc20"),
-};
-static const struct ios_option opt_ior_hard[] = {
-    OPT("API", IOS_OPT_STRING, NULL, H_API),
-    OPT("segmentCount", IOS_OPT_INT, "10000000", "47008-byte records per rank (upper bound)"),
-    OPT("collective", IOS_OPT_BOOL, NULL, "collective I/O (backends that offer it: MPIIO)"),
-    OPT("run", IOS_OPT_BOOL, "TRUE", H_RUN),
-    OPT("verbosity", IOS_OPT_INT, NULL, "extra log detail"),
-    OLD_ODIRECT,
-    OLD_HINTS,
-    OLD_NORUN,
-};
-static const struct ios_option opt_ior_hard_phase[] = {
-    OPT("API", IOS_OPT_STRING, NULL, H_API),
-    OPT("collective", IOS_OPT_BOOL, NULL, "collective I/O (backends that offer it: MPIIO)"),
-    OPT("run", IOS_OPT_BOOL, "TRUE", H_RUN),
-    OLD_ODIRECT,
-    OLD_HINTS,
-};
-static const struct ios_option opt_mdtest_hard[] = {
-    OPT("API", IOS_OPT_STRING, NULL, H_API),
-    OPT("n", IOS_OPT_UINT64, "1000000", "files per rank (upper bound)"),
-    OPT("files-per-dir", IOS_OPT_UINT64, NULL, "file limit per directory; INVALIDATES the run"),
-    OPT("run", IOS_OPT_BOOL, "TRUE", H_RUN),
-    OLD_NORUN,
-    OLD_ODIRECT,
-};
-/*
- * The historical random-I/O phases: ior-rnd (isc21; isc20/sc20 had it with other keys), then
- * ior-rnd4K and ior-rnd1MB (sc21 to isc26).
- */
-#define RND_OPTIONS                                                                                \
-    OPT("API", IOS_OPT_STRING, NULL, H_API),                                                       \
-        OPT("blockSize", IOS_OPT_UINT64, "1073741824", "bytes per rank"),                          \
-        OPT("run", IOS_OPT_BOOL, "TRUE", H_RUN),                                                   \
-        OPT("verbosity", IOS_OPT_INT, NULL, "extra log detail"),                                   \
-        OPT("randomPrefill", IOS_OPT_INT, "0", "prefill the file before the random writes")
-static const struct ios_option opt_ior_rnd_sizes[] = {RND_OPTIONS};
-static const struct ios_option opt_ior_rnd[] = {
-    RND_OPTIONS, OLD("segmentCount", IOS_OPT_INT, NULL, "4 KiB records per rank", R_ISC20),
-    OLD_ODIRECT, OLD_HINTS,
-    OLD_NORUN,
-};
-static const struct ios_option opt_ior_rnd_phase[] = {
-    OPT("API", IOS_OPT_STRING, NULL, H_API),
-    OLD_HINTS,
-};
-
-#define SEC(name, opts, optional, releases)                                                        \
-    {                                                                                              \
-        name, opts, (int)(sizeof opts / sizeof opts[0]), optional, releases                        \
-    }
-
-/* The reference --list order (the phase order), with the historical sections where they were. */
-static const struct ios_section sections[] = {
-    SEC("global", opt_global, 0, NULL),
-    SEC("debug", opt_debug, 0, NULL),
-    SEC("ior-easy", opt_ior_easy, 0, NULL),
-    SEC("ior-easy-write", opt_ior_phase, 0, NULL),
-    SEC("ior-rnd", opt_ior_rnd, 0, R_ISC21),
-    SEC("ior-rnd-write", opt_ior_rnd_phase, 0, R_ISC21),
-    SEC("ior-rnd4K", opt_ior_rnd_sizes, 0, R_RND),
-    SEC("ior-rnd4K-write", opt_api_run, 0, R_RND),
-    SEC("mdtest-easy", opt_mdtest_easy, 0, NULL),
-    SEC("mdtest-easy-write", opt_mdtest_phase, 0, NULL),
-    SEC("ior-rnd1MB", opt_ior_rnd_sizes, 0, R_RND),
-    SEC("ior-rnd1MB-write", opt_api_run, 0, R_RND),
-    SEC("mdworkbench", opt_mdworkbench, 1, NULL),
-    SEC("mdworkbench-create", opt_run_only, 1, NULL),
-    {"timestamp", NULL, 0, 0, NULL},
-    SEC("find-easy", opt_find_extended, 1, NULL),
-    SEC("ior-hard", opt_ior_hard, 0, NULL),
-    SEC("ior-hard-write", opt_ior_hard_phase, 0, NULL),
-    SEC("mdtest-hard", opt_mdtest_hard, 0, NULL),
-    SEC("mdtest-hard-write", opt_mdtest_phase, 0, NULL),
-    SEC("find", opt_find, 0, NULL),
-    SEC("ior-rnd-read", opt_ior_rnd_phase, 0, R_ISC21),
-    SEC("ior-rnd4K-read", opt_api_run, 0, R_RND),
-    SEC("ior-rnd1MB-read", opt_api_run, 0, R_RND),
-    SEC("find-hard", opt_find_extended, 1, NULL),
-    SEC("mdworkbench-bench", opt_run_only, 1, NULL),
-    SEC("ior-easy-read", opt_ior_phase, 0, NULL),
-    SEC("mdtest-easy-stat", opt_mdtest_phase, 0, NULL),
-    SEC("ior-hard-read", opt_ior_hard_phase, 0, NULL),
-    SEC("mdtest-hard-stat", opt_mdtest_phase, 0, NULL),
-    SEC("mdworkbench-delete", opt_run_only, 1, NULL),
-    SEC("mdtest-easy-delete", opt_mdtest_phase, 0, NULL),
-    SEC("mdtest-hard-read", opt_mdtest_phase, 0, NULL),
-    SEC("mdtest-hard-delete", opt_mdtest_phase, 0, NULL),
-    SEC("ior-rnd4K-easy-read", opt_api_run, 0, NULL),
-};
-#define N_SECTIONS ((int)(sizeof sections / sizeof sections[0]))
-_Static_assert(N_SECTIONS <= IOS_MAX_SECTIONS, "raise IOS_MAX_SECTIONS");
-
-const struct ios_section *ios_config_sections(int *count)
+/* The option table (config_table.c, which config_hints.c reads too). */
+static const struct ios_section *table(int s)
 {
-    *count = N_SECTIONS;
-    return sections;
+    int n = 0;
+    return &ios_config_sections(&n)[s];
 }
+static int n_sections(void)
+{
+    int n = 0;
+    ios_config_sections(&n);
+    return n;
+}
+#define N_SECTIONS n_sections()
 
 static int find_section(const char *name)
 {
     for (int s = 0; s < N_SECTIONS; s++)
-        if (ios_streq_nocase(sections[s].name, name))
+        if (ios_streq_nocase(table(s)->name, name))
             return s;
     return -1;
 }
 
 static int find_option(int s, const char *name)
 {
-    for (int o = 0; o < sections[s].n_options; o++)
-        if (ios_streq_nocase(sections[s].options[o].name, name))
+    for (int o = 0; o < table(s)->n_options; o++)
+        if (ios_streq_nocase(table(s)->options[o].name, name))
             return o;
     return -1;
 }
@@ -244,18 +56,18 @@ void ios_config_init(struct ios_config *cfg, const char *filename)
 {
     memset(cfg, 0, sizeof *cfg);
     for (int s = 0; s < N_SECTIONS; s++)
-        if (sections[s].n_options > IOS_MAX_OPTIONS)
-            ios_fatal("internal: [%s] has more than IOS_MAX_OPTIONS keys", sections[s].name);
+        if (table(s)->n_options > IOS_MAX_OPTIONS)
+            ios_fatal("internal: [%s] has more than IOS_MAX_OPTIONS keys", table(s)->name);
     snprintf(cfg->filename, sizeof cfg->filename, "%s", filename);
     for (int s = 0; s < N_SECTIONS; s++)
-        for (int o = 0; o < sections[s].n_options; o++)
-            set_value(cfg, s, o, sections[s].options[o].def, 0);
+        for (int o = 0; o < table(s)->n_options; o++)
+            set_value(cfg, s, o, table(s)->options[o].def, 0);
 }
 
 void ios_config_free(struct ios_config *cfg)
 {
     for (int s = 0; s < N_SECTIONS; s++) {
-        for (int o = 0; o < sections[s].n_options; o++)
+        for (int o = 0; o < table(s)->n_options; o++)
             free(cfg->values[s][o]);
         free(cfg->odirect_api[s]);
         cfg->odirect_api[s] = NULL;
@@ -268,7 +80,7 @@ void ios_config_free(struct ios_config *cfg)
 static int check_and_set(struct ios_config *cfg, int s, int o, const char *value, int line,
                          char *err, size_t err_len)
 {
-    const struct ios_option *opt = &sections[s].options[o];
+    const struct ios_option *opt = &table(s)->options[o];
     const char *expected = NULL;
     const char *p = value;
     switch (opt->type) {
@@ -303,7 +115,7 @@ static int check_and_set(struct ios_config *cfg, int s, int o, const char *value
     }
     if (expected) {
         snprintf(err, err_len, "%s:%d: [%s] %s: bad value '%s' (expected %s)", cfg->filename, line,
-                 sections[s].name, opt->name, value, expected);
+                 table(s)->name, opt->name, value, expected);
         return -1;
     }
     set_value(cfg, s, o, value, line);
@@ -406,9 +218,9 @@ static int group_of(int s)
     int best = -1;
     size_t best_len = 0;
     for (int g = 0; g < N_SECTIONS; g++) {
-        size_t len = strlen(sections[g].name);
-        if (g != s && len > best_len && strncmp(sections[s].name, sections[g].name, len) == 0 &&
-            sections[s].name[len] == '-') {
+        size_t len = strlen(table(g)->name);
+        if (g != s && len > best_len && strncmp(table(s)->name, table(g)->name, len) == 0 &&
+            table(s)->name[len] == '-') {
             best = g;
             best_len = len;
         }
@@ -518,8 +330,7 @@ int ios_config_parse(struct ios_config *cfg, const char *text, char *err, size_t
                          cfg->filename, line_no, name);
                 rc = -1;
             } else {
-                rc =
-                    ios_config_set(cfg, sections[section].name, name, value, line_no, err, err_len);
+                rc = ios_config_set(cfg, table(section)->name, name, value, line_no, err, err_len);
             }
         } else {
             snprintf(err, err_len,
@@ -631,22 +442,22 @@ int ios_cfg_line(const struct ios_config *cfg, const char *section, const char *
 static int family_named(const struct ios_config *cfg, int s)
 {
     for (int other = 0; other < N_SECTIONS; other++)
-        if (sections[other].releases &&
-            strcmp(sections[other].releases, sections[s].releases) == 0 && cfg->seen[other])
+        if (table(other)->releases && strcmp(table(other)->releases, table(s)->releases) == 0 &&
+            cfg->seen[other])
             return 1;
     return 0;
 }
 
 int ios_config_section_recorded(const struct ios_config *cfg, int s)
 {
-    return !sections[s].releases || family_named(cfg, s);
+    return !table(s)->releases || family_named(cfg, s);
 }
 
 int ios_config_option_recorded(const struct ios_config *cfg, int s, int o)
 {
     if (!ios_config_section_recorded(cfg, s))
         return 0;
-    return !sections[s].options[o].releases || cfg->values[s][o] != NULL;
+    return !table(s)->options[o].releases || cfg->values[s][o] != NULL;
 }
 
 int ios_config_unrun_sections(const struct ios_config *cfg, char *buf, size_t len)
@@ -655,9 +466,9 @@ int ios_config_unrun_sections(const struct ios_config *cfg, char *buf, size_t le
     size_t used = 0;
     buf[0] = '\0';
     for (int s = 0; s < N_SECTIONS; s++) {
-        if (!cfg->seen[s] || (!sections[s].optional && !sections[s].releases))
+        if (!cfg->seen[s] || (!table(s)->optional && !table(s)->releases))
             continue;
-        int n = snprintf(buf + used, len - used, "%s[%s]", count ? ", " : "", sections[s].name);
+        int n = snprintf(buf + used, len - used, "%s[%s]", count ? ", " : "", table(s)->name);
         if (n > 0 && used + (size_t)n < len)
             used += (size_t)n;
         count++;
@@ -670,10 +481,10 @@ void ios_config_write_ini(const struct ios_config *cfg, FILE *out)
     for (int s = 0; s < N_SECTIONS; s++) {
         if (!ios_config_section_recorded(cfg, s))
             continue;
-        fprintf(out, "[%s]\n", sections[s].name);
-        for (int o = 0; o < sections[s].n_options; o++)
+        fprintf(out, "[%s]\n", table(s)->name);
+        for (int o = 0; o < table(s)->n_options; o++)
             if (ios_config_option_recorded(cfg, s, o))
-                fprintf(out, "%s = %s\n", sections[s].options[o].name,
+                fprintf(out, "%s = %s\n", table(s)->options[o].name,
                         cfg->values[s][o] ? cfg->values[s][o] : "");
         fprintf(out, "\n");
     }
@@ -683,9 +494,9 @@ uint32_t ios_config_hash(const struct ios_config *cfg)
 {
     uint32_t h = 0;
     for (int s = 0; s < N_SECTIONS; s++)
-        for (int o = 0; o < sections[s].n_options; o++)
+        for (int o = 0; o < table(s)->n_options; o++)
             if (cfg->values[s][o] && ios_config_option_recorded(cfg, s, o))
-                h ^= ios_hash_kv(sections[s].options[o].name, cfg->values[s][o]);
+                h ^= ios_hash_kv(table(s)->options[o].name, cfg->values[s][o]);
     return h;
 }
 
@@ -740,14 +551,14 @@ static const char *type_name(enum ios_opt_type t)
 void ios_config_list(FILE *out)
 {
     for (int s = 0; s < N_SECTIONS; s++) {
-        if (sections[s].releases)
+        if (table(s)->releases)
             fprintf(out, "[%s]  (historical: releases %s; read and recorded, never run)\n",
-                    sections[s].name, sections[s].releases);
+                    table(s)->name, table(s)->releases);
         else
-            fprintf(out, "[%s]%s\n", sections[s].name,
-                    sections[s].optional ? "  (optional: extended mode only)" : "");
-        for (int o = 0; o < sections[s].n_options; o++) {
-            const struct ios_option *opt = &sections[s].options[o];
+            fprintf(out, "[%s]%s\n", table(s)->name,
+                    table(s)->optional ? "  (optional: extended mode only)" : "");
+        for (int o = 0; o < table(s)->n_options; o++) {
+            const struct ios_option *opt = &table(s)->options[o];
             fprintf(out, "  %-20s %-7s default=%-12s %s", opt->name, type_name(opt->type),
                     opt->def ? (opt->def[0] ? opt->def : "\"\"") : "(unset)", opt->help);
             if (opt->releases)
