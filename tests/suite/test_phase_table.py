@@ -28,6 +28,7 @@ from suite_helpers import (
     run_suite,
     small_ini,
 )
+from test_acceptance_mdtest import LABELS  # mdtest's name of each (object, operation)
 
 from ioscore.results import model
 
@@ -187,23 +188,12 @@ def test_mdtest_subcommand_csv_column_is_the_phase_operation(suite_bin: Path) ->
         )
         assert proc.returncode == 0, proc.stdout + proc.stderr
         doc = json.loads((cwd / "res" / "result.json").read_text())
-        labels = {
-            ("dir", "write"): "Directory creation",
-            ("dir", "stat"): "Directory stat",
-            ("dir", "delete"): "Directory removal",
-            ("file", "write"): "File creation",
-            ("file", "stat"): "File stat",
-            ("file", "read"): "File read",
-            ("file", "delete"): "File removal",
-            ("tree", "write"): "Tree creation",
-            ("tree", "delete"): "Tree removal",
-        }
         seen = set()
         for phase in doc["phases"]:
             what, op = phase["name"].split("-")[1:3]
             lines = (cwd / "res" / f"{phase['name']}.csv").read_text().splitlines()
             header, all_row = lines[0].split(","), lines[1].split(",")
             filled = [header[i] for i in range(2, len(header)) if all_row[i]]
-            assert filled == [f"rate-{labels[what, op]}", f"time-{labels[what, op]}"], phase
+            assert filled == [f"rate-{LABELS[what, op]}", f"time-{LABELS[what, op]}"], phase
             seen.add((what, op))
-        assert seen == set(labels)
+        assert seen == set(LABELS)

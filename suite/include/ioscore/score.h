@@ -12,7 +12,8 @@
 
 enum ios_group { IOS_GROUP_NONE = 0, IOS_GROUP_MD = 1, IOS_GROUP_BW = 2 };
 
-/* Group of a standard phase name (dashes or the bash era's underscores); NONE if unscored. */
+/* Group of a standard phase name (dashes or the bash era's underscores), from the phase table
+ * (src/phases/table.c); NONE if unscored or unknown. */
 enum ios_group ios_phase_group(const char *phase);
 
 /* Geometric mean of the values > 0; 0 when none qualifies. */

@@ -3,40 +3,8 @@
 
 #include <math.h>
 #include <stdio.h>
-#include <string.h>
 
 #include "ioscore/hash.h"
-
-static const struct {
-    const char *name;
-    enum ios_group group;
-} scored_phases[] = {
-    {"ior-easy-write", IOS_GROUP_BW},
-    {"mdtest-easy-write", IOS_GROUP_MD},
-    {"ior-hard-write", IOS_GROUP_BW},
-    {"mdtest-hard-write", IOS_GROUP_MD},
-    {"find", IOS_GROUP_MD},
-    {"ior-easy-read", IOS_GROUP_BW},
-    {"mdtest-easy-stat", IOS_GROUP_MD},
-    {"ior-hard-read", IOS_GROUP_BW},
-    {"mdtest-hard-stat", IOS_GROUP_MD},
-    {"mdtest-easy-delete", IOS_GROUP_MD},
-    {"mdtest-hard-read", IOS_GROUP_MD},
-    {"mdtest-hard-delete", IOS_GROUP_MD},
-};
-
-enum ios_group ios_phase_group(const char *phase)
-{
-    char name[64];
-    size_t i = 0;
-    for (; phase[i] && i < sizeof name - 1; i++)
-        name[i] = phase[i] == '_' ? '-' : phase[i];
-    name[i] = '\0';
-    for (size_t k = 0; k < sizeof scored_phases / sizeof scored_phases[0]; k++)
-        if (strcmp(scored_phases[k].name, name) == 0)
-            return scored_phases[k].group;
-    return IOS_GROUP_NONE;
-}
 
 double ios_geometric_mean(const double *values, int n)
 {

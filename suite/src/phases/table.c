@@ -22,6 +22,19 @@ const struct ios_phase *const *ios_standard_phases(int *count)
     return standard;
 }
 
+enum ios_group ios_phase_group(const char *phase)
+{
+    char name[64];
+    size_t i = 0;
+    for (; phase[i] && i < sizeof name - 1; i++)
+        name[i] = phase[i] == '_' ? '-' : phase[i]; /* the bash era's ior_easy_write */
+    name[i] = '\0';
+    for (size_t k = 0; k < sizeof standard / sizeof standard[0]; k++)
+        if (strcmp(standard[k]->name, name) == 0)
+            return standard[k]->score_group;
+    return IOS_GROUP_NONE;
+}
+
 const char *ios_phase_unit(const struct ios_phase *p)
 {
     switch (p->unit) {
