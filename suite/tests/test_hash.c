@@ -70,6 +70,14 @@ static void test_score_hash(void)
     CHECK(ios_score_hash("io500-sc25", names, scores, 12, s, 1) == 0x7960B935u);
     uint32_t invalid = ios_score_hash("io500-sc25", names, scores, 12, s, 0);
     CHECK(invalid == (0x7960B935u ^ ios_hash_kv("valid", "NO")));
+    /* the same hash over the strings as printed (what --score-from reads back) */
+    const char *printed[] = {"34.950286", "7.141687",  "0.597965",  "6.740920",
+                             "71.617650", "36.825198", "31.666534", "4.942040",
+                             "31.492299", "5.948741",  "7.003063",  "5.472996"};
+    CHECK(ios_score_hash_text("io500-sc25", names, printed, 12, "12.935565", "7.853161",
+                              "10.078942", 1) == 0x7960B935u);
+    CHECK(ios_score_hash_text("io500-sc25", names, printed, 12, "12.935565", "7.853161",
+                              "10.078942", 0) == invalid);
 }
 
 int main(void)
