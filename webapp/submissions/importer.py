@@ -29,7 +29,7 @@ from typing import Any
 from django.db import transaction
 
 from accounts.models import Site
-from validation.results_api import load_run, recompute_scores, result_format_error
+from ioscore.results import ResultFormatError, load_run, recompute_scores
 
 from .io500_layout import ArchiveDir, ArchiveRun, scan_archive, stamp_day
 from .io500_records import (
@@ -56,6 +56,7 @@ from .models import (
     Submission,
 )
 from .releases import PUBLICATION_DATES, model_defaults, release_for_run_date, release_for_year
+from .run_rows import phase_rows
 
 NO_INSTITUTION = "(institution not given)"
 __all__ = ["ImportInputError", "ImportReport", "import_io500"]
@@ -221,7 +222,7 @@ class Importer:
                 result = load_summary_lines(run.summary_text, run.source)
             else:
                 result = load_run(run.run_dir)
-        except result_format_error() as exc:
+        except ResultFormatError as exc:
             return None, None, f"unreadable result files: {exc}"
         start = result.start.date() if isinstance(result.start, datetime) else None
         day = start or run.day or stamp_day(result.timestamp or "")
@@ -390,6 +391,9 @@ class Importer:
         storage = self.entities.storage_system(site, client_system, fs_name, fs_type, vendor)
 
         scores = recompute_scores(run) if run is not None else None
+        bw: float | None
+        md: float | None
+        total: float | None
         if scores is not None:
             bw, md, total = scores.bw, scores.md, scores.total
             if run.total_formula == "product":
@@ -450,7 +454,6 @@ class Importer:
 def _phase_rows(run: Any, record: dict[str, str]) -> list[dict[str, Any]]:
     from ioscore.results.model import BW_PHASES
     from ioscore.results.parse_rankcsv import rank_csv
-    from validation.pipeline import phase_rows
 
     if run is not None:
         rows = phase_rows(run)

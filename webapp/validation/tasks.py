@@ -31,22 +31,14 @@ from django.conf import settings
 from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
 
+from ioscore.results import Severity, storable_text
 from submissions.models import PhaseResult, Status, Submission
+from submissions.run_rows import aware, phase_rows
 from submissions.workflow import SYSTEM, transition
 
 from .limited import ChildFailed, LimitExceeded, Limits, run_limited
 from .models import ValidationIssue
-from .pipeline import (
-    INVALID,
-    Context,
-    IssueRow,
-    Outcome,
-    aware,
-    evaluate,
-    phase_rows,
-    scrubbed,
-)
-from .results_api import storable_text
+from .pipeline import Context, IssueRow, Outcome, evaluate, scrubbed
 
 log = logging.getLogger(__name__)
 LOCK_NAMESPACE = 74_500  # first key of pg_try_advisory_lock(int, int): "validation"
@@ -68,7 +60,7 @@ def _unlock(submission_id: int) -> None:
 
 
 def _failure(rule: str, message: str) -> Outcome:
-    return Outcome(issues=[IssueRow(rule, INVALID, message)], fatal=message)
+    return Outcome(issues=[IssueRow(rule, Severity.INVALID, message)], fatal=message)
 
 
 @shared_task(
@@ -279,7 +271,7 @@ def _store(submission_id: int, outcome: Outcome) -> str:
     submission.validation_finished = timezone.now()
     submission.save()
     target = Status.VALIDATION_FAILED if outcome.blocking else Status.UNDER_REVIEW
-    blocking = sum(1 for i in outcome.issues if i.severity == "invalid")
+    blocking = sum(1 for i in outcome.issues if i.severity == Severity.INVALID)
     transition(
         submission,
         target,

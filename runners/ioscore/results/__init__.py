@@ -18,6 +18,8 @@ Public API (the service imports these names; keep them stable):
 * ``job_file_issues(root) -> list[Issue]``: the job script and job output an upload must
   carry (spec §9.3), searched below ``root``; ``find_job_files`` lists them.
 * ``get_release(acronym)`` / ``Release``: accepted tags and the run-date window of a release.
+* ``storable_text(text)``: valid UTF-8 without NUL, the form of every string the library
+  reports (and the service stores).
 * ``ResultFormatError``: unreadable, unknown, truncated or wrongly encoded input; its message
   names the file and line (attributes ``path``, ``line``, ``reason``).
 
@@ -35,6 +37,7 @@ from ioscore.results.hashing import (
     verify_hashes,
 )
 from ioscore.results.jobfiles import find_job_files, job_file_issues
+from ioscore.results.limits import storable_text
 from ioscore.results.loader import find_runs, load_run
 from ioscore.results.model import (
     BW_PHASES,
@@ -87,5 +90,6 @@ __all__ = [
     "recompute_extended_scores",
     "recompute_scores",
     "score_hash",
+    "storable_text",
     "verify_hashes",
 ]
