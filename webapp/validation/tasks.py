@@ -32,6 +32,7 @@ from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
 
 from ioscore.results import Severity, storable_text
+from ioscore_site.after_commit import AfterCommitTask
 from submissions.models import PhaseResult, Status, Submission
 from submissions.run_rows import aware, phase_rows
 from submissions.workflow import SYSTEM, transition
@@ -64,6 +65,8 @@ def _failure(rule: str, message: str) -> Outcome:
 
 
 @shared_task(
+    base=AfterCommitTask,
+    queue_setting="IOSCORE_VALIDATION_QUEUE",
     bind=True,
     acks_late=True,
     reject_on_worker_lost=True,
@@ -282,6 +285,11 @@ def _store(submission_id: int, outcome: Outcome) -> str:
     return str(target)
 
 
+def queue_validation(*, submission_id: int, **_signal: Any) -> None:
+    """Receiver of ``submissions.signals.validation_requested`` (connected in apps.py)."""
+    validate_submission.enqueue_after_commit(submission_id)
+
+
 @shared_task(ignore_result=True)
 def requeue_stuck_validations(older_than_s: int = 600) -> int:
     """Queue validation again for stuck submissions, and remove dead sandboxes (beat runs this).
@@ -300,7 +308,7 @@ def requeue_stuck_validations(older_than_s: int = 600) -> int:
     stuck = list(submitted.values_list("pk", flat=True))
     stuck += [pk for pk in validating.values_list("pk", flat=True) if _lock_is_free(pk)]
     for pk in stuck:
-        validate_submission.apply_async((pk,), queue=settings.IOSCORE_VALIDATION_QUEUE)
+        validate_submission.enqueue_after_commit(pk)
     if stuck:
         log.info("re-queued %d stuck submission(s) for validation", len(stuck))
     _remove_dead_sandboxes()
