@@ -269,11 +269,6 @@ class Submission(models.Model):
     def __str__(self) -> str:
         return f"#{self.pk} {self.site} ({self.status})"
 
-    @property
-    def is_public(self) -> bool:
-        """Accepted and past the embargo (spec §7: nothing unreleased is public)."""
-        return self.status == Status.ACCEPTED and not self.release.is_embargoed()
-
 
 class SubmissionTransition(models.Model):
     """Every state change: who, when, from, to, comment (spec §7)."""
