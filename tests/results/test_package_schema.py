@@ -10,8 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from ioscore.results import ResultFormatError, load_run
-from ioscore.results import parse_json
+from ioscore.results import ResultFormatError, load_run, parse_json
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SUITE_SCHEMA = REPO_ROOT / "suite" / "schema" / parse_json.SCHEMA_FILE

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import io
 import tarfile
-import zipfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -22,6 +21,8 @@ import pytest
 from ioscore.cli import main as ioscore_main
 from ioscore.results.archive import ArchiveLimits
 from submissions import archive_safety
+
+from .test_archive_safety import _member, _zip
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 RESULT = (REPO_ROOT / "suite/schema/examples/short-run-np2.result.json").read_bytes()
@@ -42,28 +43,6 @@ def _tar(
             archive.addfile(info, io.BytesIO(content))
         if extra is not None:
             extra(archive)
-    return buffer.getvalue()
-
-
-def _special(name: str, kind: bytes, linkname: str = "") -> Callable[[tarfile.TarFile], None]:
-    def add(archive: tarfile.TarFile) -> None:
-        info = tarfile.TarInfo(name)
-        info.type = kind
-        info.linkname = linkname
-        archive.addfile(info)
-
-    return add
-
-
-def _zip(files: dict[str, bytes], symlink: str = "") -> bytes:
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-        for name, content in files.items():
-            archive.writestr(name, content)
-        if symlink:
-            info = zipfile.ZipInfo(symlink)
-            info.external_attr = 0o120777 << 16
-            archive.writestr(info, "/etc/passwd")
     return buffer.getvalue()
 
 
@@ -123,23 +102,23 @@ CASES: dict[str, tuple[Callable[[], bytes], str, str | None]] = {
         "member names must be UTF-8",
     ),
     "symlink": (
-        lambda: _tar(GOOD, _special("run/passwd", tarfile.SYMTYPE, "/etc/passwd")),
+        lambda: _tar(GOOD, _member("run/passwd", tarfile.SYMTYPE, "/etc/passwd")),
         ".tar.gz",
         "links are not allowed",
     ),
     "hardlink": (
-        lambda: _tar(GOOD, _special("run/copy", tarfile.LNKTYPE, "run/result.json")),
+        lambda: _tar(GOOD, _member("run/copy", tarfile.LNKTYPE, "run/result.json")),
         ".tar.gz",
         "links are not allowed",
     ),
     "zip symlink": (lambda: _zip(GOOD, "run/passwd"), ".zip", "links are not allowed"),
     "device": (
-        lambda: _tar(GOOD, _special("run/null", tarfile.CHRTYPE)),
+        lambda: _tar(GOOD, _member("run/null", tarfile.CHRTYPE)),
         ".tar.gz",
         "device or FIFO files are not allowed",
     ),
     "fifo": (
-        lambda: _tar(GOOD, _special("run/pipe", tarfile.FIFOTYPE)),
+        lambda: _tar(GOOD, _member("run/pipe", tarfile.FIFOTYPE)),
         ".tar.gz",
         "device or FIFO files are not allowed",
     ),
@@ -177,7 +156,7 @@ CASES: dict[str, tuple[Callable[[], bytes], str, str | None]] = {
     "truncated": (_truncated, ".tar.gz", "corrupt or truncated"),
     "not an archive": (lambda: b"just text\n" * 100, ".tar.gz", "unrecognised content"),
     "no files": (
-        lambda: _tar({}, _special("run", tarfile.DIRTYPE)),
+        lambda: _tar({}, _member("run", tarfile.DIRTYPE)),
         ".tar.gz",
         "archive contains no files",
     ),
