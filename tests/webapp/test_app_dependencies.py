@@ -1,9 +1,12 @@
-"""The webapp's apps depend one way: validation builds on submissions, never the reverse.
+"""The webapp's apps depend one way: validation and rankings build on submissions, never the
+reverse.
 
 An AST walk over the source (import-linter style, without the dependency): every import in
-``submissions`` that names ``validation`` is a violation, and no module of either app imports
-the other inside a function (the old way of hiding the cycle from Python's import system).
-The reverse direction goes through ``submissions.signals.validation_requested``.
+``submissions`` that names ``validation`` or ``rankings`` is a violation, and no module of
+these apps imports another of them inside a function (the old way of hiding a cycle from
+Python's import system). The reverse direction goes through
+``submissions.signals.validation_requested``; the IO500 import command (a rankings command)
+hands the list writer to ``submissions.importer``.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from typing import Any
 import pytest
 
 WEBAPP = Path(__file__).resolve().parents[2] / "webapp"
-APPS = ("submissions", "validation")
+APPS = ("submissions", "validation", "rankings")
 
 
 def _imports(tree: ast.AST) -> Iterator[tuple[str, bool, int]]:
@@ -47,15 +50,15 @@ def _top(module: str) -> str:
 
 @pytest.mark.parametrize("app", APPS)
 def test_imports_follow_the_dependency_direction(app: str) -> None:
-    forbidden = {"submissions": {"validation"}, "validation": set()}[app]
-    other = next(a for a in APPS if a != app)
+    forbidden = {"submissions": {"validation", "rankings"}, "validation": set(), "rankings": set()}
+    others = set(APPS) - {app}
     problems = []
     for path in _modules(app):
         for module, in_function, line in _imports(ast.parse(path.read_text("utf-8"))):
             where = f"{path.relative_to(WEBAPP)}:{line} imports {module}"
-            if _top(module) in forbidden:
-                problems.append(f"{where} (submissions must not depend on validation)")
-            elif _top(module) == other and in_function:
+            if _top(module) in forbidden[app]:
+                problems.append(f"{where} (submissions must not depend on {_top(module)})")
+            elif _top(module) in others and in_function:
                 problems.append(f"{where} inside a function (import it at module level)")
     assert problems == []
 
@@ -84,3 +87,33 @@ def test_validation_is_requested_through_the_signal_after_commit(
     for callback in callbacks:
         callback()
     assert sent == [((4711,), "queue-of-this-test")]
+
+
+def test_the_service_uses_the_librarys_public_api_only() -> None:
+    """``from ioscore.results import NAME`` with NAME in ``__all__``: never a private module,
+    so the library may reorganise its modules without breaking the service."""
+    import ioscore.results
+
+    public = set(ioscore.results.__all__)
+    problems = []
+    for path in sorted(WEBAPP.rglob("*.py")):
+        tree = ast.parse(path.read_text("utf-8"))
+        for node in ast.walk(tree):
+            where = f"{path.relative_to(WEBAPP)}:{getattr(node, 'lineno', 0)}"
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(
+                "ioscore.results"
+            ):
+                if node.module != "ioscore.results":
+                    problems.append(f"{where} imports the private module {node.module}")
+                problems += [
+                    f"{where} imports {alias.name}, not in ioscore.results.__all__"
+                    for alias in node.names
+                    if alias.name not in public
+                ]
+            elif isinstance(node, ast.Import):
+                problems += [
+                    f"{where} imports {alias.name}"
+                    for alias in node.names
+                    if alias.name.startswith("ioscore.results.")
+                ]
+    assert problems == []

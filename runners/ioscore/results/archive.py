@@ -367,9 +367,14 @@ def _store(
         )
 
 
-def extract_archive(archive: Path, dest: Path, limits: ArchiveLimits | None = None) -> None:
-    """Extract into ``dest`` (created here; it must not exist yet)."""
-    extract(archive, dest, limits)
+def extract_archive(archive: Path, dest: Path, limits: ArchiveLimits | None = None) -> list[Member]:
+    """Extract into ``dest`` (created here; it must not exist yet); the accepted members."""
+    return extract(archive, dest, limits)
+
+
+def inspect_archive(archive: Path, limits: ArchiveLimits | None = None) -> list[Member]:
+    """Check every member without writing anything; the accepted members."""
+    return extract(archive, None, limits)
 
 
 @contextmanager
