@@ -86,3 +86,16 @@ def test_empty_reason_follows_the_rule_not_the_slug() -> None:
     ListType.objects.filter(slug="ten-node-production").update(slug="tnp")
     assert "Production needs exactly 10 client nodes" in empty_reason("tnp")
     assert empty_reason("unknown") == "No accepted submission qualifies for this list yet."
+
+
+def test_reseeding_after_a_flush_restores_the_flags() -> None:
+    # transactional tests flush the seeded rows and seed them again with the current models
+    import importlib
+
+    from django.apps import apps
+
+    before = list(ListType.objects.values_list("slug", "rule", "era", "ten_node", "award"))
+    ListType.objects.all().delete()
+    importlib.import_module("migrations.submissions.0002_list_types").seed(apps, None)
+    after = list(ListType.objects.values_list("slug", "rule", "era", "ten_node", "award"))
+    assert after == before and len(after) == 9
