@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from validation import pipeline, results_api
+from validation import pipeline
 
 from .helpers import JOB_FILES, QUESTIONNAIRE, corpus_files, example_system, tar_gz
 
@@ -63,7 +63,7 @@ def test_crashing_checker_is_reported_not_swallowed(
     def broken(run_dir: Any) -> Any:
         raise ZeroDivisionError("division by zero")
 
-    monkeypatch.setattr(results_api, "load_run", broken)  # fault injection
+    monkeypatch.setattr(pipeline, "load_run", broken)  # fault injection
     archive = tmp_path / "ok.tgz"
     archive.write_bytes(tar_gz({**corpus_files(corpus_dir, "762", "run/"), **JOB_FILES}))
     sandbox = tmp_path / "sandbox"

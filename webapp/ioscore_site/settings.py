@@ -54,7 +54,7 @@ from typing import Any
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
-from ioscore.results.archive import ArchiveLimits
+from ioscore.results import ArchiveLimits
 
 from .paths import REPO_ROOT, var_dir
 from .ratelimit import parse_limits

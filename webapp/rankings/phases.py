@@ -6,7 +6,7 @@ module only maps them to the frozen ``ListEntry`` columns and display units.
 
 from __future__ import annotations
 
-from ioscore.results.model import BW_PHASES, SCORED_PHASES
+from ioscore.results import BW_PHASES, SCORED_PHASES
 
 PHASES: tuple[str, ...] = SCORED_PHASES
 

@@ -24,9 +24,9 @@ from django.utils import timezone
 from submissions.io500_records import RECORD_PHASES, PublishedLists, PublishedRow, number
 from submissions.models import ListType, Release, Submission
 
-from .builder import competition_ranks
 from .models import ListEntry, ListOrigin, ListState, RankedList
 from .phases import field_name
+from .ranking import competition_ranks
 
 
 def _metric_ranks(values: list[float | None]) -> list[int]:

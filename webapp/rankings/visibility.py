@@ -1,9 +1,10 @@
-"""Who may see which lists and submissions (spec §7: nothing unreleased is public).
+"""Which lists, entries and results of the rankings a user sees.
 
-Anonymous users (and everyone without the committee role) see only published lists of
-releases whose date has passed, and only accepted submissions of such releases. Reviewers
-(the committee) also see draft and frozen lists so they can check them before publication.
-Every page, export and API endpoint of this app goes through these two functions.
+The meanings (public, private, hidden; the embargo) are ``submissions.visibility``'s; this
+module adds the list's own state: anonymous users (and everyone without the committee role)
+see published lists of releases past their date, and only public submissions on them. The
+committee also sees draft and frozen lists so they can check them before publication. Every
+page, export and API endpoint of this app goes through these functions.
 """
 
 from __future__ import annotations
@@ -11,34 +12,26 @@ from __future__ import annotations
 from typing import Any
 
 from django.db.models import QuerySet
-from django.utils import timezone
 
-from accounts.roles import is_reviewer
-from submissions.models import Release, Status, Submission
+from submissions import visibility
+from submissions.models import Submission
 
 from .models import ListEntry, ListState, RankedList
 
-NOT_ACCEPTED = [status for status in Status.values if status != Status.ACCEPTED]
-
 
 def can_see_unpublished(user: Any) -> bool:
-    return is_reviewer(user)
+    return visibility.sees_unpublished(user)
 
 
 def visible_lists(user: Any) -> QuerySet[RankedList]:
     lists = RankedList.objects.select_related("release", "list_type")
     if can_see_unpublished(user):
         return lists
-    return lists.filter(state=ListState.PUBLISHED, release__release_date__lte=timezone.now().date())
+    return lists.filter(visibility.released(), state=ListState.PUBLISHED)
 
 
 def visible_submissions(user: Any) -> QuerySet[Submission]:
-    submissions = Submission.objects.all()
-    if can_see_unpublished(user):
-        return submissions
-    return submissions.filter(
-        status=Status.ACCEPTED, release__release_date__lte=timezone.now().date()
-    )
+    return visibility.public_submissions(user)
 
 
 def hidden_submissions(user: Any, ranked_list: RankedList) -> list[int] | None:
@@ -50,14 +43,13 @@ def hidden_submissions(user: Any, ranked_list: RankedList) -> list[int] | None:
     if can_see_unpublished(user):
         return None
     entries = ListEntry.objects.filter(ranked_list=ranked_list).order_by()
+    not_public = Submission.objects.filter(status__in=visibility.NOT_PUBLIC_STATUSES)
     hidden = list(
-        entries.filter(
-            submission_id__in=Submission.objects.filter(status__in=NOT_ACCEPTED).values("id")
-        ).values_list("submission_id", flat=True)
+        entries.filter(submission_id__in=not_public.values("id")).values_list(
+            "submission_id", flat=True
+        )
     )
-    embargoed = list(
-        Release.objects.filter(release_date__gt=timezone.now().date()).values_list("id", flat=True)
-    )
+    embargoed = visibility.embargoed_release_ids()
     if embargoed:
         hidden += entries.filter(submission__release_id__in=embargoed).values_list(
             "submission_id", flat=True

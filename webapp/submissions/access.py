@@ -1,5 +1,7 @@
 """Who may see and do what (brief §6): one module, used by the API and the pages.
 
+What "public" means is ``visibility``'s; this module decides per user and action.
+
 * anonymous: accepted submissions of releases past their embargo, nothing else;
 * submitters: that, plus their own submissions (any state);
 * reviewers (committee): everything, and the review queue;
@@ -10,34 +12,23 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import Q, QuerySet
-from django.utils import timezone
+from django.db.models import QuerySet
 
 from accounts import roles
 
-from .models import Status, Submission
+from . import visibility
+from .models import Submission
 from .workflow import OWNER_EDITABLE
 
 
-def public_filter() -> Q:
-    return Q(status=Status.ACCEPTED, release__release_date__lte=timezone.now().date())
-
-
 def visible_submissions(user: Any) -> QuerySet[Submission]:
-    queryset = Submission.objects.select_related("release", "site", "storage_system")
-    if roles.is_reviewer(user):
-        return queryset
-    if getattr(user, "is_authenticated", False):
-        return queryset.filter(public_filter() | Q(owner=user))
-    return queryset.filter(public_filter())
+    return visibility.owned_or_public(user).select_related("release", "site", "storage_system")
 
 
 def can_view(user: Any, submission: Submission) -> bool:
-    if roles.is_reviewer(user):
+    if visibility.sees_unpublished(user) or is_owner(user, submission):
         return True
-    if getattr(user, "is_authenticated", False) and submission.owner_id == user.pk:
-        return True
-    return submission.is_public
+    return visibility.is_public(submission)
 
 
 def is_owner(user: Any, submission: Submission) -> bool:

@@ -26,7 +26,7 @@ class ReleaseAdmin(admin.ModelAdmin):
 
 @admin.register(ListType)
 class ListTypeAdmin(admin.ModelAdmin):
-    list_display = ("slug", "name", "order", "legacy", "ten_node", "award")
+    list_display = ("slug", "name", "order", "rule", "era", "ten_node", "award")
 
 
 @admin.register(ClientSystem)

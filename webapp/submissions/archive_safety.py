@@ -1,17 +1,21 @@
-"""The service's view of the library's archive-safety rules (``ioscore.results.archive``).
+"""The service's view of the library's archive-safety rules (``ioscore.results``).
 
 The library owns the rules and their default limits, so ``ioscore validate --upload`` accepts
-exactly what the service accepts; this module only reads the configured limits and turns a
-refusal into a message without the server's file paths.
+exactly what the service accepts; this module only passes the configured limits (whose
+defaults are the library's) and turns a refusal into a message without the server's paths.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from ioscore.results import archive as rules
-from ioscore.results.archive import ArchiveLimits, Member
+from django.conf import settings
 
+from ioscore.results import ArchiveLimits, ArchiveMember, extract_archive, inspect_archive
+from ioscore.results import UnsafeArchive as _LibraryRefusal
+from ioscore.results import archive_kind as _library_kind
+
+Member = ArchiveMember
 __all__ = ["Limits", "Member", "UnsafeArchive", "archive_kind", "extract", "inspect"]
 
 
@@ -22,8 +26,6 @@ class UnsafeArchive(Exception):
 class Limits(ArchiveLimits):
     @classmethod
     def from_settings(cls) -> ArchiveLimits:
-        from django.conf import settings
-
         return ArchiveLimits(
             max_entries=settings.IOSCORE_ARCHIVE_MAX_FILES,
             max_total_bytes=settings.IOSCORE_ARCHIVE_MAX_BYTES,
@@ -33,19 +35,22 @@ class Limits(ArchiveLimits):
 
 def archive_kind(path: Path) -> str:
     try:
-        return rules.archive_kind(path)
-    except rules.UnsafeArchive as exc:
+        return _library_kind(path)
+    except _LibraryRefusal as exc:
         raise UnsafeArchive(exc.reason) from None
 
 
 def inspect(path: Path, limits: ArchiveLimits) -> list[Member]:
     """Check every member without writing anything; returns the accepted members."""
-    return extract(path, None, limits)
-
-
-def extract(path: Path, destination: Path | None, limits: ArchiveLimits) -> list[Member]:
-    """Validate and (when ``destination`` is given) extract into that new directory."""
     try:
-        return rules.extract(path, destination, limits)
-    except rules.UnsafeArchive as exc:
+        return inspect_archive(path, limits)
+    except _LibraryRefusal as exc:
+        raise UnsafeArchive(exc.reason) from None
+
+
+def extract(path: Path, destination: Path, limits: ArchiveLimits) -> list[Member]:
+    """Validate and extract into ``destination`` (a new directory)."""
+    try:
+        return extract_archive(path, destination, limits)
+    except _LibraryRefusal as exc:
         raise UnsafeArchive(exc.reason) from None

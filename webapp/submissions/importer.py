@@ -21,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import math
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -29,7 +30,14 @@ from typing import Any
 from django.db import transaction
 
 from accounts.models import Site
-from validation.results_api import load_run, recompute_scores, result_format_error
+from ioscore.results import (
+    BW_PHASES,
+    ResultFormatError,
+    load_run,
+    load_summary_lines,
+    rank_csv,
+    recompute_scores,
+)
 
 from .io500_layout import ArchiveDir, ArchiveRun, scan_archive, stamp_day
 from .io500_records import (
@@ -48,6 +56,8 @@ from .io500_records import (
 )
 from .io500_store import Entities, SubmissionRows, write_submissions
 from .models import (
+    ListRule,
+    ListType,
     PhaseResult,
     Release,
     Source,
@@ -56,6 +66,7 @@ from .models import (
     Submission,
 )
 from .releases import PUBLICATION_DATES, model_defaults, release_for_run_date, release_for_year
+from .run_rows import phase_rows
 
 NO_INSTITUTION = "(institution not given)"
 __all__ = ["ImportInputError", "ImportReport", "import_io500"]
@@ -169,17 +180,27 @@ class Facts:
     notes: list[str] = field(default_factory=list)
 
 
+# Writes the lists the website published (``rankings.published.import_published_lists``):
+# passed in by the command, since rankings builds on submissions and not the reverse.
+ListsWriter = Callable[
+    [PublishedLists, dict[int, Submission], dict[int, dict[str, str]], Callable[[str], Release]],
+    list[str],
+]
+
+
 class Importer:
-    def __init__(self, inputs: Inputs) -> None:
+    def __init__(self, inputs: Inputs, write_lists: ListsWriter) -> None:
         self.inputs = inputs
+        self.write_lists = write_lists
         self.report = ImportReport()
         self.releases: dict[str, Release] = {}
         self.by_io500_id: dict[int, Submission] = {}
         # Student Cluster Competition entries are only ever on the SCC list (spec §6).
+        scc_slugs = set(ListType.objects.filter(rule=ListRule.SCC).values_list("slug", flat=True))
         self.scc_ids = {
             row.web_id
             for row in (inputs.published.rows if inputs.published else [])
-            if row.slug == "scc"
+            if row.slug in scc_slugs
         }
 
     # --- archive -------------------------------------------------------------------------
@@ -214,14 +235,13 @@ class Importer:
 
     @staticmethod
     def _load(directory: ArchiveDir, run: ArchiveRun) -> tuple[Any, date | None, str | None]:
-        from ioscore.results.loader import load_summary_lines
 
         try:
             if run.summary_text is not None:
                 result = load_summary_lines(run.summary_text, run.source)
             else:
                 result = load_run(run.run_dir)
-        except result_format_error() as exc:
+        except ResultFormatError as exc:
             return None, None, f"unreadable result files: {exc}"
         start = result.start.date() if isinstance(result.start, datetime) else None
         day = start or run.day or stamp_day(result.timestamp or "")
@@ -355,9 +375,7 @@ class Importer:
                 else:
                     self.report.updated += 1
             if self.inputs.published is not None:
-                from rankings.published import import_published_lists
-
-                self.report.lists += import_published_lists(
+                self.report.lists += self.write_lists(
                     self.inputs.published,
                     self.by_io500_id,
                     self.inputs.records,
@@ -390,6 +408,9 @@ class Importer:
         storage = self.entities.storage_system(site, client_system, fs_name, fs_type, vendor)
 
         scores = recompute_scores(run) if run is not None else None
+        bw: float | None
+        md: float | None
+        total: float | None
         if scores is not None:
             bw, md, total = scores.bw, scores.md, scores.total
             if run.total_formula == "product":
@@ -448,9 +469,6 @@ class Importer:
 
 
 def _phase_rows(run: Any, record: dict[str, str]) -> list[dict[str, Any]]:
-    from ioscore.results.model import BW_PHASES
-    from ioscore.results.parse_rankcsv import rank_csv
-    from validation.pipeline import phase_rows
 
     if run is not None:
         rows = phase_rows(run)
@@ -538,5 +556,5 @@ def _system_values(
     return {"schema_version": "io500-website-record", "data": data, **flat}
 
 
-def import_io500(path: Path) -> ImportReport:
-    return Importer(locate(Path(path))).run()
+def import_io500(path: Path, write_lists: ListsWriter) -> ImportReport:
+    return Importer(locate(Path(path)), write_lists).run()

@@ -34,6 +34,7 @@ from .models import (
     TargetList,
 )
 from .questionnaire import LEVEL_KEY
+from .signals import request_validation
 from .upload_limit import too_large_message
 from .workflow import OWNER, transition
 
@@ -297,8 +298,5 @@ def _split_contact(system: dict[str, Any]) -> tuple[dict[str, Any], dict[str, An
 
 
 def enqueue_validation(submission_id: int) -> None:
-    """Queue the Celery task once the surrounding transaction has committed."""
-    from validation.tasks import validate_submission
-
-    queue = settings.IOSCORE_VALIDATION_QUEUE  # read now: tests point it at their own worker
-    transaction.on_commit(lambda: validate_submission.apply_async((submission_id,), queue=queue))
+    """Queue the automatic checks once the surrounding transaction has committed."""
+    request_validation(submission_id)

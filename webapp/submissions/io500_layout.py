@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 
-from ioscore.results.archive import is_macos_metadata
+from ioscore.results import is_macos_metadata
 
 _SUBMISSION_DIR = re.compile(r"submission-(\d{1,9})")
 _LOG_NAME = re.compile(r"io-500-summary\..*\.txt")

@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ioscore.results.parse_rankcsv import finite_number
+from ioscore.results import finite_number
 
 RECORDS_FILE = "io500-website-submissions-2021.csv"
 LISTS_FILE = "io500-published-lists.csv"

@@ -44,13 +44,37 @@ class Release(models.Model):
         return self.submission_deadline >= timezone.now().date()
 
 
+class ListRule(models.TextChoices):
+    """Who enters a list (the membership rules of rankings.membership, spec §2, §3, §5)."""
+
+    HISTORICAL = "historical", "every accepted run, carried forever"
+    FULL = "full", "every valid run"
+    PRODUCTION = "production", "opted-in production runs"
+    RESEARCH = "research", "opted-in runs not on Production"
+    IO500 = "io500", "opted-in runs (legacy IO500 list)"
+    SCC = "scc", "Student Cluster Competition runs of the release"
+
+
+class ListEra(models.TextChoices):
+    ANY = "any", "every release"
+    LEGACY = "legacy", "releases up to SC22"
+    CURRENT = "current", "releases after SC22"
+
+
 class ListType(models.Model):
-    """Historical, Full, Production, Research, 10-node …, SCC, legacy IO500 / 10 Node Challenge."""
+    """Historical, Full, Production, Research, 10-node …, SCC, legacy IO500 / 10 Node Challenge.
+
+    The rows say how each list is built (the builder reads these flags, never the slug):
+    ``rule`` who enters, ``ten_node`` only runs on exactly 10 client nodes (the 10-node
+    subset of the list of the same rule), ``award`` one entry per storage system and the
+    release's awards marked, ``era`` which releases have the list.
+    """
 
     slug = models.SlugField(max_length=40, unique=True)
     name = models.CharField(max_length=80)
     order = models.PositiveSmallIntegerField(default=0)
-    legacy = models.BooleanField(default=False, help_text="only for releases up to SC22")
+    rule = models.CharField(max_length=20, choices=ListRule.choices, default=ListRule.FULL)
+    era = models.CharField(max_length=10, choices=ListEra.choices, default=ListEra.ANY)
     ten_node = models.BooleanField(default=False)
     award = models.BooleanField(default=False)
 
@@ -268,11 +292,6 @@ class Submission(models.Model):
 
     def __str__(self) -> str:
         return f"#{self.pk} {self.site} ({self.status})"
-
-    @property
-    def is_public(self) -> bool:
-        """Accepted and past the embargo (spec §7: nothing unreleased is public)."""
-        return self.status == Status.ACCEPTED and not self.release.is_embargoed()
 
 
 class SubmissionTransition(models.Model):

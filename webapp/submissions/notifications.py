@@ -7,8 +7,9 @@ Who hears of what:
 * the committee (reviewers and admins with an e-mail) hears when a submission needs it:
   it reached review, or one under review was withdrawn.
 
-Sending happens in a Celery task after the transition's database transaction commits, so a
-rolled-back transition never mails anybody. The task records each delivery
+Sending happens in a Celery task (``tasks.notify_transition``, an ``AfterCommitTask``) queued
+after the transition's database transaction commits, so a rolled-back transition never mails
+anybody. The task records each delivery
 (``NotificationDelivery``: transition x recipient key, never the address itself), so a retry
 after a half-failed run mails only those not reached yet.
 """
@@ -19,7 +20,6 @@ from dataclasses import dataclass
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.db import transaction
 from django.db.models import Q
 from django.urls import reverse
 
@@ -90,13 +90,3 @@ def compose(change: SubmissionTransition) -> tuple[str, str]:
         lines += ["Comment:", *("  " + line for line in change.comment.splitlines()), ""]
     lines += [f"Details: {page}", "", "You get this because you submitted or review it."]
     return subject, "\n".join(lines) + "\n"
-
-
-def queue_for(change: SubmissionTransition) -> None:
-    """Mail about ``change`` once the current transaction commits (no-op when disabled)."""
-    if not settings.IOSCORE_NOTIFICATIONS:
-        return
-    from .tasks import notify_transition
-
-    queue = settings.IOSCORE_NOTIFICATION_QUEUE  # read now: tests point it at their worker
-    transaction.on_commit(lambda: notify_transition.apply_async((change.pk,), queue=queue))

@@ -11,8 +11,7 @@ from typing import Any
 from rest_framework.exceptions import ParseError
 from rest_framework.parsers import JSONParser
 
-from ioscore.results.storable_json import UnstorableJSON
-from ioscore.results.storable_json import loads as _library_loads
+from ioscore.results import UnstorableJSON, loads_storable_json
 
 MAX_DEPTH = 32  # metadata documents and API bodies are shallow
 
@@ -22,7 +21,7 @@ __all__ = ["MAX_DEPTH", "StorableJSONParser", "UnstorableJSON", "loads"]
 def loads(text: str | bytes) -> Any:
     """``json.loads`` refusing what cannot be stored (``UnstorableJSON``); syntax errors are
     ``json.JSONDecodeError`` as usual."""
-    return _library_loads(text, MAX_DEPTH)
+    return loads_storable_json(text, MAX_DEPTH)
 
 
 class StorableJSONParser(JSONParser):

@@ -6,8 +6,11 @@ import logging
 import smtplib
 
 from celery import shared_task
+from django.conf import settings
 from django.core.mail import send_mail
 from django.db import IntegrityError
+
+from ioscore_site.after_commit import AfterCommitTask
 
 from . import notifications
 from .models import NotificationDelivery, SubmissionTransition
@@ -15,7 +18,15 @@ from .models import NotificationDelivery, SubmissionTransition
 log = logging.getLogger(__name__)
 
 
+def queue_notification(change: SubmissionTransition) -> None:
+    """Mail about ``change`` once the current transaction commits (no-op when disabled)."""
+    if settings.IOSCORE_NOTIFICATIONS:
+        notify_transition.enqueue_after_commit(change.pk)
+
+
 @shared_task(
+    base=AfterCommitTask,
+    queue_setting="IOSCORE_NOTIFICATION_QUEUE",
     bind=True,
     acks_late=True,
     autoretry_for=(smtplib.SMTPException, OSError),

@@ -15,8 +15,8 @@ from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render, resolve_url
 from django.views.decorators.http import require_POST
 
+from ioscore.results import Severity
 from ioscore_site import ratelimit
-from validation.models import ValidationIssue
 
 from . import access, contact
 from .forms import MetadataForm, ReviewForm, UploadForm
@@ -114,7 +114,7 @@ def detail(request: HttpRequest, pk: int) -> HttpResponse:
     context = {
         "submission": submission,
         "issues": submission.issues.all(),
-        "blocking": submission.issues.filter(severity=ValidationIssue.INVALID).count(),
+        "blocking": submission.issues.filter(severity=Severity.INVALID.value).count(),
         "phases": submission.phases.all(),
         "transitions": submission.transitions.select_related("actor"),
         "system": system,

@@ -2,7 +2,7 @@
 
 Every change of ``Submission.status`` goes through ``transition()`` so that it is checked and
 logged (who, when, from, to, comment) in the same database transaction, and mailed to those
-concerned once that transaction commits (notifications.py).
+concerned once that transaction commits (tasks.queue_notification).
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from . import notifications
 from .models import Status, Submission, SubmissionTransition
+from .tasks import queue_notification
 
 OWNER = "owner"
 COMMITTEE = "committee"
@@ -79,5 +79,5 @@ def transition(
         to_status=to,
         comment=comment,
     )
-    notifications.queue_for(change)
+    queue_notification(change)
     return change

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.db import models
 
+from ioscore.results import Severity
 from submissions.models import Submission
 
 
@@ -14,10 +15,11 @@ class ValidationIssue(models.Model):
     latest complete run.
     """
 
-    INVALID = "invalid"
-    WARNING = "warning"
-    INFO = "info"
-    SEVERITIES = [(INVALID, "invalid"), (WARNING, "warning"), (INFO, "info")]
+    # The library's levels (one Severity for CLI and service), stored as their text.
+    INVALID = Severity.INVALID.value
+    WARNING = Severity.WARNING.value
+    INFO = Severity.INFO.value
+    SEVERITIES = [(level.value, level.value) for level in Severity]
 
     submission = models.ForeignKey(Submission, on_delete=models.CASCADE, related_name="issues")
     rule = models.CharField(max_length=80)

@@ -12,31 +12,43 @@ import logging
 import math
 import os
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from ioscore.results import (
+    CheckContext,
+    Issue,
+    ResultFormatError,
+    RunResult,
+    Scores,
+    Severity,
+    check,
+    find_runs,
+    job_file_issues,
+    load_run,
+    recompute_scores,
+    storable_text,
+)
 from submissions import archive_safety, questionnaire, system_description
-
-from . import results_api
-from .results_api import storable_text
+from submissions.releases import to_library
+from submissions.run_rows import json_safe
 
 log = logging.getLogger(__name__)
 # Column widths of the rows a run is stored in (submissions.models), checked before storing.
 INT32_MAX = 2**31 - 1
-INVALID = "invalid"
-WARNING = "warning"
-INFO = "info"
 
 
 @dataclass
 class IssueRow:
     rule: str
-    severity: str
+    severity: str  # a Severity's value (the library's levels, stored as text)
     message: str
     expected: Any = None
     actual: Any = None
     phase: str = ""
+
+    def __post_init__(self) -> None:
+        self.severity = Severity(self.severity).value  # an unknown level is a bug: ValueError
 
 
 @dataclass
@@ -52,38 +64,24 @@ class Context:
 @dataclass
 class Outcome:
     issues: list[IssueRow] = field(default_factory=list)
-    run: Any = None  # ioscore.results.RunResult
-    scores: Any = None
+    run: RunResult | None = None
+    scores: Scores | None = None
     run_dir: str = ""
     fatal: str = ""  # the archive could not be used at all
 
     @property
     def blocking(self) -> bool:
-        return any(issue.severity == INVALID for issue in self.issues)
+        return any(issue.severity == Severity.INVALID for issue in self.issues)
 
 
-def _json_safe(value: Any) -> Any:
-    if value is None or isinstance(value, (bool, int)):
-        return value
-    if isinstance(value, float):
-        return value if math.isfinite(value) else str(value)  # JSON has no inf/NaN
-    if isinstance(value, str):
-        return storable_text(value)
-    if isinstance(value, (list, tuple)):
-        return [_json_safe(v) for v in value]
-    if isinstance(value, dict):
-        return {str(k): _json_safe(v) for k, v in value.items()}
-    return str(value)
-
-
-def _row_from_library(issue: Any) -> IssueRow:
+def _row_from_library(issue: Issue) -> IssueRow:
     """An ``ioscore.results`` Issue as stored (``scrubbed`` takes server paths out)."""
     return IssueRow(
         rule=issue.rule,
-        severity=getattr(issue.severity, "value", str(issue.severity)),
+        severity=issue.severity.value,
         message=str(issue.message),
-        expected=_json_safe(issue.expected),
-        actual=_json_safe(issue.actual),
+        expected=json_safe(issue.expected),
+        actual=json_safe(issue.actual),
         phase=issue.phase or "",
     )
 
@@ -94,29 +92,28 @@ def _metadata_issues(ctx: Context) -> list[IssueRow]:
         issues.append(
             IssueRow(
                 "system-description",
-                INVALID,
+                Severity.INVALID,
                 "no system description was submitted (spec §4 is required)",
             )
         )
     else:
         for problem in system_description.validate(ctx.system)[:50]:
             issues.append(
-                IssueRow("system-description", INVALID, str(problem), actual=problem.path)
+                IssueRow("system-description", Severity.INVALID, str(problem), actual=problem.path)
             )
     if ctx.questionnaire is None:
         issues.append(
-            IssueRow("questionnaire", INVALID, "no reproducibility questionnaire was submitted")
+            IssueRow(
+                "questionnaire", Severity.INVALID, "no reproducibility questionnaire was submitted"
+            )
         )
     else:
         for key, message in questionnaire.problems(ctx.questionnaire):
-            issues.append(IssueRow("questionnaire", INVALID, message, actual=key or None))
+            issues.append(IssueRow("questionnaire", Severity.INVALID, message, actual=key or None))
     return issues
 
 
-def _library_context(ctx: Context) -> Any:
-    from ioscore.results import CheckContext
-    from submissions.releases import to_library
-
+def _library_context(ctx: Context) -> CheckContext:
     run = (ctx.system or {}).get("run") or {}
     nodes = run.get("client_nodes") if isinstance(run.get("client_nodes"), int) else None
     ppn = run.get("procs_per_node") if isinstance(run.get("procs_per_node"), int) else None
@@ -156,8 +153,8 @@ def scrubbed(outcome: Outcome, sandbox: Path, archive: Path) -> Outcome:
     for issue in outcome.issues:
         issue.message = clean(issue.message)
         issue.phase = clean(issue.phase)[:60]
-        issue.expected = _json_safe(issue.expected)
-        issue.actual = _json_safe(issue.actual)
+        issue.expected = json_safe(issue.expected)
+        issue.actual = json_safe(issue.actual)
         if isinstance(issue.actual, str):
             issue.actual = clean(issue.actual)
     outcome.fatal = clean(outcome.fatal)
@@ -173,23 +170,21 @@ def _evaluate(archive: Path, sandbox: Path, ctx: Context) -> Outcome:
         archive_safety.extract(archive, root, limits)
     except archive_safety.UnsafeArchive as exc:
         outcome.fatal = f"archive rejected: {exc}"
-        outcome.issues.append(IssueRow("archive-safety", INVALID, outcome.fatal))
+        outcome.issues.append(IssueRow("archive-safety", Severity.INVALID, outcome.fatal))
         return outcome
     except FileNotFoundError:
         # Other OSErrors (a full disk) propagate: the task retries them.
         outcome.fatal = "the stored archive is missing; please upload it again"
-        outcome.issues.append(IssueRow("archive-missing", INVALID, outcome.fatal))
+        outcome.issues.append(IssueRow("archive-missing", Severity.INVALID, outcome.fatal))
         return outcome
-    job_file_issues = results_api.library_function("job_file_issues")
     outcome.issues += [_row_from_library(issue) for issue in job_file_issues(root)]
     outcome.issues += _metadata_issues(ctx)
 
-    format_error = results_api.result_format_error()
     try:
-        runs = results_api.find_runs(root)
-    except format_error as exc:
+        runs = find_runs(root)
+    except ResultFormatError as exc:
         runs = []
-        outcome.issues.append(IssueRow("run-selection", INVALID, str(exc)))
+        outcome.issues.append(IssueRow("run-selection", Severity.INVALID, str(exc)))
     relative = [str(Path(r).relative_to(root)) for r in runs]
     if ctx.run_dir:
         chosen = [r for r, rel in zip(runs, relative, strict=True) if rel == ctx.run_dir]
@@ -199,7 +194,7 @@ def _evaluate(archive: Path, sandbox: Path, ctx: Context) -> Outcome:
         outcome.issues.append(
             IssueRow(
                 "run-selection",
-                INVALID,
+                Severity.INVALID,
                 "no run found: no directory with result_summary.txt or result.json",
             )
         )
@@ -208,7 +203,7 @@ def _evaluate(archive: Path, sandbox: Path, ctx: Context) -> Outcome:
         outcome.issues.append(
             IssueRow(
                 "run-selection",
-                INVALID,
+                Severity.INVALID,
                 "several runs found; pick one"
                 if not ctx.run_dir
                 else f"the selected run {ctx.run_dir!r} is not in the archive",
@@ -220,8 +215,8 @@ def _evaluate(archive: Path, sandbox: Path, ctx: Context) -> Outcome:
     outcome.run_dir = str(Path(chosen[0]).relative_to(root))
     try:
         _check_run(outcome, Path(chosen[0]), root, ctx)
-    except format_error as exc:
-        outcome.issues.append(IssueRow("result-format", INVALID, str(exc)))
+    except ResultFormatError as exc:
+        outcome.issues.append(IssueRow("result-format", Severity.INVALID, str(exc)))
     except MemoryError:
         raise  # the memory limit: reported as such by validation.limited
     except Exception as exc:
@@ -230,7 +225,7 @@ def _evaluate(archive: Path, sandbox: Path, ctx: Context) -> Outcome:
         outcome.issues.append(
             IssueRow(
                 "checker-error",
-                INVALID,
+                Severity.INVALID,
                 f"the automatic checks failed unexpectedly ({type(exc).__name__}: {exc}); "
                 "the committee can see this; please contact them",
             )
@@ -239,24 +234,23 @@ def _evaluate(archive: Path, sandbox: Path, ctx: Context) -> Outcome:
 
 
 def _check_run(outcome: Outcome, run_dir: Path, root: Path, ctx: Context) -> None:
-    run = results_api.load_run(run_dir)
-    check = results_api.library_function("check")
+    run = load_run(run_dir)
     for issue in check(run, _library_context(ctx)):
         outcome.issues.append(_row_from_library(issue))
     problem = unstorable(run, outcome.run_dir)
     if problem:
-        outcome.issues.append(IssueRow("result-storage", INVALID, problem))
+        outcome.issues.append(IssueRow("result-storage", Severity.INVALID, problem))
         return  # keep the issues; the run itself cannot be stored
-    scores = results_api.recompute_scores(run)
+    scores = recompute_scores(run)
     outcome.run = run
     outcome.scores = scores if _finite_scores(scores) else None
 
 
-def _finite_scores(scores: Any) -> bool:
+def _finite_scores(scores: Scores) -> bool:
     return all(math.isfinite(v) for v in (scores.bw, scores.md, scores.total))
 
 
-def unstorable(run: Any, run_dir: str) -> str | None:
+def unstorable(run: RunResult, run_dir: str) -> str | None:
     """Why the run's summary does not fit the rows it is stored in, or None."""
     texts = [
         ("the run directory name", run_dir, 500),
@@ -285,31 +279,3 @@ def unstorable(run: Any, run_dir: str) -> str | None:
     if any(s is not None and not _finite_scores(s) for s in printed):
         return "a printed score is not a finite number"
     return None
-
-
-def aware(value: datetime | None) -> datetime | None:
-    if value is None:
-        return None
-    return value if value.tzinfo else value.replace(tzinfo=UTC)
-
-
-def phase_rows(run: Any) -> list[dict[str, Any]]:
-    rows = []
-    for order, (name, phase) in enumerate(run.phases.items()):
-        rows.append(
-            {
-                "name": name,
-                "order": order,
-                "value": phase.value,
-                "unit": phase.unit,
-                "group": getattr(phase.group, "value", str(phase.group)),
-                "time": phase.time,
-                "valid": phase.valid,
-                "invalid_reasons": list(phase.invalid_reasons),
-                "score_txt": phase.score_txt,
-                "extra": _json_safe(phase.extra),
-                "ranks": [_json_safe(vars(rank)) for rank in phase.ranks],
-                "timeseries": _json_safe(phase.timeseries),
-            }
-        )
-    return rows

@@ -31,22 +31,15 @@ from django.conf import settings
 from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
 
+from ioscore.results import Severity, storable_text
+from ioscore_site.after_commit import AfterCommitTask
 from submissions.models import PhaseResult, Status, Submission
+from submissions.run_rows import aware, phase_rows
 from submissions.workflow import SYSTEM, transition
 
 from .limited import ChildFailed, LimitExceeded, Limits, run_limited
 from .models import ValidationIssue
-from .pipeline import (
-    INVALID,
-    Context,
-    IssueRow,
-    Outcome,
-    aware,
-    evaluate,
-    phase_rows,
-    scrubbed,
-)
-from .results_api import storable_text
+from .pipeline import Context, IssueRow, Outcome, evaluate, scrubbed
 
 log = logging.getLogger(__name__)
 LOCK_NAMESPACE = 74_500  # first key of pg_try_advisory_lock(int, int): "validation"
@@ -68,10 +61,12 @@ def _unlock(submission_id: int) -> None:
 
 
 def _failure(rule: str, message: str) -> Outcome:
-    return Outcome(issues=[IssueRow(rule, INVALID, message)], fatal=message)
+    return Outcome(issues=[IssueRow(rule, Severity.INVALID, message)], fatal=message)
 
 
 @shared_task(
+    base=AfterCommitTask,
+    queue_setting="IOSCORE_VALIDATION_QUEUE",
     bind=True,
     acks_late=True,
     reject_on_worker_lost=True,
@@ -279,7 +274,7 @@ def _store(submission_id: int, outcome: Outcome) -> str:
     submission.validation_finished = timezone.now()
     submission.save()
     target = Status.VALIDATION_FAILED if outcome.blocking else Status.UNDER_REVIEW
-    blocking = sum(1 for i in outcome.issues if i.severity == "invalid")
+    blocking = sum(1 for i in outcome.issues if i.severity == Severity.INVALID)
     transition(
         submission,
         target,
@@ -288,6 +283,11 @@ def _store(submission_id: int, outcome: Outcome) -> str:
         SYSTEM,
     )
     return str(target)
+
+
+def queue_validation(*, submission_id: int, **_signal: Any) -> None:
+    """Receiver of ``submissions.signals.validation_requested`` (connected in apps.py)."""
+    validate_submission.enqueue_after_commit(submission_id)
 
 
 @shared_task(ignore_result=True)
@@ -308,7 +308,7 @@ def requeue_stuck_validations(older_than_s: int = 600) -> int:
     stuck = list(submitted.values_list("pk", flat=True))
     stuck += [pk for pk in validating.values_list("pk", flat=True) if _lock_is_free(pk)]
     for pk in stuck:
-        validate_submission.apply_async((pk,), queue=settings.IOSCORE_VALIDATION_QUEUE)
+        validate_submission.enqueue_after_commit(pk)
     if stuck:
         log.info("re-queued %d stuck submission(s) for validation", len(stuck))
     _remove_dead_sandboxes()

@@ -32,7 +32,7 @@ from ioscore.commands.validate import (
     issue_lines,
     validate_path,
 )
-from ioscore.results import ResultFormatError
+from ioscore.results import ResultFormatError, Severity
 from ioscore.results.archive import is_archive, is_macos_metadata
 
 FINAL_STATES = {
@@ -318,7 +318,10 @@ def handle(args: argparse.Namespace) -> int:
         print(f"ioscore upload: unreadable: {exc}", file=sys.stderr)
         return 2
     local = [
-        issue for report in reports for issue in report["issues"] if issue["severity"] != "info"
+        issue
+        for report in reports
+        for issue in report["issues"]
+        if issue["severity"] != Severity.INFO.value
     ]
 
     def show_local_issues() -> None:
@@ -333,13 +336,13 @@ def handle(args: argparse.Namespace) -> int:
         return 1
     if local:
         # The server runs the same checks: its list follows, so each issue is printed once.
-        counts = {s: sum(i["severity"] == s for i in local) for s in ("invalid", "warning")}
+        counts = {s.value: sum(i["severity"] == s.value for i in local) for s in Severity}
+        invalid, warning = counts[Severity.INVALID.value], counts[Severity.WARNING.value]
         print(
-            f"ioscore upload: local check found {counts['invalid']} invalid and "
-            f"{counts['warning']} warning issue(s); uploading anyway (--force), the server's "
-            "findings follow"
+            f"ioscore upload: local check found {invalid} invalid and {warning} warning "
+            "issue(s); uploading anyway (--force), the server's findings follow"
             if not valid
-            else f"ioscore upload: local check found {counts['warning']} warning(s); the "
+            else f"ioscore upload: local check found {warning} warning(s); the "
             "server's findings follow",
             file=sys.stderr,
         )

@@ -19,6 +19,7 @@ from ioscore.results import (
     Issue,
     ResultFormatError,
     RunResult,
+    Severity,
     check,
     get_release,
     is_valid,
@@ -113,7 +114,7 @@ def format_issue(issue: dict[str, Any]) -> str:
     return f"  {severity:8} {issue.get('rule')}: {issue.get('message')}{_details(issue)}"
 
 
-SEVERITY_ORDER = ("invalid", "warning", "info")
+SEVERITY_ORDER = tuple(level.value for level in Severity)  # most severe first
 MARKER_RULE = "invalid-markers"
 
 

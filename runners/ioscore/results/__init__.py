@@ -18,13 +18,27 @@ Public API (the service imports these names; keep them stable):
 * ``job_file_issues(root) -> list[Issue]``: the job script and job output an upload must
   carry (spec §9.3), searched below ``root``; ``find_job_files`` lists them.
 * ``get_release(acronym)`` / ``Release``: accepted tags and the run-date window of a release.
+* ``storable_text(text)``: valid UTF-8 without NUL, the form of every string the library
+  reports (and the service stores).
+* Archives: ``inspect_archive`` / ``extract_archive`` (safety rules, ``ArchiveLimits``
+  passed in; ``UnsafeArchive`` names the refusal), ``archive_kind``, ``is_macos_metadata``.
+* Untrusted JSON: ``loads_storable_json(text, max_depth)`` (raises ``UnstorableJSON``).
+* IO500 pieces the importer reuses: ``load_summary_lines``, ``rank_csv``, ``finite_number``.
 * ``ResultFormatError``: unreadable, unknown, truncated or wrongly encoded input; its message
   names the file and line (attributes ``path``, ``line``, ``reason``).
 
 Model types (``model.py``): RunResult, PhaseResult, Scores, Issue, Severity, ScoreGroup.
 """
 
-from ioscore.results.archive import ArchiveLimits
+from ioscore.results.archive import (
+    ArchiveLimits,
+    UnsafeArchive,
+    archive_kind,
+    extract_archive,
+    inspect_archive,
+    is_macos_metadata,
+)
+from ioscore.results.archive import Member as ArchiveMember
 from ioscore.results.errors import ResultFormatError
 from ioscore.results.hashing import (
     HashCheck,
@@ -35,7 +49,8 @@ from ioscore.results.hashing import (
     verify_hashes,
 )
 from ioscore.results.jobfiles import find_job_files, job_file_issues
-from ioscore.results.loader import find_runs, load_run
+from ioscore.results.limits import storable_text
+from ioscore.results.loader import find_runs, load_run, load_summary_lines
 from ioscore.results.model import (
     BW_PHASES,
     MD_PHASES,
@@ -49,10 +64,13 @@ from ioscore.results.model import (
     Scores,
     Severity,
 )
+from ioscore.results.parse_rankcsv import finite_number, rank_csv
 from ioscore.results.paths import load_path
 from ioscore.results.releases import BUILTIN_RELEASES, Release, get_release
 from ioscore.results.rules import RULES, CheckContext, check, is_valid
 from ioscore.results.scoring import recompute_extended_scores, recompute_scores
+from ioscore.results.storable_json import UnstorableJSON
+from ioscore.results.storable_json import loads as loads_storable_json
 
 __all__ = [
     "BUILTIN_RELEASES",
@@ -62,6 +80,7 @@ __all__ = [
     "SCORED_PHASES",
     "WRITE_PHASES",
     "ArchiveLimits",
+    "ArchiveMember",
     "CheckContext",
     "HashCheck",
     "Issue",
@@ -73,19 +92,30 @@ __all__ = [
     "ScoreGroup",
     "Scores",
     "Severity",
+    "UnsafeArchive",
+    "UnstorableJSON",
+    "archive_kind",
     "check",
     "config_hash",
     "extended_score_hash",
+    "extract_archive",
     "find_job_files",
     "find_runs",
+    "finite_number",
     "get_release",
+    "inspect_archive",
+    "is_macos_metadata",
     "is_valid",
     "job_file_issues",
     "kv_hash",
     "load_path",
     "load_run",
+    "load_summary_lines",
+    "loads_storable_json",
+    "rank_csv",
     "recompute_extended_scores",
     "recompute_scores",
     "score_hash",
+    "storable_text",
     "verify_hashes",
 ]

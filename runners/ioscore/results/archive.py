@@ -115,6 +115,10 @@ class _Checker:
         self.compressed = max(path.stat().st_size, 1)
         self.entries = 0
         self.bytes = 0
+        # Names seen so far (bounded by max_entries): a duplicate or a file where a directory
+        # must be is refused while inspecting too, not only when extraction trips over it.
+        self.files: set[PurePosixPath] = set()
+        self.dirs: set[PurePosixPath] = set()
 
     def refuse(self, message: str) -> UnsafeArchive:
         return UnsafeArchive(self.path, message)
@@ -147,6 +151,7 @@ class _Checker:
             raise self.refuse(
                 f"too many entries (more than {self.limits.max_entries} files and directories)"
             )
+        self.place(name, is_dir)
         if not is_dir:
             if name.name.lower().endswith(NESTED_SUFFIXES):
                 raise self.refuse(f"{name}: nested archives are not allowed; unpack it first")
@@ -154,6 +159,21 @@ class _Checker:
                 raise self.refuse(f"{name}: member larger than {self.limits.max_file_bytes} bytes")
             self.grow(size, str(name))
         return Member(name, is_dir, size)
+
+    def place(self, name: PurePosixPath, is_dir: bool) -> None:
+        parents = name.parents[:-1]  # without "."
+        for parent in parents:
+            if parent in self.files:
+                raise self.refuse(f"{name}: conflicts with a file of the same name")
+        if name in self.files:
+            raise self.refuse(f"{name}: listed twice in the archive")
+        if is_dir:
+            self.dirs.add(name)
+        elif name in self.dirs:
+            raise self.refuse(f"{name}: conflicts with a directory of the same name")
+        else:
+            self.files.add(name)
+        self.dirs.update(parents)
 
     def grow(self, count: int, name: str) -> None:
         self.bytes += count
@@ -347,9 +367,14 @@ def _store(
         )
 
 
-def extract_archive(archive: Path, dest: Path, limits: ArchiveLimits | None = None) -> None:
-    """Extract into ``dest`` (created here; it must not exist yet)."""
-    extract(archive, dest, limits)
+def extract_archive(archive: Path, dest: Path, limits: ArchiveLimits | None = None) -> list[Member]:
+    """Extract into ``dest`` (created here; it must not exist yet); the accepted members."""
+    return extract(archive, dest, limits)
+
+
+def inspect_archive(archive: Path, limits: ArchiveLimits | None = None) -> list[Member]:
+    """Check every member without writing anything; the accepted members."""
+    return extract(archive, None, limits)
 
 
 @contextmanager

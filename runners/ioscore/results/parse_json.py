@@ -1,7 +1,8 @@
 """ioscore's own result.json (contract: docs/ARCHITECTURE.md, schema `ioscore-result/1`).
 
-Parsed by the contract; validated against suite/schema/ioscore-result-1.schema.json when that
-file can be found (next to the installed source tree), so schema errors name the JSON path.
+Parsed by the contract; always validated against the schema shipped as package data
+(``ioscore/schemas/ioscore-result-1.schema.json``, a byte copy of the suite's
+``suite/schema/``), so schema errors name the JSON path.
 """
 
 from __future__ import annotations
@@ -9,8 +10,12 @@ from __future__ import annotations
 import itertools
 import json
 from datetime import datetime
+from functools import cache
+from importlib import resources
 from pathlib import Path
 from typing import Any
+
+import jsonschema
 
 from ioscore.results import storable_json
 from ioscore.results.errors import ResultFormatError, read_text
@@ -22,31 +27,33 @@ from ioscore.results.limits import (
 from ioscore.results.model import PhaseResult, RankStat, RunResult, ScoreGroup, Scores
 
 SCHEMA_ID = "ioscore-result/1"
-_SCHEMA_FILE = "ioscore-result-1.schema.json"
+SCHEMA_FILE = "ioscore-result-1.schema.json"
 _MAX_SCHEMA_ERRORS = 100
 
 
-def schema_path() -> Path | None:
-    """The schema in the repository (runners/ioscore/results -> repo/suite/schema)."""
-    candidate = Path(__file__).resolve().parents[3] / "suite" / "schema" / _SCHEMA_FILE
-    return candidate if candidate.is_file() else None
+@cache
+def result_schema() -> dict[str, Any]:
+    """The result.json schema, shipped inside the package (``ioscore/schemas``).
+
+    Package data, not a path into the repository: the service's image holds only
+    ``runners/`` and ``webapp/``, and a result must be checked there too. A missing or
+    broken copy is an installation defect and raises, never a silent skip.
+    """
+    text = resources.files("ioscore.schemas").joinpath(SCHEMA_FILE).read_text(encoding="utf-8")
+    loaded: dict[str, Any] = json.loads(text)
+    return loaded
+
+
+@cache
+def _validator() -> jsonschema.protocols.Validator:
+    return jsonschema.Draft202012Validator(result_schema())
 
 
 def _validate_schema(document: Any, source: str) -> None:
-    path = schema_path()
-    if path is None:
-        return
-    import jsonschema
-
-    try:
-        schema = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return  # a broken schema file is the suite's problem, not the result's
-    validator = jsonschema.Draft202012Validator(schema)
     document = _without_count_series(document, source)
     # The first errors are enough to explain the problem: a document with 600,000 wrong
     # items would otherwise build (and rank) 600,000 error objects.
-    first_errors = itertools.islice(validator.iter_errors(document), _MAX_SCHEMA_ERRORS)
+    first_errors = itertools.islice(_validator().iter_errors(document), _MAX_SCHEMA_ERRORS)
     error = jsonschema.exceptions.best_match(first_errors)
     if error is not None:
         where = "/".join(str(p) for p in error.absolute_path) or "(top level)"

@@ -1,5 +1,8 @@
 """``manage.py import_io500 PATH``: load IO500's history (archive, website records, published
-lists) as accepted submissions and frozen historical lists."""
+lists) as accepted submissions and frozen historical lists.
+
+A rankings command: it writes both apps' rows (``submissions.importer`` the submissions,
+``rankings.published`` the lists), and rankings is the app that depends on both."""
 
 from __future__ import annotations
 
@@ -9,6 +12,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from rankings.published import import_published_lists
 from submissions.importer import ImportInputError, import_io500
 
 
@@ -27,7 +31,7 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         started = time.perf_counter()
         try:
-            report = import_io500(options["directory"])
+            report = import_io500(options["directory"], import_published_lists)
         except ImportInputError as exc:
             raise CommandError(str(exc)) from None
         for line in report.lines():

@@ -1,0 +1,257 @@
+"""Who is on which list of a release (spec leaderboard.md §2, §3, §5): pure, no database.
+
+The list types' rows say how each list is built (``submissions.models.ListType``): ``rule``
+(who enters), ``ten_node`` (the 10-client-node subset of the list of the same rule),
+``award`` (one entry per storage system, awards marked). ``ReleaseBuilder.propose`` applies
+them to one release, starting from the previous release's lists; nothing here looks at a
+list's slug except to find that list's own previous entries.
+
+Each list carries the previous list of its type (entries keep their frozen numbers and
+origin release), or the previous Historical list when the type is new, and adds the newly
+accepted submissions of the release that pass its rule.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from datetime import date
+
+from submissions.models import (
+    LEVEL_ORDER,
+    ListRule,
+    ListType,
+    Release,
+    ReproducibilityLevel,
+    TargetList,
+)
+
+from .ranking import Candidate, Facts, RankedEntry, deduplicate, mark_awards, rank
+
+PROPRIETARY_RANK = LEVEL_ORDER.index(ReproducibilityLevel.PROPRIETARY.value)
+# Rules are evaluated in this order: Research needs who is on Production.
+RULE_ORDER = [rule.value for rule in ListRule]
+
+Keep = Callable[[Facts], bool]
+
+
+@dataclass(frozen=True)
+class ListSpec:
+    """How one list type is built (a ``ListType`` row, as plain values)."""
+
+    slug: str
+    rule: str
+    ten_node: bool = False
+    award: bool = False
+    order: int = 0
+
+    @classmethod
+    def of(cls, row: ListType) -> ListSpec:
+        return cls(row.slug, row.rule, row.ten_node, row.award, row.order)
+
+
+def _valid_at(f: Facts, when: date) -> bool:
+    if f.score_valid is False:
+        return False
+    return _in_window(f, when)
+
+
+def _in_window(f: Facts, when: date) -> bool:
+    """Validity window only: a carried entry was judged when it entered its list (for IO500's
+    published lists, by the committee), so carrying re-checks only the window."""
+    if f.valid_from is not None and when < f.valid_from:
+        return False
+    return not (f.valid_to is not None and when > f.valid_to)
+
+
+def _ten_node(f: Facts) -> bool:
+    if f.ten_node_eligible is False:
+        return False
+    return f.client_nodes == 10
+
+
+def _production(f: Facts) -> bool:
+    return f.production_eligible is True
+
+
+def _research_level(f: Facts) -> bool:
+    if f.historic_import and not f.level:
+        return True  # IO500 rules: a run without questionnaire is ranked on Research
+    return f.level in LEVEL_ORDER and LEVEL_ORDER.index(f.level) >= PROPRIETARY_RANK
+
+
+def _anything(f: Facts) -> bool:
+    return True
+
+
+def _opted(f: Facts) -> bool:
+    return f.opt_in
+
+
+def fresh(f: Facts) -> Candidate:
+    return Candidate(
+        f.id, f.score, f.bw, f.md, f.phases, f.submitted_at, f.release_id, display=f.display
+    )
+
+
+def _union(*parts: list[Candidate]) -> list[Candidate]:
+    seen: dict[int, Candidate] = {}
+    for part in parts:
+        for candidate in part:
+            seen.setdefault(candidate.submission_id, candidate)
+    return list(seen.values())
+
+
+class ReleaseBuilder:
+    """Proposes every list of one release from the stored (or proposed) previous lists."""
+
+    def __init__(
+        self,
+        release: Release,
+        facts: dict[int, Facts],
+        previous: dict[str, list[Candidate]],
+        pins: dict[str, dict[tuple[str, int], int]],
+        specs: list[ListSpec],
+    ):
+        self.release_id: int = release.pk
+        self.when = release.release_date
+        self.facts = facts
+        self.previous = previous
+        self.pins = pins
+        self.specs = specs
+        self.new = [f for f in facts.values() if f.release_id == self.release_id]
+        self.historical = next((s.slug for s in specs if s.rule == ListRule.HISTORICAL), None)
+        self.on_production: set[int] = set()
+
+    # --- the parts every rule is made of
+
+    def carried(
+        self, slug: str | None, keep: Keep, keep_listed: Keep | None = None
+    ) -> list[Candidate]:
+        """Entries of the previous list of this type (``keep_listed`` re-checks them, default
+        ``keep``), or, for a new type, the previous Historical entries that pass ``keep``."""
+        source = self.previous.get(slug) if slug is not None else None
+        if source is None:  # a new list type: seed from the previous Historical list
+            source = self.previous.get(self.historical or "", [])
+        elif keep_listed is not None:
+            keep = keep_listed
+        return [
+            replace(c, carried=True, display=self.facts[c.submission_id].display)
+            for c in source
+            if c.submission_id in self.facts
+            and _in_window(self.facts[c.submission_id], self.when)
+            and keep(self.facts[c.submission_id])
+        ]
+
+    def new_matching(self, keep: Keep) -> list[Candidate]:
+        return [fresh(f) for f in self.new if not f.scc and _valid_at(f, self.when) and keep(f)]
+
+    # --- the rules: who is on the any-size list of each rule
+
+    def _not_on_production(self, f: Facts) -> bool:
+        return f.id not in self.on_production
+
+    def keep(self, rule: str) -> Keep:
+        """What every entry of a list of this rule must pass (the 10-node subset too)."""
+        if rule == ListRule.PRODUCTION:
+            return _production
+        if rule == ListRule.RESEARCH:
+            return self._not_on_production
+        return _anything
+
+    def any_size_pool(self, rule: str, slug: str | None) -> list[Candidate]:
+        if rule == ListRule.HISTORICAL:
+            # Every run ever accepted stays (no window re-check), SCC runs have their own list.
+            source = self.previous.get(slug or "", [])
+            carried = [
+                replace(c, carried=True, display=self.facts[c.submission_id].display)
+                for c in source
+                if c.submission_id in self.facts
+            ]
+            return _union(carried, [fresh(f) for f in self.new if not f.scc])
+        if rule == ListRule.SCC:  # the release's own competition runs, nothing carried
+            return [fresh(f) for f in self.new if f.scc and _valid_at(f, self.when)]
+        if rule == ListRule.PRODUCTION:
+            return _union(
+                self.carried(slug, lambda f: f.opt_in and _production(f)),
+                self.new_matching(
+                    lambda f: f.opt_in and _production(f) and f.target_list == TargetList.PRODUCTION
+                ),
+            )
+        if rule == ListRule.RESEARCH:
+            pool = _union(
+                self.carried(slug, lambda f: f.opt_in and self._not_on_production(f)),
+                self.new_matching(
+                    lambda f: f.opt_in and self._not_on_production(f) and _research_level(f)
+                ),
+            )
+            return [c for c in pool if self._not_on_production(self.facts[c.submission_id])]
+        if rule == ListRule.IO500:
+            return _union(self.carried(slug, _opted), self.new_matching(_opted))
+        if rule == ListRule.FULL:
+            return _union(self.carried(slug, _anything), self.new_matching(_anything))
+        raise ValueError(f"list rule {rule!r} has no membership rule")
+
+    def ten_node_pool(self, spec: ListSpec, any_size: list[Candidate]) -> list[Candidate]:
+        """The any-size pool's runs on exactly 10 client nodes, plus the list's own carry."""
+        # Published legacy 10-node entries stay: the committee judged their node count.
+        listed = _opted if spec.rule == ListRule.IO500 else None
+        pool = _union(
+            [c for c in any_size if _ten_node(self.facts[c.submission_id])],
+            self.carried(spec.slug, lambda f: f.opt_in and _ten_node(f), listed),
+        )
+        keep = self.keep(spec.rule)
+        return [c for c in pool if keep(self.facts[c.submission_id])]
+
+    def ranked(self, spec: ListSpec, pool: list[Candidate]) -> list[RankedEntry]:
+        displaced: dict[int, list[int]] = {}
+        pinned: set[int] = set()
+        if spec.award:  # award lists hold one entry per storage system (spec §3)
+            pool, displaced, pinned = deduplicate(pool, self.facts, self.pins.get(spec.slug, {}))
+        entries = rank(pool)
+        for entry in entries:
+            entry.displaced = displaced.get(entry.candidate.submission_id, [])
+            entry.pinned = entry.candidate.submission_id in pinned
+        if spec.award:
+            mark_awards(entries, self.release_id, self.facts, spec.ten_node)
+        return entries
+
+    def propose(self) -> dict[str, list[RankedEntry]]:
+        """The ranked entries of every list type in ``specs``, by slug, in the types' order."""
+        lists: dict[str, list[RankedEntry]] = {}
+        for rule in RULE_ORDER:
+            specs = [s for s in self.specs if s.rule == rule]
+            if not specs:
+                continue
+            whole = next((s for s in specs if not s.ten_node), None)
+            pool = self.any_size_pool(rule, whole.slug if whole else None)
+            if rule == ListRule.SCC and not pool:
+                continue  # a release without a competition has no SCC list
+            if whole is not None:
+                lists[whole.slug] = self.ranked(whole, pool)
+            if rule == ListRule.PRODUCTION and whole is not None:
+                self.on_production = {e.candidate.submission_id for e in lists[whole.slug]}
+            for spec in specs:
+                if spec.ten_node:
+                    lists[spec.slug] = self.ranked(spec, self.ten_node_pool(spec, pool))
+        order = {s.slug: (s.order, s.slug) for s in self.specs}
+        return dict(sorted(lists.items(), key=lambda item: order[item[0]]))
+
+
+def empty_reason(spec: ListSpec) -> str:
+    """Why a list of this type can be empty, shown on its page instead of a bare table."""
+    size = "exactly 10 client nodes and " if spec.ten_node else ""
+    if spec.rule == ListRule.PRODUCTION:
+        return (
+            f"No submission qualifies yet: Production needs {size}a committee verdict of "
+            "Fully Reproducible on a production system with no single point of failure, and "
+            "the submitter's opt-in (spec §5.3). Runs imported from the IO500 archive carry "
+            "no questionnaire, so the IO500 rules rank them on Research."
+        )
+    if spec.rule == ListRule.RESEARCH:
+        size = " with exactly 10 client nodes" if spec.ten_node else ""
+        return (
+            f"No submission qualifies yet: Research holds opted-in runs{size} rated at least "
+            "Proprietary, and imported IO500 runs without questionnaire."
+        )
+    return "No accepted submission qualifies for this list yet."

@@ -1,0 +1,198 @@
+"""Ranking a list (spec leaderboard.md §3): pure functions over plain values, no database.
+
+``rank`` orders candidates by score with competition ranking (ties share a rank, earlier
+submission first) and stores the BW and MD ranks too; ``deduplicate`` keeps the best entry
+per storage system unless the committee pinned another; ``mark_awards`` flags the release's
+best SCORE, BW and MD. The value types (``Facts`` of a submission, a ``Candidate`` entry, a
+``RankedEntry``) are shared by membership, loading and persistence.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import date, datetime
+
+
+@dataclass(frozen=True)
+class Display:
+    """The flattened list columns of a submission, stored on each entry (see ListEntry)."""
+
+    institution: str = ""
+    system: str = ""
+    storage_vendor: str = ""
+    fs_type: str = ""
+    fs_name: str = ""
+    fs_version: str = ""
+    client_nodes: int | None = None
+    procs_per_node: int | None = None
+    total_procs: int | None = None
+    level: str = ""
+
+
+DISPLAY_FIELDS: tuple[str, ...] = tuple(Display.__dataclass_fields__)
+
+
+@dataclass(frozen=True)
+class Facts:
+    """What the list filters need to know about one accepted submission."""
+
+    id: int
+    release_id: int
+    release_date: date
+    score: float
+    bw: float
+    md: float
+    phases: tuple[float | None, ...]
+    submitted_at: datetime
+    score_valid: bool | None
+    valid_from: date | None
+    valid_to: date | None
+    target_list: str
+    opt_in: bool
+    scc: bool
+    production_eligible: bool | None
+    ten_node_eligible: bool | None
+    client_nodes: int | None
+    level: str
+    storage_key: tuple[str, int]
+    display: Display = Display()
+    historic_import: bool = False  # imported from the IO500 archive, no questionnaire
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One proposed entry: frozen numbers plus where it came from."""
+
+    submission_id: int
+    score: float
+    bw: float
+    md: float
+    phases: tuple[float | None, ...]
+    submitted_at: datetime
+    origin_release_id: int
+    carried: bool = False
+    display: Display = Display()
+
+
+@dataclass
+class RankedEntry:
+    candidate: Candidate
+    position: int
+    rank: int
+    bw_rank: int
+    md_rank: int
+    award_score: bool = False
+    award_bw: bool = False
+    award_md: bool = False
+    pinned: bool = False
+    displaced: list[int] = field(default_factory=list)
+
+    def signature(self) -> tuple[object, ...]:
+        c = self.candidate
+        return (
+            c.submission_id,
+            c.score,
+            c.bw,
+            c.md,
+            c.carried,
+            c.origin_release_id,
+            c.display,
+            self.rank,
+            self.bw_rank,
+            self.md_rank,
+            self.award_score,
+            self.award_bw,
+            self.award_md,
+            self.pinned,
+            tuple(self.displaced),
+        )
+
+
+def competition_ranks(values: list[float]) -> list[int]:
+    """Ranks for values already sorted descending: equal values share a rank (1, 2, 2, 4)."""
+    ranks: list[int] = []
+    for index, value in enumerate(values):
+        if index and value == values[index - 1]:
+            ranks.append(ranks[-1])
+        else:
+            ranks.append(index + 1)
+    return ranks
+
+
+def _metric_ranks(candidates: list[Candidate], metric: Callable[[Candidate], float]) -> list[int]:
+    order = sorted(
+        range(len(candidates)),
+        key=lambda i: (
+            -metric(candidates[i]),
+            candidates[i].submitted_at,
+            candidates[i].submission_id,
+        ),
+    )
+    ranks = competition_ranks([metric(candidates[i]) for i in order])
+    result = [0] * len(candidates)
+    for position, index in enumerate(order):
+        result[index] = ranks[position]
+    return result
+
+
+def rank(candidates: Iterable[Candidate]) -> list[RankedEntry]:
+    """Order by entry score (ties: earlier submission first) and store all three ranks."""
+    ordered = sorted(candidates, key=lambda c: (-c.score, c.submitted_at, c.submission_id))
+    ranks = competition_ranks([c.score for c in ordered])
+    bw_ranks = _metric_ranks(ordered, lambda c: c.bw)
+    md_ranks = _metric_ranks(ordered, lambda c: c.md)
+    return [
+        RankedEntry(c, position=i + 1, rank=ranks[i], bw_rank=bw_ranks[i], md_rank=md_ranks[i])
+        for i, c in enumerate(ordered)
+    ]
+
+
+def deduplicate(
+    candidates: Iterable[Candidate], facts: dict[int, Facts], pins: dict[tuple[str, int], int]
+) -> tuple[list[Candidate], dict[int, list[int]], set[int]]:
+    """Best entry per storage system unless the committee pinned another (spec §3).
+
+    Returns the kept candidates, ``kept id -> displaced ids`` and the ids kept by a pin.
+    """
+    groups: dict[tuple[str, int], list[Candidate]] = defaultdict(list)
+    for candidate in candidates:
+        groups[facts[candidate.submission_id].storage_key].append(candidate)
+    kept: list[Candidate] = []
+    displaced: dict[int, list[int]] = {}
+    pinned: set[int] = set()
+    for key, members in groups.items():
+        members.sort(key=lambda c: (-c.score, c.submitted_at, c.submission_id))
+        winner = members[0]
+        pin = pins.get(key)
+        if pin is not None:
+            for member in members:
+                if member.submission_id == pin:
+                    winner = member
+                    pinned.add(pin)
+        kept.append(winner)
+        others = sorted(m.submission_id for m in members if m is not winner)
+        if others:
+            displaced[winner.submission_id] = others
+    return kept, displaced, pinned
+
+
+def mark_awards(
+    entries: list[RankedEntry], release_id: int, facts: dict[int, Facts], ten_node_list: bool
+) -> None:
+    """Highest SCORE, BW and MD among the entries new in this release; on any-size lists
+    only runs with at least 10 client nodes are eligible (spec §3)."""
+    eligible = [
+        e
+        for e in entries
+        if e.candidate.origin_release_id == release_id
+        and (ten_node_list or (facts[e.candidate.submission_id].client_nodes or 0) >= 10)
+    ]
+    if not eligible:
+        return
+    for metric, flag in (("score", "award_score"), ("bw", "award_bw"), ("md", "award_md")):
+        best = max(getattr(e.candidate, metric) for e in eligible)
+        for entry in eligible:
+            if getattr(entry.candidate, metric) == best:
+                setattr(entry, flag, True)

@@ -1,0 +1,59 @@
+"""A parsed run (``ioscore.results.RunResult``) as the rows ``submissions.models`` stores.
+
+Owned here, next to the ``PhaseResult`` model, because two writers fill those rows: the
+validation worker (uploads) and the IO500 importer (history). Every value is JSON-safe
+(no inf/NaN) and every string storable (valid UTF-8, no NUL).
+"""
+
+from __future__ import annotations
+
+import math
+from datetime import UTC, datetime
+from typing import Any
+
+from ioscore.results import RunResult, storable_text
+
+
+def json_safe(value: Any) -> Any:
+    """``value`` as plain JSON: finite numbers (others as text), storable strings."""
+    if value is None or isinstance(value, (bool, int)):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else str(value)  # JSON has no inf/NaN
+    if isinstance(value, str):
+        return storable_text(value)
+    if isinstance(value, (list, tuple)):
+        return [json_safe(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): json_safe(v) for k, v in value.items()}
+    return str(value)
+
+
+def aware(value: datetime | None) -> datetime | None:
+    """A run's (naive, UTC) timestamp as the aware datetime Django stores."""
+    if value is None:
+        return None
+    return value if value.tzinfo else value.replace(tzinfo=UTC)
+
+
+def phase_rows(run: RunResult) -> list[dict[str, Any]]:
+    """One ``PhaseResult`` field dict per phase, in the run's order."""
+    rows = []
+    for order, (name, phase) in enumerate(run.phases.items()):
+        rows.append(
+            {
+                "name": name,
+                "order": order,
+                "value": phase.value,
+                "unit": phase.unit,
+                "group": getattr(phase.group, "value", str(phase.group)),
+                "time": phase.time,
+                "valid": phase.valid,
+                "invalid_reasons": list(phase.invalid_reasons),
+                "score_txt": phase.score_txt,
+                "extra": json_safe(phase.extra),
+                "ranks": [json_safe(vars(rank)) for rank in phase.ranks],
+                "timeseries": json_safe(phase.timeseries),
+            }
+        )
+    return rows

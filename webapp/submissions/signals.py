@@ -1,0 +1,25 @@
+"""What the submissions app announces to the apps that build on it.
+
+``validation`` depends on ``submissions`` (it reads and stores submission rows); the reverse
+would be a cycle. So an upload that needs checking does not call the validation task: it
+sends ``validation_requested`` and the validation app, which connects a receiver when it is
+ready, queues its task.
+"""
+
+from __future__ import annotations
+
+from django.dispatch import Signal
+
+# Sent with ``submission_id`` (int) once a submission's archive and metadata are saved.
+validation_requested = Signal()
+
+
+def request_validation(submission_id: int) -> None:
+    """Ask for the automatic checks of one submission (queued after the transaction commits).
+
+    Nobody listening is a deployment defect (the validation app is not installed); failing
+    loudly keeps the submission from waiting in ``submitted`` for a check never queued.
+    """
+    answered = validation_requested.send(sender=None, submission_id=submission_id)
+    if not answered:
+        raise RuntimeError("no receiver for validation_requested: is 'validation' installed?")
