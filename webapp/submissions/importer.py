@@ -31,6 +31,7 @@ from django.db import transaction
 from accounts.models import Site
 from validation.results_api import load_run, recompute_scores, result_format_error
 
+from .canonical_names import SUBMITTED, match_key, table
 from .io500_layout import ArchiveDir, ArchiveRun, scan_archive, stamp_day
 from .io500_records import (
     LISTS_FILE,
@@ -167,6 +168,10 @@ class Facts:
     list_row: PublishedRow | None = None
     client_nodes: int | None = None
     notes: list[str] = field(default_factory=list)
+    # Archive runs: the folder that stands for the file system (often its name, not its
+    # type) and the website id describing the directory (also for its further runs).
+    fs_folder: str = ""
+    directory_id: int | None = None
 
 
 class Importer:
@@ -175,6 +180,10 @@ class Importer:
         self.report = ImportReport()
         self.releases: dict[str, Release] = {}
         self.by_io500_id: dict[int, Submission] = {}
+        self.list_rows = self.first_list_rows()
+        # Archive folder names standing for a file system: a record or list row "stating"
+        # one of them as the FS type (nrsv) stated the FS name, not its type.
+        self.fs_folders: set[str] = set()
         # Student Cluster Competition entries are only ever on the SCC list (spec §6).
         self.scc_ids = {
             row.web_id
@@ -190,6 +199,7 @@ class Importer:
         directories, skipped = scan_archive(self.inputs.archive)
         self.report.skipped += skipped
         facts: list[Facts] = []
+        self.fs_folders = {match_key(d.filesystem) for d in directories}
         for directory in directories:
             loaded = [(run, self._load(directory, run)) for run in directory.runs]
             primary_day = next((day for _run, (_r, day, _e) in loaded if day), None)
@@ -248,6 +258,8 @@ class Importer:
             day=day,
             record=record,
             client_nodes=directory.client_nodes,
+            fs_folder=directory.filesystem,
+            directory_id=WEBSITE_ID_OF_ARCHIVE_DIR.get(directory.number, directory.number),
         )
         if not run.is_primary:
             fact.notes.append(f"further run of bundle directory submission-{directory.number}")
@@ -375,19 +387,50 @@ class Importer:
         )
         return self.report
 
+    def _directory_says(self, fact: Facts) -> tuple[str, str]:
+        """(FS type, vendor) that the website record or first published-list row of an archive
+        run's directory states: what a further run of a bundle, or a run the website never
+        had a record for, is known by."""
+        if fact.directory_id is None:
+            return "", ""
+        record = self.inputs.records.get(fact.directory_id, {})
+        row = self.list_rows.get(fact.directory_id)
+        fs_type = record.get("information_filesystem_type") or (row.filesystem if row else "")
+        vendor = record.get("information_storage_vendor") or (row.storage_vendor if row else "")
+        return fs_type, vendor
+
     def rows(self, fact: Facts) -> SubmissionRows:
         """The rows one fact becomes (entities are looked up or created here)."""
         record, row, run = fact.record, fact.list_row, fact.run
         release = _release(fact.release, self.releases)
+        names = table()
         institution = record.get("information_institution") or fact.institution
         system_name = record.get("information_system") or fact.system
-        fs_type = record.get("information_filesystem_type") or fact.filesystem
-        fs_name = record.get("information_filesystem_name") or fs_type
+        fs_given = record.get("information_filesystem_type") or fact.filesystem
+        fs_name = record.get("information_filesystem_name") or fs_given
         vendor = record.get("information_storage_vendor") or (row.storage_vendor if row else "")
+        directory_fs, directory_vendor = self._directory_says(fact)
+        vendor = vendor or directory_vendor
+        if fact.fs_folder and not record.get("information_filesystem_type"):
+            # The archive folder names the file system; its type comes from the table, the
+            # directory's record or list row, else it is "unknown" (never the folder name).
+            fs_type = names.fs_type_of_folder(fact.fs_folder, directory_fs)
+        elif fs_given and not names.is_fs_type(fs_given) and match_key(fs_given) in self.fs_folders:
+            fs_type = names.fs_type_of_folder(fs_given, directory_fs)
+        else:
+            fs_type = names.canonical("fs_type", fs_given) if fs_given else ""
+        given = {"institution": institution, "storage_vendor": vendor, "fs_type": fs_given}
+        canonical = {
+            "institution": names.canonical("institution", institution) if institution else "",
+            "storage_vendor": names.canonical("storage_vendor", vendor) if vendor else "",
+            "fs_type": fs_type,
+        }
         # The site published a few entries without an institution; they stay listed as shown.
-        site = self.entities.site(institution or NO_INSTITUTION)
+        site = self.entities.site(canonical["institution"] or NO_INSTITUTION)
         client_system = self.entities.client_system(site, system_name)
-        storage = self.entities.storage_system(site, client_system, fs_name, fs_type, vendor)
+        storage = self.entities.storage_system(
+            site, client_system, fs_name, fs_type, canonical["storage_vendor"]
+        )
 
         scores = recompute_scores(run) if run is not None else None
         if scores is not None:
@@ -443,7 +486,7 @@ class Importer:
             external_id=fact.external_id,
             values=values,
             phases=_phase_rows(run, record),
-            system=_system_values(fact, values, institution, system_name, fs_type, fs_name, vendor),
+            system=_system_values(fact, values, system_name, fs_name, canonical, given),
         )
 
 
@@ -483,11 +526,10 @@ def _phase_rows(run: Any, record: dict[str, str]) -> list[dict[str, Any]]:
 def _system_values(
     fact: Facts,
     submission: dict[str, Any],
-    institution: str,
     system: str,
-    fs_type: str,
     fs_name: str,
-    vendor: str,
+    canonical: dict[str, str],
+    given: dict[str, str],
 ) -> dict[str, Any]:
     info = fact.record
 
@@ -501,10 +543,9 @@ def _system_values(
     client_nodes = whole("information_client_nodes") or fact.client_nodes
     raw_url = text("information_data")
     flat = {
-        "institution": institution,
+        **canonical,
+        **{SUBMITTED[key]: value for key, value in given.items()},
         "system": system,
-        "storage_vendor": vendor,
-        "fs_type": fs_type,
         "fs_name": fs_name,
         "fs_version": text("information_filesystem_version"),
         "client_nodes": client_nodes,
@@ -535,6 +576,8 @@ def _system_values(
     }
     if fact.client_nodes is not None:
         data["client_nodes_in_run_files"] = fact.client_nodes
+    if fact.fs_folder and not info.get("information_filesystem_type"):
+        data["fs_type_from_archive_folder"] = fact.fs_folder  # canonicalise_names reads it
     return {"schema_version": "io500-website-record", "data": data, **flat}
 
 

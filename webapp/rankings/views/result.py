@@ -13,6 +13,7 @@ from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 
 from ioscore_site.finite_json import finite
+from submissions.canonical_names import as_submitted
 from submissions.models import Submission
 
 from .. import charts
@@ -119,6 +120,7 @@ def submission_page(request: HttpRequest, pk: int) -> HttpResponse:
             "context_entry": context_entry,
             "description": description,
             "description_rows": charts.description_rows(description),
+            "as_submitted": as_submitted(description),
             "description_tree": json.dumps(description.data, indent=2, sort_keys=True)
             if description is not None and description.data
             else "",
