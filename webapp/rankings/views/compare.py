@@ -80,7 +80,9 @@ def compare(request: HttpRequest) -> HttpResponse:
     series = [(labels[s.pk], values[s.pk]) for s in subs]
     chart_data = {
         "radar": charts.radar_payload(series, None, history_best, ""),
-        "bars": charts.bars_payload(series),
+        "bars": charts.bars_payload(
+            series, [{m: _metric_of(m, s) for m in ("score", "bw", "md")} for s in subs]
+        ),
         "ids": [s.pk for s in subs],
     }
     return render(
