@@ -119,7 +119,8 @@
         // Decade ticks only (0.001, 0.01, 0.1, 1): minor log labels overlap on a radar.
         radialaxis: { type: "log", range: [Math.min(lower, -1), 0.05], angle: 90,
                       dtick: 1, tickfont: { size: 10, color: "#5d6b7a" } },
-        angularaxis: { direction: "clockwise", tickfont: { size: narrow ? 8 : 11 } }
+        angularaxis: { direction: "clockwise", tickfont: { size: narrow ? 8 : 11 } },
+        domain: { y: radar.traces.length > 1 ? [0, 0.9] : [0, 1] }
       },
       showlegend: radar.traces.length > 1,
       legend: LEGEND_ABOVE
@@ -148,8 +149,11 @@
 
   /* Legends sit above the plot area, outside it (plotly grows the top margin to fit them):
      below it they would collide with rotated phase names, inside it they cover bars. */
-  var LEGEND_ABOVE = { orientation: "h", x: 0, xanchor: "left", y: 1, yanchor: "bottom",
+  var LEGEND_ABOVE = { orientation: "h", x: 0, xanchor: "left", y: 1, yanchor: "top",
                        yref: "container", bgcolor: "rgba(0,0,0,0)" };
+  // The plot area ends a little below such a legend: the top tick label (and a radar's
+  // phase names) stand out of it by half a line.
+  var BELOW_LEGEND = [0, 0.93];
 
   function titled(text) { return { text: text, standoff: 8 }; }
 
@@ -159,13 +163,15 @@
     var traces = group.traces.map(function (trace, i) {
       return { type: "bar", name: plain(trace.name), x: group.phases, y: trace.values,
                marker: { color: PALETTE[i % PALETTE.length] },
-               hovertemplate: "%{x}: %{y:.4g} " + group.title.replace(/^.*\(|\)$/g, "") +
-                 "<extra>%{fullData.name}</extra>" };
+               hovertemplate: "%{x}: %{y:.4g} " + group.unit + "<extra>%{fullData.name}</extra>" };
     });
     Plotly.newPlot(node, traces, baseLayout({
       barmode: "group", margin: { l: 70, r: 20, t: 20, b: 20 }, legend: LEGEND_ABOVE,
       showlegend: true,
-      yaxis: { type: "log", title: titled(group.title + ", log scale"), automargin: true },
+      // The unit only (the heading names the quantity): a long rotated title is taller than
+      // the plot on a phone and runs into the legend.
+      yaxis: { type: "log", title: titled(group.unit + " (log scale)"), automargin: true,
+               domain: BELOW_LEGEND },
       xaxis: { title: titled("phase"), tickangle: -30, automargin: true }
     }), CONFIG);
   }
@@ -182,7 +188,8 @@
                                    anchor: "y" + suffix, showticklabels: false,
                                    title: titled(panel.title), automargin: true };
       layout["yaxis" + suffix] = { anchor: "x" + suffix, title: titled(panel.title),
-                                   rangemode: "tozero", automargin: true };
+                                   rangemode: "tozero", automargin: true,
+                                   domain: BELOW_LEGEND };
       scores.traces.forEach(function (trace, i) {
         traces.push({ type: "bar", name: plain(trace.name), x: [panel.title],
                       y: [trace.values[k]], xaxis: "x" + suffix, yaxis: "y" + suffix,

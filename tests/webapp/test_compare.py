@@ -51,8 +51,8 @@ def test_one_chart_per_unit_with_the_submissions_values() -> None:
         assert f'id="{chart}"' in html
     bars = _chart_data(html)["bars"]
 
-    assert bars["bw"]["title"] == "bandwidth (GiB/s)"
-    assert bars["md"]["title"] == "metadata rate (kIOPS)"
+    assert (bars["bw"]["title"], bars["bw"]["unit"]) == ("bandwidth (GiB/s)", "GiB/s")
+    assert (bars["md"]["title"], bars["md"]["unit"]) == ("metadata rate (kIOPS)", "kIOPS")
     assert {unit(p) for p in bars["bw"]["phases"]} == {"GiB/s"}
     assert {unit(p) for p in bars["md"]["phases"]} == {"kIOPS"}
     assert sorted(bars["bw"]["phases"] + bars["md"]["phases"]) == sorted(PHASES)

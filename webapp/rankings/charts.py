@@ -67,18 +67,19 @@ def bars_payload(
     """One chart per unit: the ior phases (GiB/s), the metadata phases (kIOPS), and the
     three scores side by side, each on its own labelled axis."""
 
-    def group(phases: Sequence[str], title: str) -> dict[str, Any]:
+    def group(phases: Sequence[str], title: str, group_unit: str) -> dict[str, Any]:
         return {
             "phases": list(phases),
             "title": title,
+            "unit": group_unit,
             "traces": [
                 {"name": name, "values": [values.get(p) for p in phases]} for name, values in series
             ],
         }
 
     return {
-        "bw": group([p for p in PHASES if unit(p) == "GiB/s"], "bandwidth (GiB/s)"),
-        "md": group([p for p in PHASES if unit(p) == "kIOPS"], "metadata rate (kIOPS)"),
+        "bw": group([p for p in PHASES if unit(p) == "GiB/s"], "bandwidth (GiB/s)", "GiB/s"),
+        "md": group([p for p in PHASES if unit(p) == "kIOPS"], "metadata rate (kIOPS)", "kIOPS"),
         "scores": {
             "panels": [{"metric": m, "title": metric_label(m)} for m in ("score", "bw", "md")],
             "traces": [
