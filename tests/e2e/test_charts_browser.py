@@ -10,17 +10,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from django.urls import include, path
 
-from ioscore_site import urls as site_urls
-
-_mounted = any(getattr(p, "namespace", None) == "rankings" for p in site_urls.urlpatterns)
-urlpatterns = (
-    list(site_urls.urlpatterns)
-    if _mounted
-    else [path("", include("rankings.urls")), *site_urls.urlpatterns]
-)
-pytestmark = [pytest.mark.urls(__name__), pytest.mark.browser]
+# The site's URLs with the public pages mounted, as the rankings browser test sets them up.
+pytestmark = [pytest.mark.urls("tests.e2e.test_rankings_browser"), pytest.mark.browser]
 
 # The figure as drawn: every axis title, the categories, shapes, data and where the legend,
 # the plot areas and the tick labels are on screen.

@@ -159,6 +159,12 @@ def test_real_data_has_one_entry_per_value_and_no_folder_posing_as_fs_type() -> 
     assert not SystemDescription.objects.filter(storage_vendor="INSPUR").exists()
     assert SystemDescription.objects.filter(storage_vendor_submitted="INSPUR").count() == 1
 
+    # Institutions on the home page are whole; where the card cuts one visually, the
+    # title attribute holds the full name.
+    home = Client().get(reverse("rankings:home")).content.decode()
+    shown = re.findall(r'<span class="muted" title="([^"]*)">([^<]*)</span>', home)
+    assert len(shown) >= 5 and all(title == text and "…" not in text for title, text in shown)
+
     # The list page's filter offers the full names and filters by them.
     historical = RankedList.objects.filter(list_type__slug="historical").order_by(
         "-release__release_date"
