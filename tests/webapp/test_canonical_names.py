@@ -79,6 +79,12 @@ def test_table_merges_spellings_and_refuses_a_value_claimed_twice() -> None:
         Table.parse({"fs_type": {"Lustre": ["scratch"], "BeeGFS": ["Scratch"]}})
     with pytest.raises(TableError, match="unknown section"):
         Table.parse({"fs_types": {}})
+    # A stated "type" that names no software gives way to a known FS name.
+    assert names.fs_type("Parallel Filesystem", "wekafs") == "WekaIO"
+    assert names.fs_type("Parallel Filesystem", "sharedscratch") == "Parallel Filesystem"
+    assert names.fs_type_of_folder("mustang", stated="Parallel Filesystem") == UNKNOWN_FS_TYPE
+    with pytest.raises(TableError, match="also FS types"):
+        Table.parse({"fs_type": {"Lustre": []}, "fs_type_placeholders": {"values": ["lustre"]}})
     with pytest.raises(TableError, match="aliases must be strings"):
         Table.parse({"institution": {"CERN": "cern"}})
 
@@ -157,7 +163,19 @@ def test_real_data_has_one_entry_per_value_and_no_folder_posing_as_fs_type() -> 
     assert not SystemDescription.objects.filter(fs_type="beegfs").exists()
     assert SystemDescription.objects.filter(fs_type="BeeGFS", fs_type_submitted="beegfs").exists()
     assert not SystemDescription.objects.filter(storage_vendor="INSPUR").exists()
+    # Janelia's website records give "Parallel Filesystem" as the type of a file system
+    # named wekafs: WekaIO, like the rest of their WekaIO entries.
+    janelia = SystemDescription.objects.filter(
+        fs_type_submitted="Parallel Filesystem", fs_name="wekafs"
+    )
+    assert janelia.count() >= 5 and {d.fs_type for d in janelia} == {"WekaIO"}
     assert SystemDescription.objects.filter(storage_vendor_submitted="INSPUR").count() == 1
+
+    # The import wrote what the table says: re-applying it changes nothing.
+    out = io.StringIO()
+    call_command("canonicalise_names", "--dry-run", stdout=out)
+    assert "system descriptions would change: 0" in out.getvalue()
+    assert "list entries would change: 0" in out.getvalue()
 
     # Institutions on the home page are whole; where the card cuts one visually, the
     # title attribute holds the full name.

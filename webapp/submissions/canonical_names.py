@@ -19,6 +19,7 @@ from typing import Any
 TABLE = Path(__file__).resolve().parent / "data" / "canonical_names.toml"
 FIELDS = ("fs_type", "storage_vendor", "institution")
 UNKNOWN_FS_TYPE = "unknown"
+PLACEHOLDERS = "fs_type_placeholders"
 # Where the raw value of a canonical column is kept, and the label the result page uses.
 SUBMITTED = {field: f"{field}_submitted" for field in FIELDS}
 LABELS = {"fs_type": "FS type", "storage_vendor": "Storage vendor", "institution": "Institution"}
@@ -38,6 +39,8 @@ class TableError(ValueError):
 class Table:
     # field -> match key -> canonical value
     names: dict[str, dict[str, str]]
+    # match keys of FS "types" that name no software (see the table's comment)
+    placeholders: frozenset[str] = frozenset()
 
     @classmethod
     def parse(cls, document: dict[str, Any], where: str = "table") -> Table:
@@ -61,10 +64,16 @@ class Table:
                         )
                     keys[key] = canonical
             names[field] = keys
-        unknown = set(document) - set(FIELDS)
+        unknown = set(document) - {*FIELDS, PLACEHOLDERS}
         if unknown:
             raise TableError(f"{where}: unknown section(s) {', '.join(sorted(unknown))}")
-        return cls(names)
+        values = document.get(PLACEHOLDERS, {}).get("values", [])
+        if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
+            raise TableError(f"{where}: [{PLACEHOLDERS}] values must be a list of strings")
+        placeholders = frozenset(match_key(v) for v in values)
+        if clash := placeholders & set(names["fs_type"]):
+            raise TableError(f"{where}: placeholder(s) also FS types: {', '.join(sorted(clash))}")
+        return cls(names, placeholders)
 
     def canonical(self, field: str, value: str) -> str:
         """The canonical spelling; a value the table does not know is kept as given (trimmed)."""
@@ -74,12 +83,19 @@ class Table:
     def is_fs_type(self, value: str) -> bool:
         return match_key(value) in self.names["fs_type"]
 
+    def fs_type(self, stated: str, fs_name: str = "") -> str:
+        """The canonical type of a stated FS type; a placeholder ("Parallel Filesystem")
+        gives way to the FS name when that names a known type (wekafs)."""
+        if match_key(stated) in self.placeholders and self.is_fs_type(fs_name):
+            return self.canonical("fs_type", fs_name)
+        return self.canonical("fs_type", stated)
+
     def fs_type_of_folder(self, folder: str, stated: str = "") -> str:
         """The type of a file system known only by its archive folder: the folder itself when
         it names a type, else the type a record or list row states, else "unknown"."""
         if self.is_fs_type(folder):
             return self.canonical("fs_type", folder)
-        if stated.strip():
+        if stated.strip() and match_key(stated) not in self.placeholders:
             return self.canonical("fs_type", stated)
         return UNKNOWN_FS_TYPE
 
@@ -98,7 +114,10 @@ def canonical_columns(flat: dict[str, Any]) -> dict[str, Any]:
     for field in FIELDS:
         raw = str(flat.get(field) or "")
         out[SUBMITTED[field]] = raw
-        out[field] = names.canonical(field, raw) if raw else ""
+        if field == "fs_type":
+            out[field] = names.fs_type(raw, str(flat.get("fs_name") or "")) if raw else ""
+        else:
+            out[field] = names.canonical(field, raw) if raw else ""
     return out
 
 

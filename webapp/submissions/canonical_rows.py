@@ -33,6 +33,8 @@ def _described_value(names: Table, description: SystemDescription, field: str) -
         # that unless the folder itself is now a known type.
         stated = current if current not in (folder, UNKNOWN_FS_TYPE) else ""
         return names.fs_type_of_folder(folder, stated)
+    if field == "fs_type":
+        return names.fs_type(raw, description.fs_name)
     return names.canonical(field, raw)
 
 
@@ -41,7 +43,7 @@ def _descriptions(names: Table, dry_run: bool) -> tuple[int, dict[tuple[int, str
     field), the value it had (list entries copied it when their list was built)."""
     changed: list[SystemDescription] = []
     renamed: dict[tuple[int, str], str] = {}
-    columns = ["submission_id", "data", *FIELDS, *SUBMITTED.values()]
+    columns = ["submission_id", "data", "fs_name", *FIELDS, *SUBMITTED.values()]
     for description in SystemDescription.objects.only("pk", *columns).iterator(chunk_size=500):
         dirty = False
         for field in FIELDS:

@@ -411,14 +411,18 @@ class Importer:
         vendor = record.get("information_storage_vendor") or (row.storage_vendor if row else "")
         directory_fs, directory_vendor = self._directory_says(fact)
         vendor = vendor or directory_vendor
+        # The archive folder names the file system (a record or list row may repeat that name
+        # as its "type"); its type comes from the table, the directory's record or list row,
+        # else it is "unknown" (never the folder name).
+        folder = ""
         if fact.fs_folder and not record.get("information_filesystem_type"):
-            # The archive folder names the file system; its type comes from the table, the
-            # directory's record or list row, else it is "unknown" (never the folder name).
-            fs_type = names.fs_type_of_folder(fact.fs_folder, directory_fs)
+            folder = fact.fs_folder
         elif fs_given and not names.is_fs_type(fs_given) and match_key(fs_given) in self.fs_folders:
-            fs_type = names.fs_type_of_folder(fs_given, directory_fs)
+            folder = fs_given
+        if folder:
+            fs_type = names.fs_type_of_folder(folder, directory_fs)
         else:
-            fs_type = names.canonical("fs_type", fs_given) if fs_given else ""
+            fs_type = names.fs_type(fs_given, fs_name) if fs_given else ""
         given = {"institution": institution, "storage_vendor": vendor, "fs_type": fs_given}
         canonical = {
             "institution": names.canonical("institution", institution) if institution else "",
@@ -486,7 +490,7 @@ class Importer:
             external_id=fact.external_id,
             values=values,
             phases=_phase_rows(run, record),
-            system=_system_values(fact, values, system_name, fs_name, canonical, given),
+            system=_system_values(fact, values, system_name, fs_name, canonical, given, folder),
         )
 
 
@@ -530,6 +534,7 @@ def _system_values(
     fs_name: str,
     canonical: dict[str, str],
     given: dict[str, str],
+    fs_folder: str,
 ) -> dict[str, Any]:
     info = fact.record
 
@@ -576,8 +581,8 @@ def _system_values(
     }
     if fact.client_nodes is not None:
         data["client_nodes_in_run_files"] = fact.client_nodes
-    if fact.fs_folder and not info.get("information_filesystem_type"):
-        data["fs_type_from_archive_folder"] = fact.fs_folder  # canonicalise_names reads it
+    if fs_folder:
+        data["fs_type_from_archive_folder"] = fs_folder  # canonicalise_names reads it
     return {"schema_version": "io500-website-record", "data": data, **flat}
 
 
