@@ -174,6 +174,17 @@ class Facts:
     directory_id: int | None = None
 
 
+@dataclass
+class Names:
+    """A submission's descriptive names: ``given`` as the source said them, ``canonical`` as
+    stored, and the archive folder that stood for the file system ("" if none)."""
+
+    given: dict[str, str]
+    canonical: dict[str, str]
+    fs_name: str
+    fs_folder: str
+
+
 class Importer:
     def __init__(self, inputs: Inputs) -> None:
         self.inputs = inputs
@@ -399,13 +410,10 @@ class Importer:
         vendor = record.get("information_storage_vendor") or (row.storage_vendor if row else "")
         return fs_type, vendor
 
-    def rows(self, fact: Facts) -> SubmissionRows:
-        """The rows one fact becomes (entities are looked up or created here)."""
-        record, row, run = fact.record, fact.list_row, fact.run
-        release = _release(fact.release, self.releases)
-        names = table()
+    def _names(self, fact: Facts) -> Names:
+        """Institution, vendor and FS type as given and canonical (``canonical_names``)."""
+        record, row, names = fact.record, fact.list_row, table()
         institution = record.get("information_institution") or fact.institution
-        system_name = record.get("information_system") or fact.system
         fs_given = record.get("information_filesystem_type") or fact.filesystem
         fs_name = record.get("information_filesystem_name") or fs_given
         vendor = record.get("information_storage_vendor") or (row.storage_vendor if row else "")
@@ -423,17 +431,29 @@ class Importer:
             fs_type = names.fs_type_of_folder(folder, directory_fs)
         else:
             fs_type = names.fs_type(fs_given, fs_name) if fs_given else ""
-        given = {"institution": institution, "storage_vendor": vendor, "fs_type": fs_given}
-        canonical = {
-            "institution": names.canonical("institution", institution) if institution else "",
-            "storage_vendor": names.canonical("storage_vendor", vendor) if vendor else "",
-            "fs_type": fs_type,
-        }
+        return Names(
+            given={"institution": institution, "storage_vendor": vendor, "fs_type": fs_given},
+            canonical={
+                "institution": names.canonical("institution", institution) if institution else "",
+                "storage_vendor": names.canonical("storage_vendor", vendor) if vendor else "",
+                "fs_type": fs_type,
+            },
+            fs_name=fs_name,
+            fs_folder=folder,
+        )
+
+    def rows(self, fact: Facts) -> SubmissionRows:
+        """The rows one fact becomes (entities are looked up or created here)."""
+        record, row, run = fact.record, fact.list_row, fact.run
+        release = _release(fact.release, self.releases)
+        system_name = record.get("information_system") or fact.system
+        names = self._names(fact)
+        canonical = names.canonical
         # The site published a few entries without an institution; they stay listed as shown.
         site = self.entities.site(canonical["institution"] or NO_INSTITUTION)
         client_system = self.entities.client_system(site, system_name)
         storage = self.entities.storage_system(
-            site, client_system, fs_name, fs_type, canonical["storage_vendor"]
+            site, client_system, names.fs_name, canonical["fs_type"], canonical["storage_vendor"]
         )
 
         scores = recompute_scores(run) if run is not None else None
@@ -490,7 +510,7 @@ class Importer:
             external_id=fact.external_id,
             values=values,
             phases=_phase_rows(run, record),
-            system=_system_values(fact, values, system_name, fs_name, canonical, given, folder),
+            system=_system_values(fact, values, system_name, names),
         )
 
 
@@ -528,13 +548,7 @@ def _phase_rows(run: Any, record: dict[str, str]) -> list[dict[str, Any]]:
 
 
 def _system_values(
-    fact: Facts,
-    submission: dict[str, Any],
-    system: str,
-    fs_name: str,
-    canonical: dict[str, str],
-    given: dict[str, str],
-    fs_folder: str,
+    fact: Facts, submission: dict[str, Any], system: str, names: Names
 ) -> dict[str, Any]:
     info = fact.record
 
@@ -548,10 +562,10 @@ def _system_values(
     client_nodes = whole("information_client_nodes") or fact.client_nodes
     raw_url = text("information_data")
     flat = {
-        **canonical,
-        **{SUBMITTED[key]: value for key, value in given.items()},
+        **names.canonical,
+        **{SUBMITTED[key]: value for key, value in names.given.items()},
         "system": system,
-        "fs_name": fs_name,
+        "fs_name": names.fs_name,
         "fs_version": text("information_filesystem_version"),
         "client_nodes": client_nodes,
         "procs_per_node": whole("information_client_procs_per_node"),
@@ -581,8 +595,8 @@ def _system_values(
     }
     if fact.client_nodes is not None:
         data["client_nodes_in_run_files"] = fact.client_nodes
-    if fs_folder:
-        data["fs_type_from_archive_folder"] = fs_folder  # canonicalise_names reads it
+    if names.fs_folder:
+        data["fs_type_from_archive_folder"] = names.fs_folder  # canonicalise_names reads it
     return {"schema_version": "io500-website-record", "data": data, **flat}
 
 
