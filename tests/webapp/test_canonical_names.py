@@ -265,3 +265,27 @@ def test_command_reapplies_the_table_to_rows_stored_before_it() -> None:
     assert "system descriptions changed: 0" in again.getvalue()
     assert "list entries changed: 0" in again.getvalue()
     assert Submission.objects.filter(pk=submission.pk).exists()
+
+
+def test_an_uploaded_description_is_stored_canonical_beside_what_was_given() -> None:
+    from submissions.intake import save_metadata
+    from submissions.system_description import validate
+    from tests.webapp.helpers import example_system
+
+    _import(SAMPLE)
+    submission = Submission.objects.order_by("pk").first()
+    assert submission is not None
+    system = example_system()
+    system["site"]["institution"] = "Queen Mary; University Of London"
+    system["storage_system"]["software"] = "gpfs"
+    system["storage_system"]["vendor"] = "INSPUR"
+    assert not validate(system)
+    save_metadata(submission, system, None, None)
+    stored = SystemDescription.objects.get(submission=submission)
+    assert (stored.institution, stored.institution_submitted) == (
+        "Queen Mary University of London",
+        "Queen Mary; University Of London",
+    )
+    assert (stored.fs_type, stored.fs_type_submitted) == ("Spectrum Scale", "gpfs")
+    assert (stored.storage_vendor, stored.storage_vendor_submitted) == ("Inspur", "INSPUR")
+    assert stored.data["storage_system"]["software"] == "gpfs"  # the tree stays as given
