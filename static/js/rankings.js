@@ -119,9 +119,11 @@
         // Decade ticks only (0.001, 0.01, 0.1, 1): minor log labels overlap on a radar.
         radialaxis: { type: "log", range: [Math.min(lower, -1), 0.05], angle: 90,
                       dtick: 1, tickfont: { size: 10, color: "#5d6b7a" } },
-        angularaxis: { direction: "clockwise", tickfont: { size: narrow ? 8 : 11 } }
+        angularaxis: { direction: "clockwise", tickfont: { size: narrow ? 8 : 11 } },
+        domain: { y: radar.traces.length > 1 ? [0, 0.9] : [0, 1] }
       },
-      showlegend: radar.traces.length > 1
+      showlegend: radar.traces.length > 1,
+      legend: LEGEND_ABOVE
     });
   }
 
@@ -145,21 +147,65 @@
     });
   }
 
-  function drawBars(data) {
-    var node = document.getElementById("bars");
-    if (!node || !data.bars) { return; }
-    var traces = data.bars.traces.map(function (trace, i) {
-      return { type: "bar", name: plain(trace.name), x: data.bars.phases, y: trace.values,
+  /* Legends sit above the plot area, outside it (plotly grows the top margin to fit them):
+     below it they would collide with rotated phase names, inside it they cover bars. */
+  var LEGEND_ABOVE = { orientation: "h", x: 0, xanchor: "left", y: 1, yanchor: "top",
+                       yref: "container", bgcolor: "rgba(0,0,0,0)" };
+  // The plot area ends a little below such a legend: the top tick label (and a radar's
+  // phase names) stand out of it by half a line.
+  var BELOW_LEGEND = [0, 0.93];
+
+  function titled(text) { return { text: text, standoff: 8 }; }
+
+  /* Compare: one chart per unit, each axis titled with its unit. */
+  function drawUnitBars(node, group) {
+    if (!node || !group) { return; }
+    var traces = group.traces.map(function (trace, i) {
+      return { type: "bar", name: plain(trace.name), x: group.phases, y: trace.values,
                marker: { color: PALETTE[i % PALETTE.length] },
-               customdata: data.bars.units,
-               hovertemplate: "%{x}: %{y:.3f} %{customdata}<extra>%{fullData.name}</extra>" };
+               hovertemplate: "%{x}: %{y:.4g} " + group.unit + "<extra>%{fullData.name}</extra>" };
     });
     Plotly.newPlot(node, traces, baseLayout({
-      barmode: "group", margin: { l: 60, r: 20, t: 50, b: 120 },
-      legend: { orientation: "h", x: 0, y: 1.14 },
-      yaxis: { type: "log", dtick: 1, title: "GiB/s (ior) · kIOPS (mdtest, find)" },
-      xaxis: { tickangle: -40 }
+      barmode: "group", margin: { l: 70, r: 20, t: 20, b: 20 }, legend: LEGEND_ABOVE,
+      showlegend: true,
+      // The unit only (the heading names the quantity): a long rotated title is taller than
+      // the plot on a phone and runs into the legend.
+      yaxis: { type: "log", title: titled(group.unit + " (log scale)"), automargin: true,
+               domain: BELOW_LEGEND },
+      xaxis: { title: titled("phase"), tickangle: -30, automargin: true }
     }), CONFIG);
+  }
+
+  function drawScoreBars(node, scores) {
+    if (!node || !scores) { return; }
+    var n = scores.panels.length, gap = 0.1, width = (1 - gap * (n - 1)) / n;
+    var layout = baseLayout({ barmode: "group", margin: { l: 60, r: 20, t: 20, b: 20 },
+                              legend: LEGEND_ABOVE, showlegend: true });
+    var traces = [];
+    scores.panels.forEach(function (panel, k) {
+      var suffix = k ? String(k + 1) : "";
+      layout["xaxis" + suffix] = { domain: [k * (width + gap), k * (width + gap) + width],
+                                   anchor: "y" + suffix, showticklabels: false,
+                                   title: titled(panel.title), automargin: true };
+      layout["yaxis" + suffix] = { anchor: "x" + suffix, title: titled(panel.title),
+                                   rangemode: "tozero", automargin: true,
+                                   domain: BELOW_LEGEND };
+      scores.traces.forEach(function (trace, i) {
+        traces.push({ type: "bar", name: plain(trace.name), x: [panel.title],
+                      y: [trace.values[k]], xaxis: "x" + suffix, yaxis: "y" + suffix,
+                      legendgroup: "s" + i, showlegend: k === 0,
+                      marker: { color: PALETTE[i % PALETTE.length] },
+                      hovertemplate: panel.title + ": %{y:.4g}<extra>%{fullData.name}</extra>" });
+      });
+    });
+    Plotly.newPlot(node, traces, layout, CONFIG);
+  }
+
+  function drawBars(data) {
+    if (!data.bars) { return; }
+    drawUnitBars(document.getElementById("bars-bw"), data.bars.bw);
+    drawUnitBars(document.getElementById("bars-md"), data.bars.md);
+    drawScoreBars(document.getElementById("bars-scores"), data.bars.scores);
   }
 
   function drawTimeseries(data) {
@@ -196,37 +242,83 @@
     }), CONFIG);
   }
 
+  /* Trends: a release without entries is a shaded, labelled gap on the category axis. */
+  function gapMarks(gaps, releases, yref) {
+    var shapes = [], notes = [];
+    gaps.forEach(function (gap) {
+      var at = releases.indexOf(gap.release);
+      if (at < 0) { return; }
+      shapes.push({ type: "rect", xref: "x", yref: yref, x0: at - 0.45, x1: at + 0.45, y0: 0,
+                    y1: 1, fillcolor: "#eef1f4", line: { width: 0 }, layer: "below" });
+      notes.push({ xref: "x", yref: yref, x: at, y: 0.5, text: plain(gap.reason),
+                   textangle: -90, showarrow: false, font: { size: 10, color: "#5d6b7a" } });
+    });
+    return { shapes: shapes, annotations: notes };
+  }
+
   function drawTrends(data) {
     var best = document.getElementById("best");
     var dist = document.getElementById("distribution");
     if (!best || !data.best) { return; }
     var b = data.best;
     var releases = b.releases.map(plain);
-    Plotly.newPlot(best, [
-      { type: "scatter", mode: "lines+markers", name: "Score", x: releases, y: b.score,
-        line: { color: PALETTE[0] } },
-      { type: "scatter", mode: "lines+markers", name: "BW (GiB/s)", x: releases, y: b.bw,
-        line: { color: PALETTE[1] } },
-      { type: "scatter", mode: "lines+markers", name: "MD (kIOPS)", x: releases, y: b.md,
-        line: { color: PALETTE[2] } }
-    ], baseLayout({ yaxis: { type: "log" }, xaxis: { type: "category" } }), CONFIG);
-    var d = data.distribution;
-    var traces = d.releases.map(function (release, i) {
-      return { type: "box", name: plain(release), y: d.values[i], boxpoints: "all", jitter: 0.4,
-               pointpos: 0, marker: { color: PALETTE[0], size: 4 },
-               line: { color: PALETTE[0] }, showlegend: false };
+    var n = b.panels.length, gap = 0.07, height = (1 - gap * (n - 1)) / n;
+    var marks = gapMarks(b.gaps, b.releases, "paper");
+    var layout = baseLayout({ margin: { l: 70, r: 20, t: 20, b: 20 }, showlegend: false,
+                              shapes: marks.shapes, annotations: marks.annotations,
+                              xaxis: { type: "category", categoryorder: "array",
+                                       categoryarray: releases, title: titled("release"),
+                                       automargin: true, anchor: "y" + (n > 1 ? n : "") } });
+    var traces = b.panels.map(function (panel, k) {
+      var suffix = k ? String(k + 1) : "";
+      var top = 1 - k * (height + gap);
+      layout["yaxis" + suffix] = { domain: [top - height, top], type: "log",
+                                   title: titled(panel.title), automargin: true, anchor: "x" };
+      return { type: "scatter", mode: "lines+markers", name: panel.title, x: releases,
+               y: panel.values, yaxis: "y" + suffix, connectgaps: false,
+               line: { color: PALETTE[k] },
+               hovertemplate: "%{x}: %{y:.4g}<extra>best " + plain(panel.title) + "</extra>" };
     });
-    Plotly.newPlot(dist, traces, baseLayout({
-      yaxis: { type: "log", title: d.metric + (d.unit ? " (" + d.unit + ")" : "") }
+    Plotly.newPlot(best, traces, layout, CONFIG);
+
+    var d = data.distribution;
+    var dmarks = gapMarks(d.gaps, d.releases, "paper");
+    var boxes = d.releases.map(function (release, i) {
+      return { type: "box", name: plain(release), x: d.values[i].map(function () {
+                 return plain(release); }), y: d.values[i], boxpoints: "all", jitter: 0.4,
+               pointpos: 0, marker: { color: PALETTE[0], size: 4 },
+               line: { color: PALETTE[0] }, showlegend: false,
+               hovertemplate: "%{x}: %{y:.4g}<extra></extra>" };
+    });
+    // Every release is a category, also one without a box: the gaps keep their place.
+    boxes.push({ type: "scatter", mode: "markers", x: releases,
+                 y: releases.map(function () { return null; }), hoverinfo: "skip",
+                 showlegend: false });
+    Plotly.newPlot(dist, boxes, baseLayout({
+      margin: { l: 70, r: 20, t: 20, b: 20 }, showlegend: false,
+      shapes: dmarks.shapes, annotations: dmarks.annotations,
+      xaxis: { type: "category", categoryorder: "array", categoryarray: releases,
+               range: [-0.5, releases.length - 0.5], title: titled("release"),
+               automargin: true },
+      yaxis: { type: "log", title: titled(d.title), automargin: true }
     }), CONFIG);
+
     $all("[data-scale]").forEach(function (button) {
       button.addEventListener("click", function () {
         var scale = button.getAttribute("data-scale");
         $all("[data-scale]").forEach(function (other) {
           other.setAttribute("aria-pressed", other === button ? "true" : "false");
         });
-        Plotly.relayout(best, { "yaxis.type": scale });
-        Plotly.relayout(dist, { "yaxis.type": scale });
+        // The range is recomputed for the new scale: a log range (exponents, e.g. -1..6)
+        // kept on a linear axis was the trends page's nonsense axis.
+        var update = {};
+        b.panels.forEach(function (_panel, k) {
+          var axis = "yaxis" + (k ? String(k + 1) : "");
+          update[axis + ".type"] = scale;
+          update[axis + ".autorange"] = true;
+        });
+        Plotly.relayout(best, update);
+        Plotly.relayout(dist, { "yaxis.type": scale, "yaxis.autorange": true });
       });
     });
   }

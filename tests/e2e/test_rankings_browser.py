@@ -115,16 +115,20 @@ def test_sort_filter_pick_and_compare(
     assert radar["polarType"] == "log"
     assert all(max(r for r in t["r"] if r is not None) <= 1.0 + 1e-9 for t in radar["data"])
     assert [t["name"].split()[0] for t in radar["data"]] == [f"#{i}" for i in picked]
-    bars = _plot(page, "bars")
-    assert [t["type"] for t in bars["data"]] == ["bar"] * 3
-    assert all(t["x"] == SCORED for t in bars["data"]) and bars["yType"] == "log"
-    assert bars["svgPaths"] > 0
+    # One bar chart per unit (GiB/s phases, kIOPS phases); test_charts_browser checks axes.
+    bw_bars, md_bars = _plot(page, "bars-bw"), _plot(page, "bars-md")
+    for bars in (bw_bars, md_bars):
+        assert [t["type"] for t in bars["data"]] == ["bar"] * 3
+        assert bars["yType"] == "log" and bars["svgPaths"] > 0
+    bw_phases, md_phases = bw_bars["data"][0]["x"], md_bars["data"][0]["x"]
+    assert sorted(bw_phases + md_phases) == sorted(SCORED)
 
     # The bar heights are the submissions' phase values as the API reports them.
-    for trace, sid in zip(bars["data"], picked, strict=True):
+    for bw_trace, md_trace, sid in zip(bw_bars["data"], md_bars["data"], picked, strict=True):
         phases = page.request.get(f"{live_server.url}/api/v1/results/{sid}/phases/").json()
         values = {p["name"]: p["value"] for p in phases}
-        assert trace["y"] == [values[p] for p in SCORED]
+        assert bw_trace["y"] == [values[p] for p in bw_phases]
+        assert md_trace["y"] == [values[p] for p in md_phases]
     ratio_headers = page.locator("#ratio-table thead th").count()
     assert ratio_headers == 4
     # The baseline's own ratios are exactly 1.

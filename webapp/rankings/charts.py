@@ -61,13 +61,32 @@ def radar_payload(
     }
 
 
-def bars_payload(series: Sequence[tuple[str, dict[str, float]]]) -> dict[str, Any]:
+def bars_payload(
+    series: Sequence[tuple[str, dict[str, float]]], scores: Sequence[dict[str, float | None]]
+) -> dict[str, Any]:
+    """One chart per unit: the ior phases (GiB/s), the metadata phases (kIOPS), and the
+    three scores side by side, each on its own labelled axis."""
+
+    def group(phases: Sequence[str], title: str, group_unit: str) -> dict[str, Any]:
+        return {
+            "phases": list(phases),
+            "title": title,
+            "unit": group_unit,
+            "traces": [
+                {"name": name, "values": [values.get(p) for p in phases]} for name, values in series
+            ],
+        }
+
     return {
-        "phases": list(PHASES),
-        "units": [unit(p) for p in PHASES],
-        "traces": [
-            {"name": name, "values": [values.get(p) for p in PHASES]} for name, values in series
-        ],
+        "bw": group([p for p in PHASES if unit(p) == "GiB/s"], "bandwidth (GiB/s)", "GiB/s"),
+        "md": group([p for p in PHASES if unit(p) == "kIOPS"], "metadata rate (kIOPS)", "kIOPS"),
+        "scores": {
+            "panels": [{"metric": m, "title": metric_label(m)} for m in ("score", "bw", "md")],
+            "traces": [
+                {"name": name, "values": [score.get(m) for m in ("score", "bw", "md")]}
+                for (name, _values), score in zip(series, scores, strict=True)
+            ],
+        },
     }
 
 
@@ -120,24 +139,57 @@ def spread_payload(phases: Iterable[PhaseResult]) -> list[dict[str, Any]]:
     return out
 
 
-def best_payload(rows: list[dict[str, Any]]) -> dict[str, Any]:
+METRIC_UNITS = {"score": "", "bw": "GiB/s", "md": "kIOPS"}
+METRIC_NAMES = {"score": "Score", "bw": "BW", "md": "MD"}
+
+
+def metric_unit(metric: str) -> str:
+    return METRIC_UNITS.get(metric, unit(metric) if metric in PHASES else "")
+
+
+def metric_label(metric: str) -> str:
+    """ "BW (GiB/s)", "mdtest-easy-write (kIOPS)", "Score": what an axis or a choice says."""
+    name = METRIC_NAMES.get(metric, metric)
+    return f"{name} ({metric_unit(metric)})" if metric_unit(metric) else name
+
+
+def best_payload(
+    sequence: list[str], best: dict[str, dict[str, Any]], gaps: dict[str, str]
+) -> dict[str, Any]:
+    """The best score, BW and MD of each release in ``sequence``; a release in ``gaps`` has
+    None (plotly breaks the line there) and its reason, shown on the chart."""
+
+    def values(key: str) -> list[float | None]:
+        return [None if r in gaps else best.get(r, {}).get(key) for r in sequence]
+
     return {
-        "releases": [r["release__acronym"] for r in rows],
-        "score": [r["best_score"] for r in rows],
-        "bw": [r["best_bw"] for r in rows],
-        "md": [r["best_md"] for r in rows],
+        "releases": sequence,
+        "gaps": [{"release": r, "reason": gaps[r]} for r in sequence if r in gaps],
+        "panels": [
+            {"metric": m, "title": metric_label(m), "values": values(f"best_{m}")}
+            for m in ("score", "bw", "md")
+        ],
     }
 
 
 def distribution_payload(
-    releases: list[str], values: dict[str, list[float]], metric: str
+    sequence: list[str], values: dict[str, list[float]], metric: str, gaps: dict[str, str]
 ) -> dict[str, Any]:
-    metric_unit = {"score": "", "bw": "GiB/s", "md": "kIOPS"}.get(metric) or unit(metric)
+    """New entries' values per release. Values <= 0 (failed phases) cannot sit on a log
+    axis: they are counted (``not_drawn``) instead of stretching the axis to nonsense."""
+    drawn = {r: [v for v in values.get(r, []) if v > 0] for r in sequence}
     return {
         "metric": metric,
-        "unit": metric_unit,
-        "releases": [r for r in releases if values.get(r)],
-        "values": [values[r] for r in releases if values.get(r)],
+        "unit": metric_unit(metric),
+        "title": metric_label(metric),
+        "releases": sequence,
+        "values": [drawn[r] for r in sequence],
+        "not_drawn": sum(len(values.get(r, [])) - len(drawn[r]) for r in sequence),
+        "gaps": [
+            {"release": r, "reason": gaps.get(r, "no new entries")}
+            for r in sequence
+            if not drawn[r]
+        ],
     }
 
 

@@ -8,6 +8,7 @@ rank shown is always the frozen ``ListEntry.rank``.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlencode
@@ -269,7 +270,17 @@ def facet_values(entries: QuerySet[ListEntry]) -> dict[str, Any]:
     release_ids = {release for _, _, release in combos}
     years = Release.objects.filter(pk__in=release_ids).values_list("release_date", flat=True)
     return {
-        "fs_types": sorted({fs for fs, _, _ in combos if fs}, key=str.lower),
-        "vendors": sorted({vendor for _, vendor, _ in combos if vendor}, key=str.lower),
+        "fs_types": _one_per_value(fs for fs, _, _ in combos),
+        "vendors": _one_per_value(vendor for _, vendor, _ in combos),
         "years": sorted({day.year for day in years}, reverse=True),
     }
+
+
+def _one_per_value(values: Iterable[str]) -> list[str]:
+    """Sorted, one choice per value regardless of case: stored values are canonical
+    (submissions.canonical_names), this keeps a spelling the table does not know yet from
+    showing twice; the filter matches case-insensitively, so either spelling finds both."""
+    chosen: dict[str, str] = {}
+    for value in sorted(v for v in values if v):
+        chosen.setdefault(value.casefold(), value)
+    return sorted(chosen.values(), key=str.casefold)

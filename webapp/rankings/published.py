@@ -21,8 +21,9 @@ from datetime import UTC, datetime
 
 from django.utils import timezone
 
+from submissions import canonical_names
 from submissions.io500_records import RECORD_PHASES, PublishedLists, PublishedRow, number
-from submissions.models import ListType, Release, Submission
+from submissions.models import ListType, Release, Submission, SystemDescription
 
 from .models import ListEntry, ListOrigin, ListState, RankedList
 from .phases import field_name
@@ -47,6 +48,14 @@ def _entries(
 ) -> list[ListEntry]:
     bw_ranks = _metric_ranks([r.bw for r in rows])
     md_ranks = _metric_ranks([r.md for r in rows])
+    names = canonical_names.table()
+    # A row whose FS type is no known type (an archive folder name like nrsv) shows the type
+    # the importer settled on for the submission ("unknown" when nothing states one).
+    fs_types = dict(
+        SystemDescription.objects.filter(
+            submission_id__in=[submissions[row.web_id].pk for row in rows]
+        ).values_list("submission_id", "fs_type")
+    )
     entries = []
     for position, row in enumerate(rows, start=1):
         submission = submissions[row.web_id]
@@ -69,10 +78,13 @@ def _entries(
                 submitted_at=submission.submitted_at or submission.created,
                 carried_over=origin.pk != ranked_list.release_id,
                 origin_release=origin,
-                institution=row.institution,
+                # Display names canonical like every other list's (submissions.canonical_names).
+                institution=names.canonical("institution", row.institution),
                 system=row.system,
-                storage_vendor=row.storage_vendor,
-                fs_type=row.filesystem,
+                storage_vendor=names.canonical("storage_vendor", row.storage_vendor),
+                fs_type=names.canonical("fs_type", row.filesystem)
+                if names.is_fs_type(row.filesystem) or submission.pk not in fs_types
+                else fs_types[submission.pk],
                 fs_name=record.get("information_filesystem_name", ""),
                 fs_version=record.get("information_filesystem_version", ""),
                 client_nodes=row.client_nodes,

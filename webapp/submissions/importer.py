@@ -39,6 +39,7 @@ from ioscore.results import (
     recompute_scores,
 )
 
+from .canonical_names import SUBMITTED, match_key, table
 from .io500_layout import ArchiveDir, ArchiveRun, scan_archive, stamp_day
 from .io500_records import (
     LISTS_FILE,
@@ -178,6 +179,21 @@ class Facts:
     list_row: PublishedRow | None = None
     client_nodes: int | None = None
     notes: list[str] = field(default_factory=list)
+    # Archive runs: the folder that stands for the file system (often its name, not its
+    # type) and the website id describing the directory (also for its further runs).
+    fs_folder: str = ""
+    directory_id: int | None = None
+
+
+@dataclass
+class Names:
+    """A submission's descriptive names: ``given`` as the source said them, ``canonical`` as
+    stored, and the archive folder that stood for the file system ("" if none)."""
+
+    given: dict[str, str]
+    canonical: dict[str, str]
+    fs_name: str
+    fs_folder: str
 
 
 # Writes the lists the website published (``rankings.published.import_published_lists``):
@@ -195,6 +211,10 @@ class Importer:
         self.report = ImportReport()
         self.releases: dict[str, Release] = {}
         self.by_io500_id: dict[int, Submission] = {}
+        self.list_rows = self.first_list_rows()
+        # Archive folder names standing for a file system: a record or list row "stating"
+        # one of them as the FS type (nrsv) stated the FS name, not its type.
+        self.fs_folders: set[str] = set()
         # Student Cluster Competition entries are only ever on the SCC list (spec §6).
         scc_slugs = set(ListType.objects.filter(rule=ListRule.SCC).values_list("slug", flat=True))
         self.scc_ids = {
@@ -211,6 +231,7 @@ class Importer:
         directories, skipped = scan_archive(self.inputs.archive)
         self.report.skipped += skipped
         facts: list[Facts] = []
+        self.fs_folders = {match_key(d.filesystem) for d in directories}
         for directory in directories:
             loaded = [(run, self._load(directory, run)) for run in directory.runs]
             primary_day = next((day for _run, (_r, day, _e) in loaded if day), None)
@@ -268,6 +289,8 @@ class Importer:
             day=day,
             record=record,
             client_nodes=directory.client_nodes,
+            fs_folder=directory.filesystem,
+            directory_id=WEBSITE_ID_OF_ARCHIVE_DIR.get(directory.number, directory.number),
         )
         if not run.is_primary:
             fact.notes.append(f"further run of bundle directory submission-{directory.number}")
@@ -393,19 +416,63 @@ class Importer:
         )
         return self.report
 
+    def _directory_says(self, fact: Facts) -> tuple[str, str]:
+        """(FS type, vendor) that the website record or first published-list row of an archive
+        run's directory states: what a further run of a bundle, or a run the website never
+        had a record for, is known by."""
+        if fact.directory_id is None:
+            return "", ""
+        record = self.inputs.records.get(fact.directory_id, {})
+        row = self.list_rows.get(fact.directory_id)
+        fs_type = record.get("information_filesystem_type") or (row.filesystem if row else "")
+        vendor = record.get("information_storage_vendor") or (row.storage_vendor if row else "")
+        return fs_type, vendor
+
+    def _names(self, fact: Facts) -> Names:
+        """Institution, vendor and FS type as given and canonical (``canonical_names``)."""
+        record, row, names = fact.record, fact.list_row, table()
+        institution = record.get("information_institution") or fact.institution
+        fs_given = record.get("information_filesystem_type") or fact.filesystem
+        fs_name = record.get("information_filesystem_name") or fs_given
+        vendor = record.get("information_storage_vendor") or (row.storage_vendor if row else "")
+        directory_fs, directory_vendor = self._directory_says(fact)
+        vendor = vendor or directory_vendor
+        # The archive folder names the file system (a record or list row may repeat that name
+        # as its "type"); its type comes from the table, the directory's record or list row,
+        # else it is "unknown" (never the folder name).
+        folder = ""
+        if fact.fs_folder and not record.get("information_filesystem_type"):
+            folder = fact.fs_folder
+        elif fs_given and not names.is_fs_type(fs_given) and match_key(fs_given) in self.fs_folders:
+            folder = fs_given
+        if folder:
+            fs_type = names.fs_type_of_folder(folder, directory_fs)
+        else:
+            fs_type = names.fs_type(fs_given, fs_name) if fs_given else ""
+        return Names(
+            given={"institution": institution, "storage_vendor": vendor, "fs_type": fs_given},
+            canonical={
+                "institution": names.canonical("institution", institution) if institution else "",
+                "storage_vendor": names.canonical("storage_vendor", vendor) if vendor else "",
+                "fs_type": fs_type,
+            },
+            fs_name=fs_name,
+            fs_folder=folder,
+        )
+
     def rows(self, fact: Facts) -> SubmissionRows:
         """The rows one fact becomes (entities are looked up or created here)."""
         record, row, run = fact.record, fact.list_row, fact.run
         release = _release(fact.release, self.releases)
-        institution = record.get("information_institution") or fact.institution
         system_name = record.get("information_system") or fact.system
-        fs_type = record.get("information_filesystem_type") or fact.filesystem
-        fs_name = record.get("information_filesystem_name") or fs_type
-        vendor = record.get("information_storage_vendor") or (row.storage_vendor if row else "")
+        names = self._names(fact)
+        canonical = names.canonical
         # The site published a few entries without an institution; they stay listed as shown.
-        site = self.entities.site(institution or NO_INSTITUTION)
+        site = self.entities.site(canonical["institution"] or NO_INSTITUTION)
         client_system = self.entities.client_system(site, system_name)
-        storage = self.entities.storage_system(site, client_system, fs_name, fs_type, vendor)
+        storage = self.entities.storage_system(
+            site, client_system, names.fs_name, canonical["fs_type"], canonical["storage_vendor"]
+        )
 
         scores = recompute_scores(run) if run is not None else None
         bw: float | None
@@ -464,7 +531,7 @@ class Importer:
             external_id=fact.external_id,
             values=values,
             phases=_phase_rows(run, record),
-            system=_system_values(fact, values, institution, system_name, fs_type, fs_name, vendor),
+            system=_system_values(fact, values, system_name, names),
         )
 
 
@@ -499,13 +566,7 @@ def _phase_rows(run: Any, record: dict[str, str]) -> list[dict[str, Any]]:
 
 
 def _system_values(
-    fact: Facts,
-    submission: dict[str, Any],
-    institution: str,
-    system: str,
-    fs_type: str,
-    fs_name: str,
-    vendor: str,
+    fact: Facts, submission: dict[str, Any], system: str, names: Names
 ) -> dict[str, Any]:
     info = fact.record
 
@@ -519,11 +580,10 @@ def _system_values(
     client_nodes = whole("information_client_nodes") or fact.client_nodes
     raw_url = text("information_data")
     flat = {
-        "institution": institution,
+        **names.canonical,
+        **{SUBMITTED[key]: value for key, value in names.given.items()},
         "system": system,
-        "storage_vendor": vendor,
-        "fs_type": fs_type,
-        "fs_name": fs_name,
+        "fs_name": names.fs_name,
         "fs_version": text("information_filesystem_version"),
         "client_nodes": client_nodes,
         "procs_per_node": whole("information_client_procs_per_node"),
@@ -553,6 +613,8 @@ def _system_values(
     }
     if fact.client_nodes is not None:
         data["client_nodes_in_run_files"] = fact.client_nodes
+    if names.fs_folder:
+        data["fs_type_from_archive_folder"] = names.fs_folder  # canonicalise_names reads it
     return {"schema_version": "io500-website-record", "data": data, **flat}
 
 

@@ -24,6 +24,7 @@ from django.utils import timezone
 from accounts.models import Site
 
 from . import access, archive_safety, contact, storable_json, system_description
+from .canonical_names import canonical_columns
 from .models import (
     LevelChange,
     Questionnaire,
@@ -228,7 +229,7 @@ def save_metadata(
     check_metadata(system)
     if system is not None:
         valid = not system_description.validate(system)
-        flat = system_description.flatten(system) if valid else {}
+        flat = canonical_columns(system_description.flatten(system)) if valid else {}
         tree, private = _split_contact(system)
         if private.get("email"):
             flat["submitter_email_encrypted"] = contact.encrypt(private["email"])

@@ -370,6 +370,11 @@ class SystemDescription(models.Model):
     system = models.CharField(max_length=200, blank=True)
     storage_vendor = models.CharField(max_length=200, blank=True)
     fs_type = models.CharField(max_length=100, blank=True)
+    # Institution, vendor and FS type above are canonical (submissions.canonical_names); what
+    # the submitter or the archive gave is kept here and shown as "as submitted".
+    institution_submitted = models.CharField(max_length=300, blank=True)
+    storage_vendor_submitted = models.CharField(max_length=200, blank=True)
+    fs_type_submitted = models.CharField(max_length=200, blank=True)
     fs_name = models.CharField(max_length=200, blank=True)
     fs_version = models.CharField(max_length=100, blank=True)
     client_nodes = models.IntegerField(null=True, blank=True)

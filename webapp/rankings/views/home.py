@@ -1,0 +1,73 @@
+"""The home page and the index of every visible list, grouped by release."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from django.db.models import Count
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+
+from submissions.models import Release
+
+from ..listview import ViewState, entry_queryset
+from ..models import ListEntry, RankedList
+from ..visibility import visible_entries, visible_lists, visible_submissions
+
+
+def _lists_by_release(
+    request: HttpRequest, counted: Release | bool | None = True
+) -> dict[Release, list[RankedList]]:
+    """Visible lists grouped by release, newest first. Entry counts (``size``) cost a scan
+    of every entry, so ``counted`` limits them: True = all, a release = only its lists."""
+    lists = visible_lists(request.user).order_by("-release__release_date", "list_type__order")
+    sizes: dict[int, int] = {}
+    if counted is not False:
+        scope = ListEntry.objects.filter(ranked_list__in=lists.values("id"))
+        if isinstance(counted, Release):
+            scope = scope.filter(ranked_list__release=counted)
+        sizes = dict(
+            scope.order_by()
+            .values_list("ranked_list")
+            .annotate(n=Count("id"))
+            .values_list("ranked_list", "n")
+        )
+    grouped: dict[Release, list[RankedList]] = defaultdict(list)
+    for ranked_list in lists:
+        ranked_list.size = sizes.get(ranked_list.pk, 0)  # type: ignore[attr-defined]
+        grouped[ranked_list.release].append(ranked_list)
+    return grouped
+
+
+def home(request: HttpRequest) -> HttpResponse:
+    newest = visible_lists(request.user).order_by("-release__release_date").first()
+    latest = newest.release if newest is not None else None
+    grouped = _lists_by_release(request, counted=latest or False)
+    previews = []
+    if latest is not None:
+        for ranked_list in grouped[latest]:
+            top = entry_queryset(visible_entries(request.user, ranked_list), ViewState())[:5]
+            previews.append((ranked_list, list(top)))
+    return render(
+        request,
+        "rankings/home.html",
+        {
+            "nav": "home",
+            "latest": latest,
+            "previews": previews,
+            "releases": list(grouped.items())[:6],
+            "release_count": len(grouped),
+            "submission_count": visible_submissions(request.user).count(),
+        },
+    )
+
+
+def list_index(request: HttpRequest) -> HttpResponse:
+    return render(
+        request,
+        "rankings/list_index.html",
+        {
+            "nav": "lists",
+            "grouped": list(_lists_by_release(request).items()),
+        },
+    )

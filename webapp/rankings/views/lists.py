@@ -1,0 +1,224 @@
+"""A ranked list page (filters, sorting, pages, the anonymous page cache), its CSV and JSON
+downloads and a release's changelog of corrections."""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+from typing import Any
+
+from django.core.cache import cache
+from django.core.paginator import Paginator
+from django.db.models import QuerySet
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest, JsonResponse
+from django.shortcuts import get_object_or_404, render
+
+from submissions.models import Release
+
+from ..builder import empty_reason
+from ..listview import (
+    COLUMNS,
+    DEFAULT_COLUMNS,
+    LEVEL_LABELS,
+    PAGE_SIZES,
+    ViewState,
+    entry_queryset,
+    facet_values,
+    filtered_entries,
+)
+from ..models import Correction, ListEntry, RankedList
+from ..records import RECORD_FIELDS, csv_cell, entry_record
+from ..rows import render_rows
+from ..visibility import (
+    can_see_unpublished,
+    entries_without,
+    hidden_submissions,
+    visible_entries,
+    visible_lists,
+)
+from .compare import MAX_COMPARE
+
+FACET_CACHE_SECONDS = 300
+PAGE_CACHE_SECONDS = 60
+
+
+def _get_list(request: HttpRequest, release: str, list_type: str) -> RankedList:
+    return get_object_or_404(
+        visible_lists(request.user), release__acronym=release, list_type__slug=list_type
+    )
+
+
+def _facets(
+    request: HttpRequest, the_list: RankedList, entries: QuerySet[ListEntry]
+) -> dict[str, Any]:
+    """Filter choices change only when the list does (new revision or rebuild), so they are
+    cached per list version; a withdrawn entry can at worst leave one stale choice."""
+    key = ":".join(
+        [
+            "rankings-facets",
+            str(the_list.pk),
+            str(the_list.revision),
+            str(the_list.built_at.timestamp()),
+            str(int(can_see_unpublished(request.user))),
+        ]
+    )
+    facets: dict[str, Any] | None = cache.get(key)
+    if facets is None:
+        facets = facet_values(entries)
+        cache.set(key, facets, FACET_CACHE_SECONDS)
+    return facets
+
+
+def _page_cache_key(
+    request: HttpRequest, the_list: RankedList, hidden: list[int] | None
+) -> str | None:
+    """Anonymous views of a list are the same for everyone until the list changes (new
+    revision or rebuild) or one of its submissions stops being public, so the key holds all
+    of these; logged-in users (their header differs) and pending messages are not cached."""
+    if hidden is None or request.user.is_authenticated or "messages" in request.COOKIES:
+        return None
+    identity = "|".join(
+        [
+            request.get_full_path(),
+            str(the_list.pk),
+            str(the_list.revision),
+            the_list.state,
+            str(the_list.built_at.timestamp()),
+            ",".join(map(str, sorted(hidden))),
+        ]
+    )
+    return "rankings-page:" + hashlib.sha256(identity.encode()).hexdigest()
+
+
+def ranked_list(request: HttpRequest, release: str, list_type: str) -> HttpResponse:
+    the_list = _get_list(request, release, list_type)
+    hidden = hidden_submissions(request.user, the_list)
+    cache_key = _page_cache_key(request, the_list, hidden)
+    if cache_key is not None and (cached := cache.get(cache_key)) is not None:
+        return HttpResponse(cached)
+    response = _render_list(request, the_list, entries_without(the_list, hidden))
+    if cache_key is not None:
+        cache.set(cache_key, response.content, PAGE_CACHE_SECONDS)
+    return response
+
+
+def _render_list(
+    request: HttpRequest, the_list: RankedList, entries: QuerySet[ListEntry]
+) -> HttpResponse:
+    state = ViewState.from_query(request.GET)
+    rows = entry_queryset(entries, state)
+    paginator = Paginator(rows, state.per_page)
+    # Count on the entry table alone; the row query's joins are only for the shown rows.
+    paginator.__dict__["count"] = filtered_entries(entries, state).count()
+    page = paginator.get_page(state.page)
+    siblings = (
+        visible_lists(request.user).filter(release=the_list.release).order_by("list_type__order")
+    )
+    columns = [COLUMNS[key] for key in state.columns]
+    list_key = f"{the_list.release.acronym}/{the_list.list_type.slug}"
+    return render(
+        request,
+        "rankings/list.html",
+        {
+            "nav": "lists",
+            "list": the_list,
+            "siblings": siblings,
+            "state": state,
+            "page": page,
+            "rows": render_rows(page.object_list, columns, list_key),
+            "columns": columns,
+            "all_columns": list(COLUMNS.values()),
+            "default_columns": DEFAULT_COLUMNS,
+            "facets": _facets(request, the_list, entries),
+            "levels": [("none", "None"), *LEVEL_LABELS.items()],
+            "page_sizes": PAGE_SIZES,
+            "sort_links": {
+                c.key: state.query(
+                    sort=c.key,
+                    dir="asc"
+                    if state.sort == c.key and state.descending
+                    else (
+                        "desc"
+                        if state.sort == c.key
+                        or (
+                            c.numeric
+                            and c.key not in ("rank", "bw_rank", "md_rank", "client_nodes", "procs")
+                        )
+                        else "asc"
+                    ),
+                    page="",
+                )
+                for c in columns
+            },
+            "prev_query": state.query(page=page.previous_page_number())
+            if page.has_previous()
+            else "",
+            "next_query": state.query(page=page.next_page_number()) if page.has_next() else "",
+            "corrections": the_list.corrections.count(),
+            "max_compare": MAX_COMPARE,
+            "empty_reason": empty_reason(the_list.list_type.slug),
+        },
+    )
+
+
+def _export_rows(
+    request: HttpRequest, the_list: RankedList
+) -> tuple[ViewState, list[dict[str, Any]]]:
+    state = ViewState.from_query(request.GET)
+    rows = entry_queryset(visible_entries(request.user, the_list), state)
+    return state, [entry_record(e, the_list) for e in rows]
+
+
+def export_csv(request: HttpRequest, release: str, list_type: str) -> HttpResponse:
+    the_list = _get_list(request, release, list_type)
+    state, records = _export_rows(request, the_list)
+    if state.errors:
+        return HttpResponseBadRequest("; ".join(state.errors), content_type="text/plain")
+    response = HttpResponse(content_type="text/csv; charset=utf-8")
+    name = f"ioscore-{the_list.release.acronym}-{the_list.list_type.slug}-r{the_list.revision}"
+    response["Content-Disposition"] = f'attachment; filename="{name}.csv"'
+    writer = csv.DictWriter(response, fieldnames=RECORD_FIELDS)
+    writer.writeheader()
+    for record in records:
+        writer.writerow({key: csv_cell(value) for key, value in record.items()})
+    return response
+
+
+def export_json(request: HttpRequest, release: str, list_type: str) -> HttpResponse:
+    the_list = _get_list(request, release, list_type)
+    state, records = _export_rows(request, the_list)
+    if state.errors:
+        return JsonResponse({"errors": state.errors}, status=400)
+    return JsonResponse(
+        {
+            "release": the_list.release.acronym,
+            "list": the_list.list_type.slug,
+            "list_name": the_list.list_type.name,
+            "revision": the_list.revision,
+            "state": the_list.state,
+            "count": len(records),
+            "entries": records,
+        }
+    )
+
+
+def changelog(request: HttpRequest, release: str) -> HttpResponse:
+    the_release = get_object_or_404(Release, acronym=release)
+    lists = visible_lists(request.user).filter(release=the_release)
+    if not lists.exists():
+        raise Http404("no visible lists for this release")
+    corrections = (
+        Correction.objects.filter(ranked_list__in=lists)
+        .select_related("ranked_list__list_type", "submission")
+        .order_by("-created", "-id")
+    )
+    return render(
+        request,
+        "rankings/changelog.html",
+        {
+            "nav": "lists",
+            "release": the_release,
+            "corrections": corrections,
+            "lists": lists,
+        },
+    )
