@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('submissions', '0005_io500_id'),
+        ('submissions', '0006_list_type_rules'),
     ]
 
     operations = [
