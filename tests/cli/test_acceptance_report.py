@@ -28,7 +28,7 @@ ppn = 4
 [[test]]
 name = "shared-mpiio"
 command = "ior -a MPIIO -c -C -g -b 512k -t 256k -s 2 -w -r -k -i 3 -o $DIR/IOR_file"
-targets = ["write >= 1 MiB/s", "read >= 1 MiB/s", "write >= 1 kIOPS"]
+targets = ["write >= 1 MiB/s", "read >= 1 MiB/s", "write >= 1 IOPS"]
 
 [[test]]
 name = "mdtest-tree"

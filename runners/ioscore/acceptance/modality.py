@@ -95,8 +95,9 @@ def rank_means(op: Operation) -> dict[int, float]:
 
 
 def _group_text(what: str, groups: Groups, quantity: str, unit_word: str) -> str:
+    word = unit_word if len(groups.high) > 1 else unit_word.rstrip("s")
     return (
-        f"{what} form two groups: {len(groups.high)} {unit_word} at "
+        f"{what} form two groups: {len(groups.high)} {word} at "
         f"{_shown(groups.high_median, quantity)}, {len(groups.low)} at "
         f"{_shown(groups.low_median, quantity)}"
     )
