@@ -67,6 +67,12 @@ def add_parser(sub: Any) -> None:
         "./acceptance-<plan name>-<timestamp>)",
     )
     parser.add_argument(
+        "--layout",
+        metavar="NODESxPPN",
+        help="plan runs: run every test on this layout instead of the plan's (e.g. 1x2 "
+        "for a trial on one node)",
+    )
+    parser.add_argument(
         "--var",
         action="append",
         default=[],
@@ -438,6 +444,8 @@ def handle_plan(args: argparse.Namespace) -> int:
         return 2
     try:
         plan = load_plan(args.config, _overrides(args.var))
+        if args.layout:
+            _relayout(plan, args.layout)
         stamp = time.strftime("%Y.%m.%d-%H.%M.%S")
         default = f"acceptance-{_slug(plan.name)}-{stamp}"
         root = args.results or Path(plan.results or default)
@@ -472,6 +480,15 @@ def handle_plan(args: argparse.Namespace) -> int:
         print(f"ioscore run: cannot write into {root}: {exc.strerror or exc}", file=sys.stderr)
         return 2
     return execute(args.scheduler, script, root)
+
+
+def _relayout(plan: Plan, layout: str) -> None:
+    nodes, sep, ppn = layout.lower().partition("x")
+    if not sep or not nodes.isdigit() or not ppn.isdigit() or int(nodes) < 1 or int(ppn) < 1:
+        raise PlanError(f"--layout {layout!r}: expected NODESxPPN, e.g. 2x64")
+    plan.nodes, plan.ppn = int(nodes), int(ppn)
+    for test in plan.tests:
+        test.nodes, test.ppn = plan.nodes, plan.ppn
 
 
 def _slug(name: str) -> str:
