@@ -202,3 +202,21 @@ def test_size_probes_and_writes_the_plan(tmp_path: Path) -> None:
         assert sorted(p.name for p in root.iterdir()) == ["plan.toml"]  # probe data removed
         done = cli("size", "--from", str(root / "nothing"), "--ram", "8m")
         assert done.returncode == 2 and "cannot read" in done.stderr
+
+
+def test_a_larger_test_sizes_the_job_and_launches_its_own_layout(tmp_path: Path) -> None:
+    text = PLAN.format(data=tmp_path / "data").replace(
+        'name = "md"\n', 'name = "md"\nnodes = 4\nppn = 8\n'
+    )
+    plan = write_plan(tmp_path, text)
+    done = cli("run", str(plan), "--scheduler", "slurm", "--dry-run")
+    assert done.returncode == 0, done.stderr
+    assert "#SBATCH --nodes=4" in done.stdout and "#SBATCH --ntasks-per-node=8" in done.stdout
+    assert "srun --ntasks=2 --ntasks-per-node=2 ioscore-suite ior" in done.stdout
+    assert "srun --ntasks=32 --ntasks-per-node=8 ioscore-suite mdtest" in done.stdout
+    relaid = cli("run", str(plan), "--scheduler", "slurm", "--dry-run", "--layout", "1x3")
+    assert (
+        "#SBATCH --nodes=1" in relaid.stdout and "--ntasks=3 --ntasks-per-node=3" in relaid.stdout
+    )
+    bad = cli("run", str(plan), "--dry-run", "--layout", "3")
+    assert bad.returncode == 2 and "expected NODESxPPN" in bad.stderr

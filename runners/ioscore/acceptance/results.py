@@ -40,9 +40,8 @@ from ioscore.results.errors import ResultFormatError, read_text
 from ioscore.results.limits import MAX_JSON_BYTES
 from ioscore.results.model import PhaseResult
 from ioscore.results.parse_json import (
-    SCHEMA_ID,
     _validate_schema,
-    load_json_document,
+    load_result_document,
     phase_from_json,
 )
 from ioscore.results.stragglers import work_rates
@@ -452,13 +451,7 @@ def load_launch(path: Path) -> Launch:
     file = _result_file(Path(path))
     source = str(file)
     text = read_text(file, max_bytes=MAX_JSON_BYTES, max_line=None)
-    document = load_json_document(text, source)
-    if not isinstance(document, dict):
-        raise ResultFormatError(source, "top level is not a JSON object")
-    if document.get("schema") != SCHEMA_ID:
-        raise ResultFormatError(
-            source, f"unknown schema {document.get('schema')!r} (expected {SCHEMA_ID!r})"
-        )
+    document = load_result_document(text, source)
     mode = document.get("mode")
     if mode not in ACCEPTANCE_MODES:
         raise ResultFormatError(
