@@ -220,3 +220,56 @@ def test_a_larger_test_sizes_the_job_and_launches_its_own_layout(tmp_path: Path)
     )
     bad = cli("run", str(plan), "--dry-run", "--layout", "3")
     assert bad.returncode == 2 and "expected NODESxPPN" in bad.stderr
+
+
+def test_a_test_that_did_not_run_fails_its_targets(tmp_path: Path) -> None:
+    require_suite()
+    with scratch("ioscore-acc-broken-") as root:
+        text = PLAN.format(data=root / "data").replace("mdtest -n 30", "mdtest -n 30 -Z")
+        plan = write_plan(root, text)
+        results = root / "results"
+        done = cli("run", str(plan), "--results", str(results), "--suite", str(SUITE))
+        assert done.returncode == 1  # the job says a launch failed ...
+        assert "not supported: -Z" in done.stdout + done.stderr  # ... and the suite why
+        assert "plan finished: 1 launch(es) failed" in (results / "job.out").read_text()
+        report = cli("report", str(results), "--json")
+        assert report.returncode == 1
+        md = json.loads(report.stdout)["tests"][1]
+        assert md["id"] == "md" and md["launches"] == [] and not md["passed"]
+        assert md["targets"][0]["message"].startswith(
+            "FAIL: creates >= 1/s: the test has no file-write results"
+        )
+
+
+def test_report_refuses_a_broken_result_clearly(tmp_path: Path) -> None:
+    (tmp_path / "t" / "run").mkdir(parents=True)
+    (tmp_path / "t" / "run" / "result.json").write_text('{"schema": "ioscore-result/1", "mode"')
+    done = cli("report", str(tmp_path))
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "result.json" in done.stderr and "invalid JSON" in done.stderr
+
+
+def test_an_aborted_launch_is_named_and_the_rest_reported(tmp_path: Path) -> None:
+    require_suite()
+    with scratch("ioscore-acc-aborted-") as root:
+        plan = write_plan(root)
+        results = root / "results"
+        assert (
+            cli("run", str(plan), "--results", str(results), "--suite", str(SUITE)).returncode == 0
+        )
+        read = results / "fpp" / "read" / "result.json"
+        doc = json.loads(read.read_text())
+        doc.update(finished=False, aborted=True)  # what the suite leaves after an I/O error
+        read.write_text(json.dumps(doc))
+        report = cli("report", str(results), "--json")
+        assert report.returncode == 1
+        out = json.loads(report.stdout)
+        assert out["unreadable"] == [
+            {"path": str(read), "reason": "truncated: the launch aborted by an I/O error"}
+        ]
+        fpp = out["tests"][0]
+        assert [launch["role"] for launch in fpp["launches"]] == ["write"]
+        verdicts = {t["target"]["text"]: t["passed"] for t in fpp["targets"]}
+        assert verdicts == {"write >= 1 MiB/s": True, "read >= 1000 TB/s": False}
+        text = cli("report", str(results))
+        assert f"left out, unreadable: {read}: truncated" in text.stdout
