@@ -273,3 +273,26 @@ def test_an_aborted_launch_is_named_and_the_rest_reported(tmp_path: Path) -> Non
         assert verdicts == {"write >= 1 MiB/s": True, "read >= 1000 TB/s": False}
         text = cli("report", str(results))
         assert f"left out, unreadable: {read}: truncated" in text.stdout
+
+
+def test_size_updates_literals_variables_and_refuses_patterns(tmp_path: Path) -> None:
+    from ioscore.acceptance.plan import PlanError, load_plan, update_test_options
+
+    text = (
+        PLAN.format(data=tmp_path / "data")
+        + '\n[[test]]\nname = "easy"\npattern = "ior-easy-write"\n'
+    )
+    plan = write_plan(tmp_path, text)
+    update_test_options(plan, "fpp", {"-b": "12g", "-t": "1m"})
+    update_test_options(plan, "md", {"-n": "5000"})
+    loaded = {t.name: t for t in load_plan(plan).tests}
+    write = loaded["fpp"].parts[0].args
+    assert write[write.index("-b") + 1] == "12g" and write[write.index("-t") + 1] == "1m"
+    assert 'block = "12g"' in plan.read_text()  # -b was ${block}: the variable changed
+    assert loaded["md"].parts[0].args[:2] == ("-n", "5000")
+    with pytest.raises(PlanError, match="is a pattern"):
+        update_test_options(plan, "easy", {"-b": "1g"})
+    with pytest.raises(PlanError, match="-e has no value to set"):
+        update_test_options(plan, "fpp", {"-e": "x"})
+    with pytest.raises(PlanError, match="no test named 'nope'"):
+        update_test_options(plan, "nope", {"-n": "1"})

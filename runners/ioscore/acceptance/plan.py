@@ -531,8 +531,10 @@ def update_test_options(path: Path, test_name: str, values: dict[str, str]) -> N
         words = shlex.split(entry["command"])
         var_updates = {}
         for option, value in values.items():
-            if option in words[:-1]:
+            if option in words:
                 index = words.index(option) + 1
+                if index == len(words) or words[index].startswith("-"):
+                    raise PlanError(f"{path}: test {test_name!r}: {option} has no value to set")
                 reference = _VAR_REFERENCE.fullmatch(words[index])
                 if reference:
                     var_updates[reference.group(1)] = value
