@@ -137,7 +137,8 @@ def parse_result_json(path: Path) -> RunResult:
     return parse_result_json_text(text, str(path))
 
 
-def parse_result_json_text(text: str, source: str) -> RunResult:
+def load_result_document(text: str, source: str) -> dict[str, Any]:
+    """result.json text -> its top-level object, when it is an ioscore-result/1 document."""
     document = load_json_document(text, source)
     if not isinstance(document, dict):
         raise ResultFormatError(source, "top level is not a JSON object")
@@ -145,6 +146,11 @@ def parse_result_json_text(text: str, source: str) -> RunResult:
         raise ResultFormatError(
             source, f"unknown schema {document.get('schema')!r} (expected {SCHEMA_ID!r})"
         )
+    return document
+
+
+def parse_result_json_text(text: str, source: str) -> RunResult:
+    document = load_result_document(text, source)
     _validate_schema(document, source)
     if document.get("finished") is False or document.get("scores") is None:
         # The suite rewrites result.json after every phase: this run stopped part-way.
@@ -153,53 +159,8 @@ def parse_result_json_text(text: str, source: str) -> RunResult:
     scores = _need(document, "scores", dict, source)
     phases: dict[str, PhaseResult] = {}
     for index, raw in enumerate(_need(document, "phases", list, source)):
-        if not isinstance(raw, dict):
-            raise ResultFormatError(source, f"phases[{index}] is not an object")
-        name = _need(raw, "name", str, f"{source} phases[{index}]")
-        where = f"{source} phases[{index}] ({name})"
-        group = str(raw.get("group", "none"))
-        if group not in ("bw", "md", "none"):
-            raise ResultFormatError(where, f"unknown group {group!r}")
-        ranks = [
-            RankStat(
-                rank=int(r.get("rank", i)),
-                host=r.get("host"),
-                start=r.get("start"),
-                end=r.get("end"),
-                items=r.get("items"),
-                rate=r.get("rate"),
-                first_done=r.get("first_done"),
-                bytes=r.get("bytes"),
-                verify_errors=r.get("verify_errors"),
-            )
-            for i, r in enumerate(raw.get("ranks") or [])
-            if isinstance(r, dict)
-        ]
-        extra = dict(raw.get("extra") or {})
-        for key in (
-            "items",
-            "bytes",
-            "verify_errors",
-            "stonewall",
-            "t_start",
-            "t_end",
-            "ran",
-            "latency",
-        ):
-            if raw.get(key) is not None:
-                extra[key] = raw[key]
-        phases[name] = PhaseResult(
-            name=name,
-            value=_phase_number(raw, "score", where),
-            unit=str(raw.get("unit", "GiB/s" if name.startswith("i") else "kIOPS")),
-            time=_phase_number(raw, "time", where, optional=True),
-            group=ScoreGroup(group),
-            valid=bool(raw.get("valid", True)),
-            invalid_reasons=[str(r) for r in raw.get("invalid_reasons") or []],
-            ranks=ranks,
-            timeseries=raw.get("timeseries"),
-            extra=extra,
-        )
+        phase = phase_from_json(raw, index, source)
+        phases[phase.name] = phase
     config_raw = document.get("config") or {}
     # null = unset; config.ini prints unset options empty, and so does this model.
     config = {
@@ -234,4 +195,56 @@ def parse_result_json_text(text: str, source: str) -> RunResult:
         files=[source],
         extra={k: document.get(k) for k in ("nodes", "ppn0", "hosts", "valid") if k in document},
         timestamp=document.get("timestamp"),
+    )
+
+
+def phase_from_json(raw: Any, index: int, source: str) -> PhaseResult:
+    """One entry of result.json's ``phases`` -> PhaseResult (also used for acceptance runs,
+    whose result.json has no scores; see ioscore.acceptance.results)."""
+    if not isinstance(raw, dict):
+        raise ResultFormatError(source, f"phases[{index}] is not an object")
+    name = _need(raw, "name", str, f"{source} phases[{index}]")
+    where = f"{source} phases[{index}] ({name})"
+    group = str(raw.get("group", "none"))
+    if group not in ("bw", "md", "none"):
+        raise ResultFormatError(where, f"unknown group {group!r}")
+    ranks = [
+        RankStat(
+            rank=int(r.get("rank", i)),
+            host=r.get("host"),
+            start=r.get("start"),
+            end=r.get("end"),
+            items=r.get("items"),
+            rate=r.get("rate"),
+            first_done=r.get("first_done"),
+            bytes=r.get("bytes"),
+            verify_errors=r.get("verify_errors"),
+        )
+        for i, r in enumerate(raw.get("ranks") or [])
+        if isinstance(r, dict)
+    ]
+    extra = dict(raw.get("extra") or {})
+    for key in (
+        "items",
+        "bytes",
+        "verify_errors",
+        "stonewall",
+        "t_start",
+        "t_end",
+        "ran",
+        "latency",
+    ):
+        if raw.get(key) is not None:
+            extra[key] = raw[key]
+    return PhaseResult(
+        name=name,
+        value=_phase_number(raw, "score", where),
+        unit=str(raw.get("unit", "GiB/s" if name.startswith("i") else "kIOPS")),
+        time=_phase_number(raw, "time", where, optional=True),
+        group=ScoreGroup(group),
+        valid=bool(raw.get("valid", True)),
+        invalid_reasons=[str(r) for r in raw.get("invalid_reasons") or []],
+        ranks=ranks,
+        timeseries=raw.get("timeseries"),
+        extra=extra,
     )
