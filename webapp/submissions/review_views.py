@@ -131,6 +131,7 @@ def _review_context(request: HttpRequest, submission: Submission, form: ReviewFo
         "claimed_level": answers.get(LEVEL_KEY, ""),
         "transitions": submission.transitions.select_related("actor"),
         "form": form if submission.status == Status.UNDER_REVIEW and not own else None,
+        "refusals": form.non_field_errors() if form.is_bound else [],
         "own": own,
     }
 
@@ -151,12 +152,13 @@ def review_page(request: HttpRequest, pk: int) -> HttpResponse:
                 raise PermissionDenied(str(exc)) from None
             except TransitionError as exc:
                 form.add_error(None, str(exc))
+                status = 409  # the state does not allow it (decided meanwhile, withdrawn)
             else:
                 messages.success(
                     request, f"Submission {pk}: {Status(submission.status).label.lower()}."
                 )
                 return redirect("review-queue")
-        status = 400
+        status = max(status, 400)
     return render(
         request,
         "submissions/review.html",
