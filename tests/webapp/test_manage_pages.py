@@ -204,3 +204,20 @@ def test_grant_role_command(cast: Any) -> None:
         call_command("grant_role", "ghost", "admin")
     with pytest.raises(CommandError):
         call_command("grant_role", "other", "emperor")
+
+
+def test_django_admin_grants_roles_through_the_same_code(cast: Any) -> None:
+    from django.contrib.auth.models import User
+
+    boss = User.objects.create_superuser("boss", "boss@example.org", "x" * 16)
+    browser = Client()
+    browser.force_login(boss)
+    listing = browser.get("/admin/auth/user/").content.decode()
+    assert "Grant the reviewer role" in listing
+    browser.post(
+        "/admin/auth/user/",
+        {"action": "grant_reviewer", "_selected_action": [cast.other_submitter.pk]},
+    )
+    assert cast.other_submitter.groups.filter(name="reviewer").exists()
+    line = LogEntry.objects.get(object_id=str(cast.other_submitter.pk))
+    assert line.user == boss and "granted role reviewer" in line.get_change_message()
