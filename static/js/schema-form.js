@@ -5,7 +5,8 @@
  *  - "Fill the form from it" reads the pasted (or chosen) ioscore sysinfo JSON and fills the
  *    fields whose names are "sys-" + the JSON path, adding repeated groups as needed;
  *  - "Add ..." copies the last group of a repeated set, renumbered and empty;
- *  - "Remove ..." removes a group (the server closes the gaps in the numbering).
+ *  - "Remove ..." removes a group (the server closes the gaps in the numbering);
+ *  - an error shown beside a field goes away once its value is changed.
  * Plain ES2018, no dependencies, nothing loaded from elsewhere.
  */
 (function () {
@@ -189,6 +190,15 @@
     if (button) { button.addEventListener("click", prefill); }
     var file = form.querySelector('input[name="system_file"]');
     if (file) { file.addEventListener("change", readFile); }
+    // a changed value is no longer what the server complained about
+    var settle = function (event) {
+      var block = event.target.closest && event.target.closest(".sf-field");
+      if (!block || !block.classList.contains("sf-invalid")) { return; }
+      block.classList.remove("sf-invalid");
+      block.querySelectorAll(".sf-error").forEach(function (el) { el.remove(); });
+    };
+    form.addEventListener("input", settle);
+    form.addEventListener("change", settle);
     form.addEventListener("click", function (event) {
       var target = event.target.closest("button");
       if (!target) { return; }

@@ -359,12 +359,24 @@ class SystemDescriptionForm(forms.Form):
         while node is None and "." in path:  # e.g. a position beyond the laid-out groups
             path = path.rsplit(".", 1)[0]
             node = self.nodes.get(path)
-        if node is not None and node.kind == "field":
+        if node is not None and missing and node.kind != "field":
+            self.mark_required(node)  # a whole group is missing: say it at its fields
+        elif node is not None and node.kind == "field":
             self.add_error(node.name, message)
         elif node is not None and node.path:
             node.errors.append(message)
         else:
             self.add_error(None, f"{path or 'description'}: {message}")
+
+    def mark_required(self, node: Node) -> None:
+        for child in node.children:
+            if node.kind == "array" or child.required:
+                if child.kind == "field":
+                    self.add_error(child.name, "required")
+                elif child.kind != "fixed":
+                    self.mark_required(child)
+        if not node.children:
+            node.errors.append("required")
 
     def group_errors(self) -> list[tuple[str, str]]:
         return [(n.label, e) for n in self.nodes.values() for e in n.errors]
