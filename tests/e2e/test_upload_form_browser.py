@@ -24,6 +24,7 @@ from .conftest import chromium_page
 def page(
     live_server: Any, transactional_db: None, monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[Any]:
+    """A Chromium tab at the width the upload form is designed for (1280 px)."""
     monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")  # see conftest.browser_page
     with chromium_page(1280, 900) as tab:
         yield tab

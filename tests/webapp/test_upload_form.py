@@ -195,6 +195,15 @@ def _form_values(tree: dict[str, Any], answers: dict[str, Any]) -> dict[str, Any
     return values
 
 
+def _upload(browser: Client, cast: Any, values: dict[str, Any]) -> Any:
+    """Post the guided form with a small archive (the form is under test, not the run)."""
+    archive = SimpleUploadedFile("run.tgz", tar_gz({"run/result.json": b"{}", **JOB_FILES}))
+    return browser.post(
+        "/submissions/new/",
+        {**values, "site": cast.site.pk, "target_list": "research", "archive": archive},
+    )
+
+
 def test_errors_are_shown_beside_their_fields_and_nothing_is_stored(
     cast: Any, open_release: Any
 ) -> None:
@@ -207,11 +216,7 @@ def test_errors_are_shown_beside_their_fields_and_nothing_is_stored(
     values["sys-submitter.acknowledgements.rules_followed"] = ""  # unchecked
     browser = Client()
     browser.force_login(cast.submitter)
-    archive = SimpleUploadedFile("run.tgz", tar_gz({"run/result.json": b"{}", **JOB_FILES}))
-    response = browser.post(
-        "/submissions/new/",
-        {**values, "site": cast.site.pk, "target_list": "research", "archive": archive},
-    )
+    response = _upload(browser, cast, values)
     assert response.status_code == 400
     page = response.content.decode()
     assert "Enter a whole number" in _error_beside(page, "sys-run.client_nodes")
@@ -219,11 +224,7 @@ def test_errors_are_shown_beside_their_fields_and_nothing_is_stored(
     assert not Submission.objects.exists()
     # with the type error fixed, the schema's problems appear beside their fields
     values["sys-run.client_nodes"] = "13"
-    archive = SimpleUploadedFile("run.tgz", tar_gz({"run/result.json": b"{}", **JOB_FILES}))
-    response = browser.post(
-        "/submissions/new/",
-        {**values, "site": cast.site.pk, "target_list": "research", "archive": archive},
-    )
+    response = _upload(browser, cast, values)
     page = response.content.decode()
     assert response.status_code == 400
     assert _error_beside(page, "sys-site.institution") == "required"
@@ -242,11 +243,7 @@ def test_a_complete_guided_upload_stores_the_tree_and_the_answers(
     values = _form_values(tree, QUESTIONNAIRE)
     browser = Client()
     browser.force_login(cast.submitter)
-    archive = SimpleUploadedFile("run.tgz", tar_gz({"run/result.json": b"{}", **JOB_FILES}))
-    response = browser.post(
-        "/submissions/new/",
-        {**values, "site": cast.site.pk, "target_list": "research", "archive": archive},
-    )
+    response = _upload(browser, cast, values)
     assert response.status_code == 302, response.content.decode()[:3000]
     submission = Submission.objects.get()
     stored = SystemDescription.objects.get(submission=submission)

@@ -17,14 +17,10 @@ PASTE_HELP = (
 )
 
 
-class UploadForm(forms.Form):
-    archive = forms.FileField(
-        help_text="results archive: .tar.gz, .tgz, .tar or .zip, stored unchanged"
-    )
-    site = forms.ModelChoiceField(queryset=Site.objects.none())
-    target_list = forms.ChoiceField(choices=TargetList.choices, initial=TargetList.RESEARCH)
-    # On the guided page: a description to fill the form from. Posted alone (scripts), the
-    # description itself, as the API takes it.
+class DescriptionFields(forms.Form):
+    """The pasted description of the upload and edit pages. On the guided page it fills the
+    form; posted alone (scripts), it is the description itself, as the API takes it."""
+
     system = forms.CharField(
         widget=forms.Textarea(attrs={"rows": 6}),
         required=False,
@@ -35,23 +31,22 @@ class UploadForm(forms.Form):
         required=False, label="or choose its file", help_text="a .json file, at most 1 MiB"
     )
     questionnaire = forms.CharField(widget=forms.HiddenInput, required=False)
+
+
+class UploadForm(DescriptionFields):
+    archive = forms.FileField(
+        help_text="results archive: .tar.gz, .tgz, .tar or .zip, stored unchanged"
+    )
+    site = forms.ModelChoiceField(queryset=Site.objects.none())
+    target_list = forms.ChoiceField(choices=TargetList.choices, initial=TargetList.RESEARCH)
+    field_order = ["archive", "site", "target_list"]
 
     def __init__(self, *args: Any, user: Any = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields["site"].queryset = Site.objects.filter(members=user)  # type: ignore[attr-defined]
 
 
-class MetadataForm(forms.Form):
-    system = forms.CharField(
-        widget=forms.Textarea(attrs={"rows": 6}),
-        required=False,
-        label="Paste a system description",
-        help_text=PASTE_HELP,
-    )
-    system_file = forms.FileField(
-        required=False, label="or choose its file", help_text="a .json file, at most 1 MiB"
-    )
-    questionnaire = forms.CharField(widget=forms.HiddenInput, required=False)
+class MetadataForm(DescriptionFields):
     submit_now = forms.BooleanField(required=False, label="submit for validation after saving")
 
 
