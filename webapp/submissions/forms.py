@@ -50,6 +50,7 @@ class MetadataForm(DescriptionFields):
     submit_now = forms.BooleanField(required=False, label="submit for validation after saving")
 
 
+UNCHANGED_YES_NO = [("", "(unchanged)"), ("true", "yes"), ("false", "no")]
 ACTION_LABELS = {
     "accept": "Accept: the run enters the lists of its release",
     "request_changes": "Request changes: the submitter edits and submits again",
@@ -71,8 +72,12 @@ class ReviewForm(forms.Form):
         required=False,
         label="Assigned reproducibility level",
     )
-    production_eligible = forms.NullBooleanField(required=False, label="Production eligible")
-    ten_node_eligible = forms.NullBooleanField(required=False, label="10-node eligible")
+    production_eligible = forms.NullBooleanField(
+        required=False, label="Production eligible", widget=forms.Select(choices=UNCHANGED_YES_NO)
+    )
+    ten_node_eligible = forms.NullBooleanField(
+        required=False, label="10-node eligible", widget=forms.Select(choices=UNCHANGED_YES_NO)
+    )
 
 
 class TokenForm(forms.Form):

@@ -107,8 +107,19 @@ def queue(request: HttpRequest) -> HttpResponse:
     return render(request, "submissions/queue.html", context)
 
 
+def plain(value: Any) -> str:
+    """An issue's expected/actual value in words: lists joined, mappings as key: value."""
+    if value is None:
+        return "\u2013"  # en dash, as the tables show a missing value
+    if isinstance(value, list | tuple):
+        return ", ".join(plain(v) for v in value) or "none"
+    if isinstance(value, dict):
+        return "; ".join(f"{k}: {plain(v)}" for k, v in value.items())
+    return str(value)
+
+
 def _review_context(request: HttpRequest, submission: Submission, form: ReviewForm) -> dict:
-    issues = list(submission.issues.all())
+    issues = [(i, plain(i.expected), plain(i.actual)) for i in submission.issues.all()]
     questionnaire = getattr(submission, "questionnaire", None)
     answers = questionnaire.answers if questionnaire else {}
     labels = {**QUESTIONS, **OPTIONAL}
@@ -118,7 +129,7 @@ def _review_context(request: HttpRequest, submission: Submission, form: ReviewFo
         "system": getattr(submission, "system_description", None),
         "phases": [p for p in submission.phases.all() if p.name != "timestamp"],
         "issue_groups": [
-            (label, [i for i in issues if i.severity == severity])
+            (label, [row for row in issues if row[0].severity == severity])
             for severity, label in (
                 (ValidationIssue.INVALID, "Blocking"),
                 (ValidationIssue.WARNING, "For the committee"),
