@@ -302,6 +302,7 @@ def test_edit_after_changes_requested_shows_the_request_and_resubmits(
     assert _field_value(page, "sys-client_system.name") == "Example Cluster"
     assert _field_value(page, "sys-submitter.email") == "a.submitter@example.org"  # owner only
     assert "we describe this part of the system" in _field_value(page, "q-purpose")
+    assert 'class="sf-error"' not in page  # the stored description is complete
     values = _form_values(example_system(), QUESTIONNAIRE)
     values["sys-server_groups.0.media.0.model"] = "PM1743"
     response = browser.post(f"/submissions/{submission.pk}/edit/", {**values, "submit_now": "1"})
@@ -332,3 +333,34 @@ def test_a_draft_may_be_saved_incomplete_but_not_submitted(cast: Any, open_relea
     submission = Submission.objects.get(pk=submission.pk)
     assert submission.status == Status.DRAFT
     assert "procs_per_node" not in submission.system_description.data["run"]
+
+
+def test_edit_page_marks_what_the_checks_refused_beside_the_fields(
+    cast: Any, open_release: Any
+) -> None:
+    from submissions.intake import save_metadata
+    from validation.models import ValidationIssue
+
+    submission = Submission.objects.create(
+        release=open_release,
+        owner=cast.submitter,
+        site=cast.site,
+        status=Status.VALIDATION_FAILED,
+    )
+    tree = example_system()
+    del tree["storage_system"]["vendor"]
+    save_metadata(submission, tree, {**QUESTIONNAIRE, "caching": "page cache only"}, None)
+    ValidationIssue.objects.create(
+        submission=submission,
+        rule="system-description",
+        severity="invalid",
+        message="storage_system: 'vendor' is a required property",
+    )
+    browser = Client()
+    browser.force_login(cast.submitter)
+    page = browser.get(f"/submissions/{submission.pk}/edit/").content.decode()
+    assert "The automatic checks refused this submission" in page
+    assert "storage_system: &#x27;vendor&#x27; is a required property" in page
+    assert _error_beside(page, "sys-storage_system.vendor") == "required"
+    assert "at least 10 words needed, got 3" in _error_beside(page, "q-caching")
+    assert _error_beside(page, "sys-storage_system.name") == ""

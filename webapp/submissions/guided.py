@@ -119,6 +119,17 @@ def unbound(system_tree: Any, answers: Any) -> Guided:
     )
 
 
+def checked(system_tree: Any, answers: Any) -> Guided:
+    """The stored metadata, checked: what the schema or the questionnaire's rules say about
+    it appears beside the fields when the owner opens the edit page."""
+    shown = SystemDescriptionForm(tree=system_tree)
+    system = SystemDescriptionForm(data=shown.initial)
+    questionnaire = QuestionnaireForm(data=QuestionnaireForm.initial_for(answers))
+    system.check()
+    questionnaire.check()
+    return Guided(system, questionnaire)
+
+
 def pasted_text(request: HttpRequest) -> str:
     """The description pasted into the text area, or read from the chosen JSON file."""
     upload = request.FILES.get("system_file")

@@ -18,6 +18,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 
 from ioscore_site import ratelimit
+from validation.models import ValidationIssue
 
 from . import access, archive_guide, contact, guided
 from .forms import MetadataForm, UploadForm
@@ -163,7 +164,13 @@ def edit(request: HttpRequest, pk: int) -> HttpResponse:
     page = "submissions/edit.html"
     questionnaire = getattr(submission, "questionnaire", None)
     stored_answers = questionnaire.answers if questionnaire else None
-    extra = {"submission": submission, "change_request": _change_request(submission)}
+    extra = {
+        "submission": submission,
+        "change_request": _change_request(submission),
+        "blocking": submission.issues.filter(severity=ValidationIssue.INVALID)
+        if submission.status == Status.VALIDATION_FAILED
+        else [],
+    }
     if not guided.is_guided(request):
         return _edit_json(request, submission, stored_answers, extra)
     form = MetadataForm(request.POST)
@@ -194,7 +201,9 @@ def _edit_json(
     extra: dict[str, Any],
 ) -> HttpResponse:
     """The edit page shown for a GET, and the JSON-field post of scripts."""
-    forms = guided.unbound(_stored_tree(submission), stored_answers)
+    tree = _stored_tree(submission)
+    stored = tree is not None or stored_answers is not None
+    forms = guided.checked(tree, stored_answers) if stored else guided.unbound(None, None)
     form = MetadataForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:
