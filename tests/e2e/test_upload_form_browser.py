@@ -82,6 +82,17 @@ def test_submitter_fills_the_guided_upload_form(
     assert [e for e in page.console_errors if "status of 400" not in e] == []
     page.console_errors.clear()
 
+    # at a phone's width the form reflows: nothing wider than the screen
+    page.set_viewport_size({"width": 390, "height": 844})
+    widest = page.evaluate(
+        "() => Math.max(...[...document.querySelectorAll('form.sf-form *')]"
+        ".map(e => e.getBoundingClientRect().right))"
+    )
+    assert widest <= 390, widest
+    page.locator("#sf-client_node_groups").scroll_into_view_if_needed()
+    page.screenshot(path=str(artifacts_dir / "upload-form-phone.png"))
+    page.set_viewport_size({"width": 1280, "height": 900})
+
     archive = tmp_path / "run.tgz"
     archive.write_bytes(tar_gz({"run/result.json": b"{}", **JOB_FILES}))
     page.set_input_files('input[name="archive"]', str(archive))
