@@ -142,6 +142,7 @@ def test_prefill_from_real_sysinfo_output(cast: Any, tmp_path: Path) -> None:
     assert response.status_code == 200
     page = response.content.decode()
     assert "Filled" in page and "from the pasted description" in page
+    assert 'class="sf-error"' not in page and "Nothing was stored" not in page
     group = detected["client_node_groups"][0]
     assert group["kernel_version"] == platform.release()
     assert _field_value(page, "sys-client_node_groups.0.kernel_version") == platform.release()
@@ -364,3 +365,17 @@ def test_edit_page_marks_what_the_checks_refused_beside_the_fields(
     assert _error_beside(page, "sys-storage_system.vendor") == "required"
     assert "at least 10 words needed, got 3" in _error_beside(page, "q-caching")
     assert _error_beside(page, "sys-storage_system.name") == ""
+
+
+def test_a_paste_that_is_not_json_is_named_beside_the_box(cast: Any) -> None:
+    browser = Client()
+    browser.force_login(cast.submitter)
+    response = browser.post(
+        "/submissions/new/",
+        {"guided": "1", "system": '{"site": {"abbreviation": }', "_action": "prefill"},
+    )
+    assert response.status_code == 400
+    page = response.content.decode()
+    assert "invalid JSON at line 1 column 27" in _error_beside(page, "system")
+    nothing = browser.post("/submissions/new/", {"guided": "1", "_action": "prefill"})
+    assert "Nothing to fill the form from" in nothing.content.decode()

@@ -152,7 +152,14 @@ def from_post(request: HttpRequest) -> Guided:
         pasted = parse_json_field("system", text) if text.strip() else None
     except IntakeError as exc:
         return Guided(SystemDescriptionForm(request.POST), answers, paste_error=str(exc))
-    if pasted is not None or action.startswith(("add:", "remove:")) or action == "prefill":
+    if action == "prefill" and pasted is None:
+        answers.is_valid()
+        return Guided(
+            SystemDescriptionForm(tree=posted_tree(request.POST)),
+            QuestionnaireForm(initial=answers.cleaned_data),
+            notice="Nothing to fill the form from: paste the JSON or choose its file first.",
+        )
+    if pasted is not None or action.startswith(("add:", "remove:")):
         answers.is_valid()  # keep what was typed, without complaining yet
         answers = QuestionnaireForm(initial=answers.cleaned_data)
         raw = posted_tree(request.POST)

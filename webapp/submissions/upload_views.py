@@ -88,11 +88,10 @@ def upload(request: HttpRequest) -> HttpResponse:
             return _store_json_upload(request, form, forms)
         return _page(request, page, form, forms)
     forms = guided.from_post(request)
-    if forms.paste_error:
-        form.is_valid()
-        form.add_error("system", forms.paste_error)
-    if not forms.stores:
-        return _page(request, page, form, forms)
+    if not forms.stores:  # only the form changed: show it again, nothing to complain about
+        kept = {name: request.POST.get(name) for name in ("site", "target_list")}
+        again = UploadForm(initial=kept, user=request.user)
+        return _page(request, page, again, forms, status=400 if forms.paste_error else 200)
     ok = all([form.is_valid(), forms.system.check(), forms.questionnaire.check()])
     if not ok:
         return _page(request, page, form, forms, status=400)
@@ -176,10 +175,9 @@ def edit(request: HttpRequest, pk: int) -> HttpResponse:
     form = MetadataForm(request.POST)
     form.is_valid()
     forms = guided.from_post(request)
-    if forms.paste_error:
-        form.add_error("system", forms.paste_error)
     if not forms.stores:
-        return _page(request, page, form, forms, **extra)
+        status = 400 if forms.paste_error else 200
+        return _page(request, page, MetadataForm(), forms, status=status, **extra)
     submit_now = bool(form.cleaned_data.get("submit_now"))
     complete = all([forms.system.check(), forms.questionnaire.check()])
     if submit_now and not complete:
