@@ -379,3 +379,24 @@ def test_a_paste_that_is_not_json_is_named_beside_the_box(cast: Any) -> None:
     assert "invalid JSON at line 1 column 27" in _error_beside(page, "system")
     nothing = browser.post("/submissions/new/", {"guided": "1", "_action": "prefill"})
     assert "Nothing to fill the form from" in nothing.content.decode()
+
+
+def test_form_round_trips_are_not_uploads_for_the_rate_limit(
+    cast: Any, open_release: Any, settings: Any
+) -> None:
+    settings.IOSCORE_RATE_LIMITS = {"upload-account": "1/3600"}
+    values = _form_values(example_system(), QUESTIONNAIRE)
+    browser = Client()
+    browser.force_login(cast.submitter)
+    for _ in range(3):
+        grown = browser.post("/submissions/new/", {**values, "_action": "add:server_groups"})
+        assert grown.status_code == 200
+    assert _upload(browser, cast, values).status_code == 302
+    values["sys-client_system.name"] = "Second Cluster"
+    refused = _upload(browser, cast, values)
+    assert refused.status_code == 429
+    page = refused.content.decode()
+    assert "too many uploads" in page
+    assert _field_value(page, "sys-client_system.name") == "Second Cluster"  # nothing lost
+    assert "we describe this part" in _field_value(page, "q-purpose")
+    assert Submission.objects.count() == 1

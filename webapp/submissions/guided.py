@@ -112,10 +112,29 @@ def is_guided(request: HttpRequest) -> bool:
     return request.method == "POST" and GUIDED in request.POST
 
 
+def changes_form_only(request: HttpRequest) -> bool:
+    """A guided post that only fills, grows or shrinks the form (stores nothing, so it is not
+    an upload for the rate limit)."""
+    if not is_guided(request):
+        return False
+    pasted = str(request.POST.get("system", "")).strip() or "system_file" in request.FILES
+    return bool(request.POST.get(ACTION) or pasted)
+
+
 def unbound(system_tree: Any, answers: Any) -> Guided:
     return Guided(
         SystemDescriptionForm(tree=system_tree),
         QuestionnaireForm(initial=QuestionnaireForm.initial_for(answers)),
+    )
+
+
+def kept(request: HttpRequest) -> Guided:
+    """What was typed, shown again unchecked (a refused post: too many uploads)."""
+    answers = QuestionnaireForm(request.POST)
+    answers.is_valid()
+    return Guided(
+        SystemDescriptionForm(tree=posted_tree(request.POST)),
+        QuestionnaireForm(initial=answers.cleaned_data),
     )
 
 

@@ -60,7 +60,7 @@ def upload(request: HttpRequest) -> HttpResponse:
     if not access.can_submit(request.user):
         raise PermissionDenied("only submitters may upload")
     page = "submissions/upload.html"
-    if request.method == "POST":
+    if request.method == "POST" and not guided.changes_form_only(request):
         checks = ratelimit.upload_checks(request)
         wait = ratelimit.retry_after(checks)
         if wait is not None:
@@ -69,7 +69,7 @@ def upload(request: HttpRequest) -> HttpResponse:
                 request,
                 page,
                 UploadForm(user=request.user),
-                guided.unbound(None, None),
+                guided.kept(request),
                 status=429,
                 refusal=refused,
             )
