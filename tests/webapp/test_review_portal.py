@@ -155,6 +155,17 @@ def test_decisions_change_the_state_log_it_and_notify(
     assert (change.actor, change.comment) == (cast.reviewer, "checked by two members")
     assert sent == [change.pk]
     assert submission.questionnaire.assigned_level == "limited"
+    # what the queued task sends: the owner hears of the decision, with the comment
+    from django.core import mail
+
+    from submissions.tasks import notify_transition
+
+    settings.EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
+    notify_transition.apply(args=(change.pk,))
+    to_owner = [m for m in mail.outbox if cast.submitter.email in m.to]
+    assert len(to_owner) == 1
+    assert Status(state).label in to_owner[0].subject
+    assert "checked by two members" in to_owner[0].body
 
 
 @pytest.mark.parametrize("action", ["request_changes", "reject", "accept"])
