@@ -70,14 +70,14 @@ def test_queue_filters_by_state_release_target_site_and_waiting_time(
     by = {
         "release=TST98": [elsewhere.pk],
         "target=production": [old.pk],
-        "site=OL": [foreign.pk],
+        f"site={cast.other_site.pk}": [foreign.pk],
         "waiting=4": [old.pk, foreign.pk],
         "state=accepted": [done.pk],
         "state=&waiting=10": [done.pk, old.pk],
     }
     for query, expected in by.items():
         assert _queued_ids(browser.get(f"/review/?{query}").content.decode()) == expected, query
-    bad = browser.get("/review/?waiting=-3&release=NOPE")
+    bad = browser.get("/review/?waiting=-3&release=NOPE&site=x")
     assert bad.status_code == 200
     assert "Ensure this value is greater than or equal to 0" in bad.content.decode()
 

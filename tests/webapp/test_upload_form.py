@@ -214,6 +214,8 @@ def test_errors_are_shown_beside_their_fields_and_nothing_is_stored(
     answers = {**QUESTIONNAIRE, "trust": "we ran it twice"}
     values = _form_values(tree, answers)
     values["sys-run.client_nodes"] = "thirteen"
+    values["sys-run.server_nodes"] = str(10**30)  # beyond any column: refused, not a 500
+    values["sys-client_system.total_memory.value"] = "inf"
     values["sys-submitter.acknowledgements.rules_followed"] = ""  # unchecked
     browser = Client()
     browser.force_login(cast.submitter)
@@ -221,10 +223,14 @@ def test_errors_are_shown_beside_their_fields_and_nothing_is_stored(
     assert response.status_code == 400
     page = response.content.decode()
     assert "Enter a whole number" in _error_beside(page, "sys-run.client_nodes")
+    assert "less than or equal to 2147483647" in _error_beside(page, "sys-run.server_nodes")
+    assert "Enter a number" in _error_beside(page, "sys-client_system.total_memory.value")
     assert "Nothing was stored" in page
     assert not Submission.objects.exists()
     # with the type error fixed, the schema's problems appear beside their fields
     values["sys-run.client_nodes"] = "13"
+    values["sys-run.server_nodes"] = "8"
+    values["sys-client_system.total_memory.value"] = "200"
     response = _upload(browser, cast, values)
     page = response.content.decode()
     assert response.status_code == 400

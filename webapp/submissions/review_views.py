@@ -50,11 +50,8 @@ class QueueFilter(forms.Form):
     target = forms.ChoiceField(
         choices=[(ANY, "any list"), *TargetList.choices], required=False, label="Target list"
     )
-    site = forms.ModelChoiceField(
-        queryset=Site.objects.order_by("name"),
-        to_field_name="abbreviation",
-        required=False,
-        empty_label="any site",
+    site = forms.ModelChoiceField(  # by id: abbreviations are neither unique nor required
+        queryset=Site.objects.order_by("name"), required=False, empty_label="any site"
     )
     waiting = forms.IntegerField(
         min_value=0,

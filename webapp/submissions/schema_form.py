@@ -27,6 +27,7 @@ from ioscore.system_description import schema, validate
 PREFIX = "sys-"
 MAX_ITEMS = 32  # repeated groups per array: bounds the form whatever is posted
 MAX_OPTION_LINES = 50
+MAX_COUNT = 2**31 - 1
 YES, NO = "true", "false"
 # jsonschema's message for a missing property; the property is reported on its parent.
 _REQUIRED = re.compile(r"'([A-Za-z0-9_]{1,64})' is a required property")
@@ -195,9 +196,12 @@ def form_field(node: Node) -> forms.Field:
             widget=forms.Select(attrs=attrs),
             **common,
         )
-    if kind == "integer":
+    if kind == "integer":  # counts: the service's columns hold 32-bit integers
         return forms.IntegerField(
-            min_value=spec.get("minimum"), widget=forms.NumberInput(attrs=attrs), **common
+            min_value=spec.get("minimum"),
+            max_value=MAX_COUNT,
+            widget=forms.NumberInput(attrs=attrs),
+            **common,
         )
     if kind == "number":
         return forms.FloatField(
