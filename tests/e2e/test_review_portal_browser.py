@@ -4,33 +4,14 @@ a release with a reason. Screenshots are kept in $IOSCORE_TEST_ARTIFACTS."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
 from django.utils import timezone
 
-from .conftest import chromium_page
+from . import test_upload_form_browser as upload_browser
 
-
-@pytest.fixture
-def page(
-    live_server: Any, transactional_db: None, monkeypatch: pytest.MonkeyPatch
-) -> Iterator[Any]:
-    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")  # see conftest.browser_page
-    with chromium_page(1280, 900) as tab:
-        yield tab
-
-
-def _session(page: Any, base: str, user: Any) -> None:
-    from django.conf import settings
-    from django.test import Client
-
-    client = Client()
-    client.force_login(user)
-    name = settings.SESSION_COOKIE_NAME
-    page.context.add_cookies([{"name": name, "value": client.cookies[name].value, "url": base}])
+page = upload_browser.page  # the same Chromium tab fixture (1280 px, live server, empty db)
 
 
 def test_reviewer_accepts_from_the_queue(
@@ -61,7 +42,7 @@ def test_reviewer_accepts_from_the_queue(
         actual="37a8bd082d6c",
     )
     base = live_server.url
-    _session(page, base, cast.reviewer)
+    upload_browser.log_in_as(page, base, cast.reviewer)
     page.goto(f"{base}/review/")
     page.click(f"text=Review #{submission.pk}")
     page.wait_for_url(f"{base}/review/{submission.pk}/")
@@ -94,7 +75,7 @@ def test_admin_closes_a_release_with_a_reason(
     page: Any, live_server: Any, cast: Any, open_release: Any, artifacts_dir: Path
 ) -> None:
     base = live_server.url
-    _session(page, base, cast.admin)
+    upload_browser.log_in_as(page, base, cast.admin)
     page.goto(f"{base}/manage/releases/")
     page.click(f"text=Close {open_release.acronym}")
     assert "its submission deadline becomes" in page.locator("#mg-effect").inner_text()

@@ -34,7 +34,7 @@ def _field(page: Any, name: str) -> Any:
     return page.locator(f'[name="{name}"]')
 
 
-def _log_in(page: Any, base: str, user: Any) -> None:
+def log_in_as(page: Any, base: str, user: Any) -> None:
     """A session for ``user`` (the login page is another test's subject)."""
     from django.conf import settings
     from django.test import Client
@@ -43,7 +43,6 @@ def _log_in(page: Any, base: str, user: Any) -> None:
     client.force_login(user)
     cookie = client.cookies[settings.SESSION_COOKIE_NAME].value
     page.context.add_cookies([{"name": settings.SESSION_COOKIE_NAME, "value": cookie, "url": base}])
-    page.goto(f"{base}/submissions/new/")
 
 
 def test_submitter_fills_the_guided_upload_form(
@@ -66,7 +65,8 @@ def test_submitter_fills_the_guided_upload_form(
         lambda r: outside.append(r.url) if not r.url.startswith(live_server.url) else None,
     )
     base = live_server.url
-    _log_in(page, base, cast.submitter)
+    log_in_as(page, base, cast.submitter)
+    page.goto(f"{base}/submissions/new/")
 
     # nothing filled in: the server names the problems beside the fields
     page.click('button.sf-primary:has-text("Upload")')
