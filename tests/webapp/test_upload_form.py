@@ -282,19 +282,25 @@ def test_repeated_groups_are_added_and_removed_without_javascript(cast: Any) -> 
     assert not Submission.objects.exists()
 
 
+def _owned(cast: Any, release: Any, status: str, tree: Any, answers: Any) -> Submission:
+    """The submitter's submission in ``status`` with this metadata stored by the intake."""
+    from submissions.intake import save_metadata
+
+    submission = Submission.objects.create(
+        release=release, owner=cast.submitter, site=cast.site, status=status
+    )
+    save_metadata(submission, tree, answers, cast.submitter)
+    return submission
+
+
 def test_edit_after_changes_requested_shows_the_request_and_resubmits(
     cast: Any, open_release: Any
 ) -> None:
-    from submissions.intake import save_metadata
     from submissions.models import SubmissionTransition
 
-    submission = Submission.objects.create(
-        release=open_release,
-        owner=cast.submitter,
-        site=cast.site,
-        status=Status.CHANGES_REQUESTED,
+    submission = _owned(
+        cast, open_release, Status.CHANGES_REQUESTED, example_system(), QUESTIONNAIRE
     )
-    save_metadata(submission, example_system(), QUESTIONNAIRE, cast.submitter)
     SubmissionTransition.objects.create(
         submission=submission,
         actor=cast.reviewer,
@@ -345,18 +351,12 @@ def test_a_draft_may_be_saved_incomplete_but_not_submitted(cast: Any, open_relea
 def test_edit_page_marks_what_the_checks_refused_beside_the_fields(
     cast: Any, open_release: Any
 ) -> None:
-    from submissions.intake import save_metadata
     from validation.models import ValidationIssue
 
-    submission = Submission.objects.create(
-        release=open_release,
-        owner=cast.submitter,
-        site=cast.site,
-        status=Status.VALIDATION_FAILED,
-    )
     tree = example_system()
     del tree["storage_system"]["vendor"]
-    save_metadata(submission, tree, {**QUESTIONNAIRE, "caching": "page cache only"}, None)
+    answers = {**QUESTIONNAIRE, "caching": "page cache only"}
+    submission = _owned(cast, open_release, Status.VALIDATION_FAILED, tree, answers)
     ValidationIssue.objects.create(
         submission=submission,
         rule="system-description",
