@@ -235,5 +235,8 @@ def test_reviewers_review_but_do_not_manage(cast: Any) -> None:
     for url in ("/manage/", "/manage/releases/", "/manage/roles/"):
         assert browser.get(url).status_code == 403, url
     admin = _web(cast.admin)
-    assert admin.get("/manage/").status_code == 200
+    for url in ("/manage/", "/manage/releases/", "/manage/pins/", "/manage/corrections/"):
+        assert admin.get(url).status_code == 200, url
+    people = admin.get("/manage/roles/").content.decode()
+    assert "<td>reviewer</td>" in people and "<td>submitter</td>" in people
     assert "Management: releases" in admin.get("/review/").content.decode()
