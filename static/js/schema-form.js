@@ -186,6 +186,8 @@
   document.addEventListener("DOMContentLoaded", function () {
     var form = document.querySelector("form.sf-form");
     if (!form) { return; }
+    // what only matters without this script (the archive kept across round trips)
+    form.querySelectorAll(".sf-nojs").forEach(function (el) { el.hidden = true; });
     var button = document.getElementById("sf-prefill");
     if (button) { button.addEventListener("click", prefill); }
     var file = form.querySelector('input[name="system_file"]');
