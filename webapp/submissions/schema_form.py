@@ -68,6 +68,11 @@ class Node:
         return "sf-" + self.path.replace(".", "-")
 
     @property
+    def singular(self) -> str:
+        """What one item of a repeated group is called ("Server groups" -> "Server group")."""
+        return self.label[:-1] if self.label.endswith("s") else self.label
+
+    @property
     def value_node(self) -> Node:
         return self.children[0]
 
@@ -130,9 +135,7 @@ def _node(spec: dict[str, Any], path: str, key: str, required: bool, value: Any)
             for i in range(count)
         ]
         for position, child in enumerate(node.children, 1):
-            child.label = (
-                f"{node.label[:-1] if node.label.endswith('s') else node.label} {position}"
-            )
+            child.label = f"{node.singular} {position}"
     return node
 
 
