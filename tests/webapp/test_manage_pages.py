@@ -126,6 +126,8 @@ def test_pin_a_run_for_its_storage_system(cast: Any) -> None:
     assert "the committee&#x27;s run" in listed and f"#{chosen.pk}" in listed
     missing = browser.post("/manage/pins/", {"list_type": production.pk, "submission": 999999})
     assert "there is no submission #999999" in missing.content.decode()
+    huge = browser.post("/manage/pins/", {"list_type": production.pk, "submission": 10**30})
+    assert huge.status_code == 400 and "less than or equal to" in huge.content.decode()
     browser.post(f"/manage/pins/{pin.pk}/remove/", {"confirmed": "1", "reason": "undo"})
     assert not StoragePin.objects.exists()
     assert best.pk  # the best-scoring run represents the system again

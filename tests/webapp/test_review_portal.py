@@ -77,9 +77,10 @@ def test_queue_filters_by_state_release_target_site_and_waiting_time(
     }
     for query, expected in by.items():
         assert _queued_ids(browser.get(f"/review/?{query}").content.decode()) == expected, query
-    bad = browser.get("/review/?waiting=-3&release=NOPE&site=x")
+    bad = browser.get(f"/review/?waiting=-3&release=NOPE&site={cast.other_site.pk}")
     assert bad.status_code == 200
     assert "Ensure this value is greater than or equal to 0" in bad.content.decode()
+    assert _queued_ids(bad.content.decode()) == [foreign.pk]  # the valid filter still applies
 
 
 def test_review_page_shows_the_run_beside_its_checks(cast: Any, open_release: Any) -> None:

@@ -33,7 +33,10 @@ class PinForm(forms.Form):
         help_text="pins apply to the de-duplicated (award) lists of this type",
     )
     submission = forms.IntegerField(
-        min_value=1, label="Submission #", help_text="the run to show for its storage system"
+        min_value=1,
+        max_value=2**63 - 1,  # the id column's range
+        label="Submission #",
+        help_text="the run to show for its storage system",
     )
 
     def clean_submission(self) -> Submission:
@@ -125,7 +128,11 @@ def corrections(request: HttpRequest) -> HttpResponse:
         if not confirm.is_valid():
             # The check is build_lists without a reason: drafts are rebuilt as usual, locked
             # lists are only compared, and their differences listed.
-            report = build_lists(acronym)
+            try:
+                report = build_lists(acronym)
+            except ValueError as error:  # what manage.py build_lists reports as an error
+                messages.error(request, str(error))
+                return redirect("manage-corrections")
             if not report.stale:
                 messages.info(request, "Every frozen and published list matches a rebuild.")
                 return redirect("manage-corrections")
@@ -149,10 +156,19 @@ def corrections(request: HttpRequest) -> HttpResponse:
 def _correct(request: HttpRequest, acronym: str | None, reason: str) -> None:
     actor: Any = request.user
     started = timezone.now()
-    with transaction.atomic():
-        report = build_lists(acronym, correction_reason=reason)
-        made = Correction.objects.filter(created__gte=started, reason=reason)
-        for correction in made:
-            correction.approved_by.add(actor)  # who applied it
+    try:
+        with transaction.atomic():
+            report = _apply_correction(acronym, reason, actor, started)
+    except ValueError as error:
+        messages.error(request, str(error))
+        return
     for line in report.lines():
         messages.info(request, line)
+
+
+def _apply_correction(acronym: str | None, reason: str, actor: Any, started: Any) -> BuildReport:
+    """``build_lists --correct REASON``, and ``actor`` as the approver of what it recorded."""
+    report = build_lists(acronym, correction_reason=reason)
+    for correction in Correction.objects.filter(created__gte=started, reason=reason):
+        correction.approved_by.add(actor)
+    return report

@@ -68,9 +68,8 @@ class QueueFilter(forms.Form):
             blocking=Count("issues", filter=Q(issues__severity=ValidationIssue.INVALID)),
             warnings=Count("issues", filter=Q(issues__severity=ValidationIssue.WARNING)),
         )
-        data: dict[str, Any] = (
-            self.cleaned_data if self.is_valid() else {"state": Status.UNDER_REVIEW}
-        )
+        self.is_valid()  # a bad filter is named on the page; the good ones still apply
+        data: dict[str, Any] = self.cleaned_data
         if data.get("state"):
             rows = rows.filter(status=data["state"])
         if data.get("release"):
