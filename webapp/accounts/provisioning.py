@@ -1,5 +1,6 @@
 """Accounts made from the command line (`manage.py create_account`, `manage.py demo_account`):
-a user in one role group with a fresh random password, kept in a file only its owner reads."""
+a user in one role group with a fresh random password, kept in a file only its owner reads;
+and the one place roles are granted and revoked (`manage.py grant_role`, the roles page)."""
 
 from __future__ import annotations
 
@@ -23,8 +24,29 @@ def ensure_account(username: str, role: str, *, email: str = "") -> tuple[User, 
     password = secrets.token_urlsafe(12)
     user.set_password(password)
     user.save()
-    user.groups.add(Group.objects.get_or_create(name=role)[0])
+    grant_role(user, role)
     return user, password
+
+
+def grant_role(user: User, role: str) -> bool:
+    """Put ``user`` in ``role``'s group; False when they already had it."""
+    if role not in ALL_ROLES:
+        raise ValueError(f"unknown role {role!r}; one of {', '.join(ALL_ROLES)}")
+    if user.groups.filter(name=role).exists():
+        return False
+    user.groups.add(Group.objects.get_or_create(name=role)[0])
+    return True
+
+
+def revoke_role(user: User, role: str) -> bool:
+    """Take ``user`` out of ``role``'s group; False when they did not have it."""
+    if role not in ALL_ROLES:
+        raise ValueError(f"unknown role {role!r}; one of {', '.join(ALL_ROLES)}")
+    group = Group.objects.filter(name=role, user=user).first()
+    if group is None:
+        return False
+    user.groups.remove(group)
+    return True
 
 
 def write_secret(path: Path, text: str) -> None:

@@ -11,41 +11,73 @@ from accounts.models import Site
 from .models import ReproducibilityLevel, TargetList
 from .review import ACTIONS
 
+PASTE_HELP = (
+    "the output of `ioscore sysinfo` (run it on a client node, with --base for your own "
+    "notes), or any description in the ioscore-system/1 schema, as JSON"
+)
 
-class UploadForm(forms.Form):
-    archive = forms.FileField(help_text="results archive: .tar.gz, .tgz or .zip")
+
+class DescriptionFields(forms.Form):
+    """The pasted description of the upload and edit pages. On the guided page it fills the
+    form; posted alone (scripts), it is the description itself, as the API takes it."""
+
+    system = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 6}),
+        required=False,
+        label="Paste a system description",
+        help_text=PASTE_HELP,
+    )
+    system_file = forms.FileField(
+        required=False, label="or choose its file", help_text="a .json file, at most 1 MiB"
+    )
+    questionnaire = forms.CharField(widget=forms.HiddenInput, required=False)
+
+
+class UploadForm(DescriptionFields):
+    archive = forms.FileField(
+        help_text="results archive: .tar.gz, .tgz, .tar or .zip, stored unchanged"
+    )
     site = forms.ModelChoiceField(queryset=Site.objects.none())
     target_list = forms.ChoiceField(choices=TargetList.choices, initial=TargetList.RESEARCH)
-    system = forms.CharField(
-        widget=forms.Textarea(attrs={"rows": 8}),
-        required=False,
-        help_text="system description JSON (schema ioscore-system/1)",
-    )
-    questionnaire = forms.CharField(
-        widget=forms.Textarea(attrs={"rows": 8}),
-        required=False,
-        help_text="reproducibility questionnaire JSON",
-    )
+    field_order = ["archive", "site", "target_list"]
 
     def __init__(self, *args: Any, user: Any = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields["site"].queryset = Site.objects.filter(members=user)  # type: ignore[attr-defined]
 
 
-class MetadataForm(forms.Form):
-    system = forms.CharField(widget=forms.Textarea(attrs={"rows": 12}), required=False)
-    questionnaire = forms.CharField(widget=forms.Textarea(attrs={"rows": 12}), required=False)
+class MetadataForm(DescriptionFields):
     submit_now = forms.BooleanField(required=False, label="submit for validation after saving")
 
 
+UNCHANGED_YES_NO = [("", "(unchanged)"), ("true", "yes"), ("false", "no")]
+ACTION_LABELS = {
+    "accept": "Accept: the run enters the lists of its release",
+    "request_changes": "Request changes: the submitter edits and submits again",
+    "reject": "Reject: final; say why",
+}
+
+
 class ReviewForm(forms.Form):
-    action = forms.ChoiceField(choices=[(a, a.replace("_", " ")) for a in ACTIONS])
-    comment = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}))
-    assigned_level = forms.ChoiceField(
-        choices=[("", "(unchanged)"), *ReproducibilityLevel.choices], required=False
+    action = forms.ChoiceField(
+        choices=[(a, ACTION_LABELS.get(a, a.replace("_", " "))) for a in ACTIONS],
+        widget=forms.RadioSelect,
     )
-    production_eligible = forms.NullBooleanField(required=False)
-    ten_node_eligible = forms.NullBooleanField(required=False)
+    comment = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 3}),
+        help_text="required for every decision; the submitter reads it in the e-mail",
+    )
+    assigned_level = forms.ChoiceField(
+        choices=[("", "(unchanged)"), *ReproducibilityLevel.choices],
+        required=False,
+        label="Assigned reproducibility level",
+    )
+    production_eligible = forms.NullBooleanField(
+        required=False, label="Production eligible", widget=forms.Select(choices=UNCHANGED_YES_NO)
+    )
+    ten_node_eligible = forms.NullBooleanField(
+        required=False, label="10-node eligible", widget=forms.Select(choices=UNCHANGED_YES_NO)
+    )
 
 
 class TokenForm(forms.Form):

@@ -60,3 +60,43 @@ def problems(answers: Any) -> list[tuple[str, str]]:
     unknown = set(answers) - set(QUESTIONS) - set(OPTIONAL) - {LEVEL_KEY}
     found += [(key, "unknown question key") for key in sorted(unknown)]
     return found
+
+
+# What each question asks for (spec §5.1), shown as help beside the answer on the upload form.
+QUESTION_HELP: dict[str, str] = {
+    "purpose": "Typical applications on this system and how the data they produce is used.",
+    "availability": "Deployment period (or the create/destroy pattern of a cloud system) "
+    "and who uses the system.",
+    "storage_software": "How the storage software is obtained (commercial, open source, not "
+    "public), the product page or repository of the exact version, and deployment "
+    "specifics (server product, local file system, dual-ported media, ...).",
+    "runtime_environment": "Confirm that every script and configuration needed to rebuild "
+    "the environment is in the upload (striping commands, non-default tunables per node "
+    "type, configuration dumps) and say where.",
+    "fault_tolerance": "Single points of failure: power, network, protection between servers "
+    "(replication, erasure coding, declustered RAID, failover) and media protection inside "
+    "a server.",
+    "execution": "How the run was launched (scheduler, set-up steps) and whether the system "
+    "was dedicated to it.",
+    "caching": "Every cache layer used on clients and servers: page cache, NVMe read cache, "
+    "server RAM, controller or RAID cache.",
+    "data_source": "Is the storage the primary copy of the data, or an acceleration layer in "
+    "front of another system?",
+    "trust": "Repeat runs, comparison with the hardware's limits, and how you ensured data "
+    "was persistent before files were closed.",
+    "feedback": "Anything you want the committee to know about the benchmark or the process.",
+}
+
+# The committee's levels (spec §5.2) and where each leads (§5.3), for the submitter's claim.
+LEVEL_HELP: dict[str, str] = {
+    ReproducibilityLevel.UNDEFINED: "Client and/or server metadata is missing. The committee "
+    "asks for more information and may reject the submission.",
+    ReproducibilityLevel.LIMITED: "Metadata is largely present, but the questionnaire is "
+    "insufficient or missing. The committee asks for more information.",
+    ReproducibilityLevel.PROPRIETARY: "Metadata and questionnaire are complete, but the system "
+    "cannot be obtained openly or commercially. Eligible for the Research lists.",
+    ReproducibilityLevel.FULLY_REPRODUCIBLE: "Complete, and anyone can obtain the hardware and "
+    "software (open source, free or commercial; for cloud: every offering is listed). "
+    "Eligible for the Production lists when it is also a production system without a single "
+    "point of failure in storage; otherwise Research.",
+}

@@ -1,6 +1,6 @@
-from django.urls import path
+from django.urls import URLPattern, URLResolver, include, path
 
-from . import api, views
+from . import api, review_views, upload_views, views
 
 api_urlpatterns = [
     path("submissions/", api.SubmissionListCreate.as_view(), name="api-submissions"),
@@ -21,13 +21,15 @@ api_urlpatterns = [
     path("releases/<int:pk>/", api.ReleaseDetail.as_view(), name="api-release"),
 ]
 
-page_urlpatterns = [
-    path("submissions/new/", views.upload, name="submission-upload"),
+page_urlpatterns: list[URLPattern | URLResolver] = [
+    path("submissions/new/", upload_views.upload, name="submission-upload"),
     path("submissions/mine/", views.mine, name="submission-mine"),
     path("submissions/<int:pk>/", views.detail, name="submission-page"),
     path("submissions/<int:pk>/archive/", views.archive, name="submission-archive"),
-    path("submissions/<int:pk>/edit/", views.edit, name="submission-edit"),
+    path("submissions/<int:pk>/edit/", upload_views.edit, name="submission-edit"),
     path("submissions/<int:pk>/withdraw/", views.withdraw, name="submission-withdraw"),
-    path("submissions/<int:pk>/review/", views.review, name="submission-review"),
-    path("review/", views.queue, name="review-queue"),
+    path("submissions/<int:pk>/review/", review_views.review, name="submission-review"),
+    path("review/", review_views.queue, name="review-queue"),
+    path("review/<int:pk>/", review_views.review_page, name="review-page"),
+    path("manage/", include("portal_manage.urls")),
 ]

@@ -1,4 +1,7 @@
-"""HTML pages: upload, my submissions, submission/status page, edit, review queue."""
+"""HTML pages: my submissions, the submission/status page, its archive, withdrawal.
+
+Upload and edit are in ``upload_views``, the committee's pages in ``review_views``.
+"""
 
 from __future__ import annotations
 
@@ -10,27 +13,15 @@ from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
-from django.db import DataError
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render, resolve_url
 from django.views.decorators.http import require_POST
 
 from ioscore.results import Severity
-from ioscore_site import ratelimit
 
 from . import access, contact
-from .forms import MetadataForm, ReviewForm, UploadForm
-from .intake import (
-    UNSTORABLE,
-    IntakeError,
-    enqueue_validation,
-    parse_json_field,
-    receive_upload,
-    save_metadata,
-)
+from .forms import ReviewForm
 from .models import Status, Submission
-from .review import decide
-from .upload_limit import upload_refusal
 from .workflow import OWNER, TransitionError, transition
 
 IN_PROGRESS = {Status.SUBMITTED, Status.VALIDATING}
@@ -43,49 +34,6 @@ def _viewable(request: HttpRequest, pk: int) -> Submission:
     if not access.can_view(request.user, submission):
         raise Http404("no such submission")
     return submission
-
-
-@login_required
-def upload(request: HttpRequest) -> HttpResponse:
-    if not access.can_submit(request.user):
-        raise PermissionDenied("only submitters may upload")
-    if request.method == "POST":
-        checks = ratelimit.upload_checks(request)
-        wait = ratelimit.retry_after(checks)
-        if wait is not None:
-            form = UploadForm(user=request.user)
-            context = {"form": form, "refusal": ratelimit.too_many_message("uploads", wait)}
-            response = render(request, "submissions/upload.html", context, status=429)
-            response["Retry-After"] = str(wait)
-            return response
-        ratelimit.record(checks)
-    form = UploadForm(request.POST or None, request.FILES or None, user=request.user)
-    refusal = upload_refusal(request) if request.method == "POST" else None
-    if refusal:
-        form.is_valid()
-        form.errors["archive"] = form.error_class([refusal])  # the body was not read
-        return render(request, "submissions/upload.html", {"form": form}, status=413)
-    if request.method == "POST" and form.is_valid():
-        data = form.cleaned_data
-        try:
-            result = receive_upload(
-                data["archive"],
-                user=request.user,
-                site=data["site"],
-                system=parse_json_field("system", data["system"]),
-                questionnaire=parse_json_field("questionnaire", data["questionnaire"]),
-                target_list=data["target_list"],
-            )
-        except IntakeError as exc:
-            form.add_error(exc.field if exc.field in form.fields else None, str(exc))
-            return render(request, "submissions/upload.html", {"form": form}, status=exc.status)
-        else:
-            if result.duplicate:
-                messages.info(
-                    request, "This archive was uploaded before; showing the existing submission."
-                )
-            return redirect("submission-page", pk=result.submission.pk)
-    return render(request, "submissions/upload.html", {"form": form})
 
 
 @login_required
@@ -157,60 +105,6 @@ def archive(request: HttpRequest, pk: int) -> FileResponse:
     return FileResponse(path.open("rb"), as_attachment=True, filename=name)
 
 
-@login_required
-def edit(request: HttpRequest, pk: int) -> HttpResponse:
-    submission = _viewable(request, pk)
-    if not access.can_edit(request.user, submission):
-        raise PermissionDenied(
-            "only the owner may edit, and only in draft, validation failed or changes requested"
-        )
-    system = getattr(submission, "system_description", None)
-    questionnaire = getattr(submission, "questionnaire", None)
-    initial = {
-        "system": json.dumps(system.data, indent=1) if system else "",
-        "questionnaire": json.dumps(questionnaire.answers, indent=1) if questionnaire else "",
-    }
-    form = MetadataForm(request.POST or None, initial=initial)
-    if request.method == "POST" and form.is_valid():
-        try:
-            system_data = parse_json_field("system", form.cleaned_data["system"])
-            answers = parse_json_field("questionnaire", form.cleaned_data["questionnaire"])
-        except IntakeError as exc:
-            form.add_error(exc.field, str(exc))
-        else:
-            try:
-                _save_and_maybe_submit(
-                    request, submission, system_data, answers, form.cleaned_data["submit_now"]
-                )
-            except TransitionError as exc:
-                form.add_error(None, str(exc))
-            except IntakeError as exc:
-                form.add_error(exc.field, str(exc))
-            except DataError:
-                form.add_error("system", UNSTORABLE)
-            else:
-                return redirect("submission-page", pk=submission.pk)
-    return render(request, "submissions/edit.html", {"form": form, "submission": submission})
-
-
-def _save_and_maybe_submit(
-    request: HttpRequest,
-    submission: Submission,
-    system_data: object,
-    answers: object,
-    submit_now: bool,
-) -> None:
-    from django.db import transaction
-
-    with transaction.atomic():
-        save_metadata(submission, system_data, answers, request.user)  # type: ignore[arg-type]
-        if submit_now:
-            if submission.status == Status.VALIDATION_FAILED:
-                transition(submission, Status.DRAFT, request.user, "edited", role=OWNER)
-            transition(submission, Status.SUBMITTED, request.user, "resubmitted", role=OWNER)
-            enqueue_validation(submission.pk)
-
-
 @require_POST
 @login_required
 def withdraw(request: HttpRequest, pk: int) -> HttpResponse:
@@ -223,45 +117,4 @@ def withdraw(request: HttpRequest, pk: int) -> HttpResponse:
         )
     except TransitionError as exc:
         messages.error(request, str(exc))
-    return redirect("submission-page", pk=pk)
-
-
-@login_required
-def queue(request: HttpRequest) -> HttpResponse:
-    if not access.can_review(request.user):
-        raise PermissionDenied("only the committee may see the review queue")
-    rows = (
-        Submission.objects.filter(status=Status.UNDER_REVIEW)
-        .select_related("release", "site", "client_system")
-        .order_by("submitted_at", "id")
-    )
-    return render(request, "submissions/queue.html", {"submissions": rows})
-
-
-@require_POST
-@login_required
-def review(request: HttpRequest, pk: int) -> HttpResponse:
-    if not access.can_review(request.user):
-        raise PermissionDenied("only the committee may review")
-    submission = get_object_or_404(Submission, pk=pk)
-    form = ReviewForm(request.POST)
-    if not form.is_valid():
-        problems = (f"{k}: {' '.join(str(e) for e in v)}" for k, v in form.errors.items())
-        messages.error(request, "; ".join(problems))
-        return redirect("submission-page", pk=pk)
-    data = form.cleaned_data
-    try:
-        decide(
-            submission,
-            request.user,
-            data["action"],
-            data["comment"],
-            data["assigned_level"] or None,
-            data["production_eligible"],
-            data["ten_node_eligible"],
-        )
-    except TransitionError as exc:
-        messages.error(request, str(exc))
-    else:
-        messages.success(request, f"submission {pk}: {submission.status}")
     return redirect("submission-page", pk=pk)
