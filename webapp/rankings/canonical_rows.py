@@ -15,9 +15,10 @@ from typing import Any
 from django.db import transaction
 
 from accounts.models import Site
+from submissions.canonical_names import FIELDS, SUBMITTED, UNKNOWN_FS_TYPE, Table, table
+from submissions.models import StorageSystem, SystemDescription
 
-from .canonical_names import FIELDS, SUBMITTED, UNKNOWN_FS_TYPE, Table, table
-from .models import StorageSystem, SystemDescription
+from .models import ListEntry
 
 FOLDER_KEY = "fs_type_from_archive_folder"  # set by the importer in ``SystemDescription.data``
 
@@ -66,8 +67,6 @@ def _descriptions(names: Table, dry_run: bool) -> tuple[int, dict[tuple[int, str
 
 
 def _list_entries(names: Table, renamed: dict[tuple[int, str], str], dry_run: bool) -> int:
-    from rankings.models import ListEntry
-
     updated = 0
     # Entries built from a description follow its new value.
     for (submission_id, field), old in renamed.items():
