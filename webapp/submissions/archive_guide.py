@@ -11,7 +11,16 @@ from dataclasses import dataclass
 
 from django.conf import settings
 
-from ioscore.results import archive, jobfiles, loader, rules
+from ioscore.results import (
+    ARCHIVE_SUFFIXES,
+    JOB_OUTPUT_PREFIXES,
+    JOB_OUTPUT_SUFFIXES,
+    JOB_SCRIPT_SUFFIXES,
+    MIN_WRITE_SECONDS,
+    MIN_WRITE_SECONDS_SCC,
+    RULES,
+    RUN_MARKERS,
+)
 
 
 @dataclass(frozen=True)
@@ -25,7 +34,7 @@ def _mib(size: int) -> str:
 
 
 def must_hold() -> list[GuideItem]:
-    markers = " or ".join(loader.RUN_MARKERS)
+    markers = " or ".join(RUN_MARKERS)
     return [
         GuideItem(
             "A run directory",
@@ -34,14 +43,14 @@ def must_hold() -> list[GuideItem]:
         ),
         GuideItem(
             "The job or launch script",
-            "a non-empty file ending in " + ", ".join(jobfiles.JOB_SCRIPT_SUFFIXES),
+            "a non-empty file ending in " + ", ".join(JOB_SCRIPT_SUFFIXES),
         ),
         GuideItem(
             "The job's output (stdout/stderr)",
             "a non-empty file ending in "
-            + ", ".join(jobfiles.JOB_OUTPUT_SUFFIXES)
+            + ", ".join(JOB_OUTPUT_SUFFIXES)
             + " or named "
-            + ", ".join(f"{p}…" for p in jobfiles.JOB_OUTPUT_PREFIXES),
+            + ", ".join(f"{p}…" for p in JOB_OUTPUT_PREFIXES),
         ),
         GuideItem(
             "Custom code, if any",
@@ -51,7 +60,7 @@ def must_hold() -> list[GuideItem]:
 
 
 def server_checks() -> list[GuideItem]:
-    kinds = ", ".join(archive.ARCHIVE_SUFFIXES)
+    kinds = ", ".join(ARCHIVE_SUFFIXES)
     return [
         GuideItem(
             "Archive safety, before anything is unpacked",
@@ -63,8 +72,8 @@ def server_checks() -> list[GuideItem]:
         ),
         GuideItem(
             "Benchmark rules",
-            f"write and create phases run at least {rules.MIN_WRITE_SECONDS:g} s "
-            f"({rules.MIN_WRITE_SECONDS_SCC:g} s for SCC runs); the checks applied: "
+            f"write and create phases run at least {MIN_WRITE_SECONDS:g} s "
+            f"({MIN_WRITE_SECONDS_SCC:g} s for SCC runs); the checks applied: "
             + ", ".join(rule_names()),
         ),
         GuideItem(
@@ -76,4 +85,4 @@ def server_checks() -> list[GuideItem]:
 
 
 def rule_names() -> list[str]:
-    return [rule.__name__.removeprefix("rule_").replace("_", " ") for rule in rules.RULES]
+    return [rule.__name__.removeprefix("rule_").replace("_", " ") for rule in RULES]

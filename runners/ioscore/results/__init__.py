@@ -24,6 +24,9 @@ Public API (the service imports these names; keep them stable):
   passed in; ``UnsafeArchive`` names the refusal), ``archive_kind``, ``is_macos_metadata``.
 * Untrusted JSON: ``loads_storable_json(text, max_depth)`` (raises ``UnstorableJSON``).
 * IO500 pieces the importer reuses: ``load_summary_lines``, ``rank_csv``, ``finite_number``.
+* What an upload must hold, for pages that explain it: ``RUN_MARKERS``,
+  ``JOB_SCRIPT_SUFFIXES``, ``JOB_OUTPUT_SUFFIXES``, ``JOB_OUTPUT_PREFIXES``,
+  ``ARCHIVE_SUFFIXES``, ``MIN_WRITE_SECONDS`` / ``MIN_WRITE_SECONDS_SCC``.
 * ``ResultFormatError``: unreadable, unknown, truncated or wrongly encoded input; its message
   names the file and line (attributes ``path``, ``line``, ``reason``).
 
@@ -31,6 +34,7 @@ Model types (``model.py``): RunResult, PhaseResult, Scores, Issue, Severity, Sco
 """
 
 from ioscore.results.archive import (
+    ARCHIVE_SUFFIXES,
     ArchiveLimits,
     UnsafeArchive,
     archive_kind,
@@ -48,9 +52,15 @@ from ioscore.results.hashing import (
     score_hash,
     verify_hashes,
 )
-from ioscore.results.jobfiles import find_job_files, job_file_issues
+from ioscore.results.jobfiles import (
+    JOB_OUTPUT_PREFIXES,
+    JOB_OUTPUT_SUFFIXES,
+    JOB_SCRIPT_SUFFIXES,
+    find_job_files,
+    job_file_issues,
+)
 from ioscore.results.limits import storable_text
-from ioscore.results.loader import find_runs, load_run, load_summary_lines
+from ioscore.results.loader import RUN_MARKERS, find_runs, load_run, load_summary_lines
 from ioscore.results.model import (
     BW_PHASES,
     MD_PHASES,
@@ -67,16 +77,30 @@ from ioscore.results.model import (
 from ioscore.results.parse_rankcsv import finite_number, rank_csv
 from ioscore.results.paths import load_path
 from ioscore.results.releases import BUILTIN_RELEASES, Release, get_release
-from ioscore.results.rules import RULES, CheckContext, check, is_valid
+from ioscore.results.rules import (
+    MIN_WRITE_SECONDS,
+    MIN_WRITE_SECONDS_SCC,
+    RULES,
+    CheckContext,
+    check,
+    is_valid,
+)
 from ioscore.results.scoring import recompute_extended_scores, recompute_scores
 from ioscore.results.storable_json import UnstorableJSON
 from ioscore.results.storable_json import loads as loads_storable_json
 
 __all__ = [
+    "ARCHIVE_SUFFIXES",
     "BUILTIN_RELEASES",
     "BW_PHASES",
+    "JOB_OUTPUT_PREFIXES",
+    "JOB_OUTPUT_SUFFIXES",
+    "JOB_SCRIPT_SUFFIXES",
     "MD_PHASES",
+    "MIN_WRITE_SECONDS",
+    "MIN_WRITE_SECONDS_SCC",
     "RULES",
+    "RUN_MARKERS",
     "SCORED_PHASES",
     "WRITE_PHASES",
     "ArchiveLimits",
