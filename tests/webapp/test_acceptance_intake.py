@@ -1,0 +1,195 @@
+"""Acceptance runs through the service: real `ioscore-suite ior|mdtest` results uploaded as a
+plan's results directory (archive) or as separate result.json files; stored statistics agree
+with the launches' own result.json; the history, run page, report and read API show them."""
+
+from __future__ import annotations
+
+import json
+import math
+import statistics
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from rest_framework.test import APIClient
+
+from accounts.models import ApiToken
+from acceptance.models import AcceptanceRun
+from submissions.models import ClientSystem, StorageSystem
+
+from .acceptance_helpers import HOSTILE_REPORT, acceptance_results, pack, result_files
+
+pytestmark = [pytest.mark.mpi, pytest.mark.django_db]
+GIB = float(1 << 30)
+
+
+@pytest.fixture(scope="module")
+def results() -> Iterator[Path]:
+    with acceptance_results("ioscore-webapp-acceptance-") as path:
+        yield path
+
+
+@pytest.fixture
+def client(cast: Any, media_root: Path) -> APIClient:
+    _token, raw = ApiToken.issue(cast.submitter, cast.site)
+    api = APIClient()
+    api.credentials(HTTP_AUTHORIZATION=f"Token {raw}")
+    return api
+
+
+@pytest.fixture
+def storage(cast: Any) -> StorageSystem:
+    machine = ClientSystem.objects.create(site=cast.site, name="Cluster A")
+    return StorageSystem.objects.create(
+        site=cast.site, client_system=machine, name="scratch", fs_type="Lustre"
+    )
+
+
+def upload(client: APIClient, archive: bytes, **fields: Any) -> Any:
+    data = {"archive": SimpleUploadedFile("results.tar.gz", archive), **fields}
+    return client.post("/api/v1/acceptance/runs/", data, format="multipart")
+
+
+def phase_scores(result_json: Path, prefix: str) -> list[float]:
+    document = json.loads(result_json.read_text())
+    return [p["score"] for p in document["phases"] if p["name"].startswith(prefix)]
+
+
+def test_archive_upload_stores_each_test_with_the_launches_statistics(
+    client: APIClient, results: Path, storage: StorageSystem, cast: Any
+) -> None:
+    response = upload(client, pack(results), storage_system=storage.pk, label="baseline")
+    assert response.status_code == 201, response.content
+    body = response.json()
+    assert body["duplicate"] is False and body["tests"] == 3 and body["verdict"] == ""
+    run = AcceptanceRun.objects.get(pk=body["id"])
+    assert (run.site, run.storage_system, run.label) == (cast.site, storage, "baseline")
+    assert run.report and run.report_size == len(HOSTILE_REPORT)
+    tests = {t.name: t for t in run.tests.all()}
+    assert set(tests) == {"ior-fpp", "ior-pair", "mdtest-create"}
+
+    # ior-fpp: three iterations; stored in GiB/s exactly as the launch's phases scored them.
+    write = tests["ior-fpp"].operations.get(operation="write")
+    expected = phase_scores(result_files(results)["ior-fpp"], "ior-write-")
+    assert len(expected) == 3 and write.unit == "GiB/s"
+    assert write.values == pytest.approx(expected)
+    assert write.mean == pytest.approx(statistics.fmean(expected))
+    assert write.stddev == pytest.approx(statistics.pstdev(expected))  # IOR: population
+    assert (write.minimum, write.maximum) == (pytest.approx(min(expected)), pytest.approx(max(expected)))
+    assert tests["ior-fpp"].commands[0].startswith("ior -F -C -e -g -b 256k")
+    assert tests["ior-fpp"].procs == 2 and tests["ior-fpp"].program == "ior"
+
+    # ior-pair: the -k write launch and the later read launch are one test with two parts.
+    pair = tests["ior-pair"]
+    assert len(pair.commands) == 2
+    assert {op.operation for op in pair.operations.all()} == {"write", "read"}
+
+    # mdtest: rates in ops/s (the launch's kIOPS x 1000), two iterations.
+    create = tests["mdtest-create"].operations.get(operation="file-write")
+    md_expected = [v * 1e3 for v in phase_scores(result_files(results)["mdtest-create"], "mdtest-file-write-")]
+    assert create.unit == "ops/s" and create.values == pytest.approx(md_expected)
+
+    # The same bytes again: the stored run, not a second one.
+    again = upload(client, pack(results), storage_system=storage.pk, label="baseline")
+    assert again.status_code == 200 and again.json() | {"duplicate": False} == body
+    assert again.json()["duplicate"] is True
+    assert AcceptanceRun.objects.count() == 1
+
+
+def test_separate_result_files_and_report(client: APIClient, results: Path) -> None:
+    files = result_files(results)
+    data = {
+        "results": [
+            SimpleUploadedFile("ior-fpp.json", files["ior-fpp"].read_bytes()),
+            SimpleUploadedFile("mdtest-create.json", files["mdtest-create"].read_bytes()),
+        ],
+        "report": SimpleUploadedFile("report.html", HOSTILE_REPORT),
+        "notes": "OSS firmware 2.4; caches dropped between write and read",
+    }
+    response = client.post("/api/v1/acceptance/runs/", data, format="multipart")
+    assert response.status_code == 201, response.content
+    run = AcceptanceRun.objects.get(pk=response.json()["id"])
+    assert sorted(run.tests.values_list("name", flat=True)) == ["ior-fpp", "mdtest-create"]
+    assert run.notes.startswith("OSS firmware 2.4") and run.report_size == len(HOSTILE_REPORT)
+
+
+def test_run_page_history_and_read_api(
+    client: APIClient, results: Path, storage: StorageSystem, cast: Any
+) -> None:
+    first = upload(client, pack(results), storage_system=storage.pk, label="before").json()
+    second = upload(
+        client, pack(results, {"notes.txt": b"second run"}), storage_system=storage.pk
+    ).json()
+    assert first["id"] != second["id"]
+
+    detail = client.get(f"/api/v1/acceptance/runs/{first['id']}/").json()
+    assert [t["name"] for t in detail["tests"]] == ["ior-fpp", "ior-pair", "mdtest-create"]
+    ops = {o["operation"]: o for o in detail["tests"][0]["operations"]}
+    assert ops["write"]["iterations"] == 3 and ops["write"]["unit"] == "GiB/s"
+    assert all(math.isfinite(ops["write"][k]) for k in ("mean", "stddev", "min", "max"))
+
+    history = client.get(f"/api/v1/acceptance/sites/{cast.site.pk}/history/").json()
+    write = next(s for s in history if (s["test"], s["operation"]) == ("ior-fpp", "write"))
+    assert [p["run"] for p in write["points"]] == [first["id"], second["id"]]
+    assert write["points"][0]["label"] == "before" and write["points"][0]["iterations"] == 3
+    filtered = client.get(
+        f"/api/v1/acceptance/sites/{cast.site.pk}/history/?storage_system={storage.pk + 999}"
+    ).json()
+    assert filtered == []
+    listed = client.get(f"/api/v1/acceptance/runs/?storage_system={storage.pk}").json()
+    assert listed["count"] == 2
+
+    browser = pytest.importorskip("django.test").Client()
+    browser.force_login(cast.submitter)
+    page = browser.get(f"/acceptance/runs/{first['id']}/")
+    assert page.status_code == 200
+    html = page.content.decode()
+    for text in ("ior-fpp", "mdtest-create", "ior -F -C -e -g", "file-write", "before"):
+        assert text in html
+    site_page = browser.get(f"/acceptance/sites/{cast.site.pk}/systems/{storage.pk}/")
+    assert site_page.status_code == 200
+    text = site_page.content.decode()
+    assert 'id="acceptance-series"' in text and "acceptance-chart-0" in text
+    assert "plotly-4.1.1.min.js" in text and "acceptance/history.js" in text
+    series = json.loads(text.split('id="acceptance-series" type="application/json">')[1].split("</script>")[0])
+    assert {(s["test"], s["operation"]) for s in series} >= {("ior-fpp", "write"), ("mdtest-create", "file-write")}
+
+
+def test_report_is_served_sandboxed_never_in_the_sites_origin(
+    client: APIClient, results: Path, cast: Any
+) -> None:
+    run_id = upload(client, pack(results)).json()["id"]
+    browser = pytest.importorskip("django.test").Client()
+    browser.force_login(cast.submitter)
+    shown = browser.get(f"/acceptance/runs/{run_id}/report/")
+    assert shown.status_code == 200
+    assert b"".join(shown.streaming_content) == HOSTILE_REPORT
+    policy = shown["Content-Security-Policy"]
+    assert policy.startswith("sandbox allow-scripts;")  # opaque origin: no cookies, no API
+    assert "allow-same-origin" not in policy and "connect-src 'none'" in policy
+    assert "default-src 'none'" in policy and shown["X-Content-Type-Options"] == "nosniff"
+    downloaded = browser.get(f"/acceptance/runs/{run_id}/report/?download=1")
+    assert downloaded["Content-Disposition"].startswith("attachment;")
+    assert downloaded["Content-Security-Policy"] == policy
+    archive = browser.get(f"/acceptance/runs/{run_id}/archive/")
+    assert archive["Content-Disposition"].startswith("attachment;")
+
+
+def test_upload_form_for_site_members(results: Path, cast: Any, media_root: Path) -> None:
+    browser = pytest.importorskip("django.test").Client()
+    browser.force_login(cast.submitter)
+    assert browser.get("/acceptance/upload/").status_code == 200
+    response = browser.post(
+        "/acceptance/upload/",
+        {"archive": SimpleUploadedFile("r.tgz", pack(results)), "site": cast.site.pk, "label": "form"},
+    )
+    assert response.status_code == 302, response.content.decode()[:2000]
+    run = AcceptanceRun.objects.get(label="form")
+    assert response["Location"] == f"/acceptance/runs/{run.pk}/"
+    bad = browser.post(
+        "/acceptance/upload/",
+        {"archive": SimpleUploadedFile("r.tgz", b"not an archive"), "site": cast.site.pk},
+    )
+    assert bad.status_code == 400 and "archive rejected" in bad.content.decode()

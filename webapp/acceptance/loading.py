@@ -1,0 +1,235 @@
+"""An uploaded results directory -> the rows the service keeps, through the results library's
+acceptance loader (``ioscore.acceptance.results``: the one owner of how result.json becomes
+tests, operations, statistics and target verdicts; the CLI's report uses the same).
+
+The service adds only its bounds for synchronous intake and the display units it stores:
+GiB/s for bandwidth (the site's unit, as in the IO500 lists) and ops/s for rates.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from django.utils.dateparse import parse_datetime
+
+from ioscore.acceptance import results as library
+from ioscore.acceptance.targets import BANDWIDTH, UNITS, TargetError
+from ioscore.results.errors import ResultFormatError
+from submissions.intake import IntakeError
+
+RESULT_NAME = "result.json"
+REPORT_NAME = "report.html"
+MAX_RESULT_FILES = 500  # launches per upload: a plan is tens of tests, not thousands
+MAX_RESULT_BYTES = 64 << 20  # one result.json (the library's own bound is the same)
+MAX_TOTAL_RESULT_BYTES = 256 << 20  # all result.json files of one upload, parsed in-request
+
+# Stored unit per quantity, and its factor from the library's canonical B/s or ops/s.
+STORED_UNITS = {BANDWIDTH: ("GiB/s", float(1 << 30)), "rate": ("ops/s", 1.0)}
+
+
+@dataclass
+class LoadedOperation:
+    operation: str
+    unit: str
+    values: list[float]
+    mean: float
+    stddev: float
+    minimum: float
+    maximum: float
+    hint: str = ""
+
+
+@dataclass
+class LoadedTest:
+    name: str
+    program: str
+    commands: list[str]
+    started: datetime | None
+    ended: datetime | None
+    procs: int
+    nodes: int
+    hosts: list[str]
+    valid: bool
+    invalid_reasons: list[str]
+    notes: list[dict[str, str]]
+    operations: list[LoadedOperation]
+
+
+@dataclass
+class LoadedTarget:
+    test: str
+    operation: str
+    text: str
+    threshold: float  # in the operation's stored unit
+    unit: str
+    at_least: bool
+    measured: float | None
+    passed: bool
+    detail: str
+
+
+@dataclass
+class LoadedRun:
+    plan_name: str = ""
+    tests: list[LoadedTest] = field(default_factory=list)
+    targets: list[LoadedTarget] = field(default_factory=list)
+    report: Path | None = None
+
+    @property
+    def started(self) -> datetime | None:
+        return min((t.started for t in self.tests if t.started), default=None)
+
+    @property
+    def finished(self) -> datetime | None:
+        return max((t.ended for t in self.tests if t.ended), default=None)
+
+
+def results_root(tree: Path) -> Path:
+    """The results directory inside an unpacked upload: an archive of ``DIR/`` holds one
+    top-level folder; an archive of the directory's contents holds the tests directly."""
+    entries = [p for p in tree.iterdir() if not p.name.startswith(".")]
+    if len(entries) == 1 and entries[0].is_dir() and not (tree / RESULT_NAME).exists():
+        return entries[0]
+    return tree
+
+
+def _check_bounds(root: Path) -> None:
+    total = 0
+    for count, file in enumerate(root.rglob(RESULT_NAME), start=1):
+        if count > MAX_RESULT_FILES:
+            raise IntakeError("archive", f"more than {MAX_RESULT_FILES} result.json files")
+        if file.is_symlink() or not file.is_file():
+            continue
+        size = file.stat().st_size
+        total += size
+        if size > MAX_RESULT_BYTES:
+            where = file.relative_to(root)
+            raise IntakeError("archive", f"{where}: larger than {MAX_RESULT_BYTES} bytes")
+        if total > MAX_TOTAL_RESULT_BYTES:
+            raise IntakeError(
+                "archive", f"result.json files add up to more than {MAX_TOTAL_RESULT_BYTES} bytes"
+            )
+
+
+def load(tree: Path) -> LoadedRun:
+    """Every acceptance test of the upload; ``IntakeError`` (400) names what is wrong."""
+    root = results_root(tree)
+    _check_bounds(root)
+    try:
+        tests = library.find_tests(root)
+    except ResultFormatError as exc:
+        raise IntakeError("archive", _relative(str(exc), tree)) from None
+    if not tests:
+        raise IntakeError(
+            "archive",
+            "no acceptance result.json (from ioscore-suite ior or mdtest) in the upload",
+        )
+    run = LoadedRun(tests=[_test(test) for test in tests])
+    try:
+        run.targets = _targets(root, tests)
+    except TargetError as exc:
+        raise IntakeError("archive", f"plan: {exc}") from None
+    report = root / REPORT_NAME
+    if report.is_file() and not report.is_symlink():
+        run.report = report
+    return run
+
+
+def _relative(message: str, tree: Path) -> str:
+    """The library's message without the server's staging path."""
+    return message.replace(str(tree) + "/", "").replace(str(tree), "")
+
+
+def _stored(value: float, quantity: str) -> float:
+    return value / STORED_UNITS[quantity][1]
+
+
+def _when(text: str | None) -> datetime | None:
+    return parse_datetime(text) if isinstance(text, str) else None
+
+
+def _test(test: library.AcceptanceTest) -> LoadedTest:
+    first = test.launches[0]
+    operations = []
+    for key, op in test.operations.items():
+        stats = op.stats()
+        if stats.n == 0 or not all(math.isfinite(v) for v in stats.values):
+            continue
+        unit, factor = STORED_UNITS[op.quantity]
+        operations.append(
+            LoadedOperation(
+                operation=key,
+                unit=unit,
+                values=[v / factor for v in stats.values],
+                mean=stats.mean / factor,
+                stddev=stats.stddev / factor,
+                minimum=stats.min / factor,
+                maximum=stats.max / factor,
+                hint=_hint(op),
+            )
+        )
+    return LoadedTest(
+        name=test.id[:200],
+        program=first.mode,
+        commands=[launch.command or "" for launch in test.launches],
+        started=_when(first.start),
+        ended=_when(test.launches[-1].end),
+        procs=max(launch.procs for launch in test.launches),
+        nodes=max(launch.nodes for launch in test.launches),
+        hosts=sorted({host for launch in test.launches for host in launch.hosts})[:1000],
+        valid=test.valid,
+        invalid_reasons=[r for launch in test.launches for r in launch.invalid_reasons],
+        notes=[
+            {"operation": n.operation, "level": n.level, "text": n.text} for n in test.notes
+        ],
+        operations=operations,
+    )
+
+
+def _hint(op: library.Operation) -> str:
+    """The library's multimodality hint for the operation, when it offers one."""
+    hint = getattr(library, "multimodality_hint", None)
+    if hint is None:
+        return ""
+    text = hint(op)
+    return str(text or "")[:2000]
+
+
+def _targets(root: Path, tests: list[library.AcceptanceTest]) -> list[LoadedTarget]:
+    """The plan's targets per test, judged by the library (``evaluate``)."""
+    out = []
+    by_id = {test.id: test for test in tests}
+    for test_id, targets in _plan_targets(root).items():
+        test = by_id.get(test_id)
+        if test is None:
+            continue
+        for outcome in library.evaluate(test, targets):
+            target = outcome.target
+            quantity = UNITS[target.unit][0]
+            stats = outcome.stats
+            measured = None
+            if stats is not None and stats.n and math.isfinite(stats.mean):
+                measured = stats.mean * UNITS[target.unit][1] / STORED_UNITS[quantity][1]
+            out.append(
+                LoadedTarget(
+                    test=test.id[:200],
+                    operation=target.operation,
+                    text=target.text,
+                    threshold=_stored(target.threshold_canonical, quantity),
+                    unit=STORED_UNITS[quantity][0],
+                    at_least=True,
+                    measured=measured,
+                    passed=outcome.passed,
+                    detail=outcome.message[:2000],
+                )
+            )
+    return out
+
+
+def _plan_targets(root: Path) -> dict[str, list[Any]]:
+    """test id -> its targets, from the plan stored with the results (none without a plan)."""
+    return {}

@@ -1,0 +1,175 @@
+"""Acceptance pages: the sites' histories, one run, its report and archive, the upload form.
+
+All private to the site's members and admins (``access``); anyone else gets a 404, and a
+visitor who is not logged in the site's "private, log in" page (also a 404).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from django.conf import settings
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.db.models import Count, Max
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+
+from accounts import roles
+from ioscore_site import ratelimit
+from submissions.intake import IntakeError
+from submissions.models import StorageSystem
+from submissions.upload_limit import upload_refusal
+from submissions.views import _private_page
+
+from . import access, history
+from .forms import AcceptanceUploadForm
+from .intake import receive
+from .models import AcceptanceRun
+
+# The user's HTML report runs in a sandbox with an opaque origin: its scripts (the report's
+# own inline plotly) may draw, but cannot reach this site's cookies, pages or API, load
+# anything, submit forms or navigate.
+REPORT_POLICY = "; ".join(
+    [
+        "sandbox allow-scripts",
+        "default-src 'none'",
+        "script-src 'unsafe-inline'",
+        "style-src 'unsafe-inline'",
+        "img-src data: blob:",
+        "font-src data:",
+        "connect-src 'none'",
+        "form-action 'none'",
+        "base-uri 'none'",
+        "frame-ancestors 'none'",
+    ]
+)
+
+
+def _private(request: HttpRequest) -> HttpResponse:
+    if request.user.is_authenticated:
+        raise Http404("not found")
+    return _private_page(request)
+
+
+def index(request: HttpRequest) -> HttpResponse:
+    if not request.user.is_authenticated:
+        return _private(request)
+    sites = (
+        access.visible_sites(request.user)
+        .annotate(runs=Count("acceptance_runs"), last=Max("acceptance_runs__started"))
+        .order_by("name")
+    )
+    return render(request, "acceptance/index.html", {"sites": sites})
+
+
+def site_history(request: HttpRequest, pk: int, system: int | None = None) -> HttpResponse:
+    try:
+        site = access.site_or_404(request.user, pk)
+    except Http404:
+        return _private(request)
+    runs = access.visible_runs(request.user).filter(site=site)
+    chosen = None
+    if system is not None:
+        chosen = StorageSystem.objects.filter(site=site, pk=system).first()
+        if chosen is None:
+            raise Http404("no such storage system")
+        runs = runs.filter(storage_system=chosen)
+    systems = StorageSystem.objects.filter(
+        site=site, pk__in=AcceptanceRun.objects.filter(site=site).values("storage_system")
+    )
+    context = {
+        "site": site,
+        "system": chosen,
+        "systems": systems,
+        "runs": runs.annotate(test_count=Count("tests")),
+        "table": history.target_table(runs),
+        "series": history.series(runs),
+    }
+    return render(request, "acceptance/history.html", context)
+
+
+def run_page(request: HttpRequest, pk: int) -> HttpResponse:
+    try:
+        run = access.run_or_404(request.user, pk)
+    except Http404:
+        return _private(request)
+    context = {
+        "run": run,
+        "tests": run.tests.prefetch_related("operations"),
+        "targets": run.targets.all(),
+    }
+    return render(request, "acceptance/run.html", context)
+
+
+def _stored(relative: str) -> Path:
+    root = Path(settings.MEDIA_ROOT).resolve()
+    path = (root / relative).resolve()
+    if not relative or root not in path.parents or not path.is_file():
+        raise Http404("file missing")
+    return path
+
+
+def report(request: HttpRequest, pk: int) -> FileResponse:
+    """The uploaded HTML report, sandboxed (``?download=1``: as an attachment)."""
+    run = access.run_or_404(request.user, pk)
+    if not run.report:
+        raise Http404("this run has no report")
+    download = request.GET.get("download") == "1"
+    response = FileResponse(
+        _stored(run.report).open("rb"),
+        as_attachment=download,
+        filename=f"acceptance-run-{run.pk}-report.html",
+        content_type="text/html; charset=utf-8",
+    )
+    response["Content-Security-Policy"] = REPORT_POLICY
+    response["Cross-Origin-Resource-Policy"] = "same-origin"
+    response["Cache-Control"] = "private, no-store"
+    return response
+
+
+def archive(request: HttpRequest, pk: int) -> FileResponse:
+    run = access.run_or_404(request.user, pk)
+    path = _stored(run.archive)
+    return FileResponse(path.open("rb"), as_attachment=True, filename=run.archive_name or path.name)
+
+
+@login_required
+def upload(request: HttpRequest) -> HttpResponse:
+    sites = access.visible_sites(request.user)  # admins may upload for any site
+    if not roles.is_submitter(request.user) or not sites.exists():
+        raise PermissionDenied("only submitters who are members of a site may upload")
+    if request.method == "POST":
+        checks = ratelimit.upload_checks(request)
+        wait = ratelimit.retry_after(checks)
+        if wait is not None:
+            form = AcceptanceUploadForm(sites=sites)
+            context = {"form": form, "refusal": ratelimit.too_many_message("uploads", wait)}
+            response = render(request, "acceptance/upload.html", context, status=429)
+            response["Retry-After"] = str(wait)
+            return response
+        ratelimit.record(checks)
+    form = AcceptanceUploadForm(request.POST or None, request.FILES or None, sites=sites)
+    refusal = upload_refusal(request) if request.method == "POST" else None
+    if refusal:
+        form.is_valid()
+        form.errors["archive"] = form.error_class([refusal])  # the body was not read
+        return render(request, "acceptance/upload.html", {"form": form}, status=413)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        system = data.get("storage_system")
+        try:
+            received = receive(
+                user=request.user,
+                site=data["site"],
+                archive=data["archive"],
+                report=data.get("report"),
+                storage_system=system.pk if system is not None else None,
+                label=data.get("label", ""),
+                notes=data.get("notes", ""),
+            )
+        except IntakeError as exc:
+            form.add_error(exc.field if exc.field in form.fields else None, str(exc))
+            return render(request, "acceptance/upload.html", {"form": form}, status=exc.status)
+        return redirect("acceptance:run", pk=received.run.pk)
+    return render(request, "acceptance/upload.html", {"form": form})
