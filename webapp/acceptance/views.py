@@ -8,19 +8,20 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from urllib.parse import urlencode
+
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.db.models import Count, Max
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse
-from django.shortcuts import redirect, render
+from django.shortcuts import redirect, render, resolve_url
 
 from accounts import roles
 from ioscore_site import ratelimit
 from submissions.intake import IntakeError
 from submissions.models import StorageSystem
 from submissions.upload_limit import upload_refusal
-from submissions.views import _private_page
 
 from . import access, history
 from .forms import AcceptanceUploadForm
@@ -47,9 +48,12 @@ REPORT_POLICY = "; ".join(
 
 
 def _private(request: HttpRequest) -> HttpResponse:
+    """As the submissions' private page: a 404 for every id, existing or not; a visitor who is
+    not logged in is told what the page is and where to log in."""
     if request.user.is_authenticated:
         raise Http404("not found")
-    return _private_page(request)
+    login_url = f"{resolve_url(settings.LOGIN_URL)}?{urlencode({'next': request.path})}"
+    return render(request, "acceptance/private.html", {"login_url": login_url}, status=404)
 
 
 def index(request: HttpRequest) -> HttpResponse:
