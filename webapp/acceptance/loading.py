@@ -124,10 +124,7 @@ def load(tree: Path) -> LoadedRun:
     except ResultFormatError as exc:
         raise IntakeError("archive", _relative(str(exc), tree)) from None
     if not tests:
-        raise IntakeError(
-            "archive",
-            "no acceptance result.json (from ioscore-suite ior or mdtest) in the upload",
-        )
+        raise IntakeError("archive", _relative(_why_none(root), tree))
     run = LoadedRun(tests=[_test(test) for test in tests])
     try:
         run.targets = _targets(root, tests)
@@ -137,6 +134,17 @@ def load(tree: Path) -> LoadedRun:
     if report.is_file() and not report.is_symlink():
         run.report = report
     return run
+
+
+def _why_none(root: Path) -> str:
+    """Why nothing was accepted: the first result.json the library skipped, and why."""
+    message = "no acceptance result.json (from ioscore-suite ior or mdtest) in the upload"
+    for file in sorted(root.rglob(RESULT_NAME))[:1]:
+        try:
+            library.load_launch(file)
+        except ResultFormatError as exc:
+            return f"{message}: {exc}"
+    return message
 
 
 def _relative(message: str, tree: Path) -> str:
