@@ -12,6 +12,7 @@ there, and the job tees everything it prints into job.out beside it. An upload n
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import os
 import shlex
@@ -23,6 +24,7 @@ from pathlib import Path
 from string import Template
 from typing import Any
 
+from ioscore.acceptance.plan import Plan, PlanError, PlanTest, load_plan
 from ioscore.results import ResultFormatError
 from ioscore.results.parse_ini import get_option, parse_ini
 
@@ -32,9 +34,16 @@ TEMPLATE_DIR = Path(__file__).resolve().parents[2] / "templates"
 
 
 def add_parser(sub: Any) -> None:
-    parser = sub.add_parser("run", help="render and run/submit a benchmark job")
-    parser.add_argument("config", type=Path, metavar="CONFIG", help="the benchmark INI file")
-    parser.add_argument("--ranks", type=int, required=True, help="total MPI ranks")
+    parser = sub.add_parser(
+        "run", help="render and run/submit a benchmark job or an acceptance plan"
+    )
+    parser.add_argument(
+        "config",
+        type=Path,
+        metavar="CONFIG",
+        help="the benchmark INI file, or an acceptance plan (PLAN.toml)",
+    )
+    parser.add_argument("--ranks", type=int, help="total MPI ranks (INI runs; a plan has a layout)")
     parser.add_argument("--ppn", type=int, help="ranks per node (default: all on one node)")
     parser.add_argument("--scheduler", choices=SCHEDULERS, default="local")
     parser.add_argument("--dry-run", action="store_true", help="print the job script only")
@@ -50,6 +59,19 @@ def add_parser(sub: Any) -> None:
         default=[],
         dest="suite_args",
         help="extra argument for the suite (repeatable)",
+    )
+    parser.add_argument(
+        "--results",
+        type=Path,
+        help="plan runs: results directory (default: the plan's `results`, else "
+        "./acceptance-<plan name>-<timestamp>)",
+    )
+    parser.add_argument(
+        "--var",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="plan runs: override a [vars] value (repeatable)",
     )
     parser.set_defaults(handler=handle)
 
@@ -121,6 +143,66 @@ tee_pid=$$!
 trap 'status=$$?; exec >&- 2>&-; wait "$$tee_pid" || true; exit "$$status"' EXIT"""
 
 
+def _check_job_options(
+    scheduler: str, job_name: str, partition: str | None, account: str | None
+) -> None:
+    if scheduler not in SCHEDULERS:
+        raise RunError(f"unknown scheduler {scheduler!r}; choose one of {', '.join(SCHEDULERS)}")
+    if not job_name.replace("-", "").replace("_", "").isalnum():
+        raise RunError("--job-name may only hold letters, digits, '-' and '_'")
+    if any(ch in (partition or "") + (account or "") for ch in " \n'\"$`;"):
+        raise RunError("--partition/--account must not contain spaces or shell characters")
+
+
+def _read_template(scheduler: str, template_dir: Path) -> tuple[Path, Template]:
+    template_file = template_dir / f"{scheduler}.sh"
+    try:
+        return template_file, Template(template_file.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise RunError(f"cannot read template {template_file}: {exc.strerror}") from None
+
+
+def _layout_values(ranks: int, ppn: int | None) -> dict[str, str]:
+    """ranks, ppn, nodes and mpirun's flags of one launch (ppn None: all on one node)."""
+    if ranks < 1:
+        raise RunError("--ranks must be >= 1")
+    per_node = ppn if ppn is not None else ranks
+    if per_node < 1:
+        raise RunError("--ppn must be >= 1")
+    mpirun_flags = "--oversubscribe"
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        mpirun_flags += " --allow-run-as-root"  # Open MPI refuses root without it
+    if ppn is not None:
+        mpirun_flags += f" --map-by ppr:{per_node}:node"
+    return {
+        "ranks": str(ranks),
+        "ppn": str(per_node),
+        "nodes": str(math.ceil(ranks / per_node)),
+        "mpirun": "mpirun",
+        "mpirun_flags": mpirun_flags,
+    }
+
+
+def _job_values(
+    scheduler: str, walltime: str, job_name: str, partition: str | None, account: str | None
+) -> dict[str, str]:
+    return {
+        "job_name": job_name,
+        "walltime": walltime,
+        "walltime_minutes": str(_walltime_minutes(walltime)),
+        "scheduler_extra": _extra_directives(scheduler, partition, account),
+    }
+
+
+def _substitute(template_file: Path, template: Template | str, values: dict[str, str]) -> str:
+    try:
+        return (template if isinstance(template, Template) else Template(template)).substitute(
+            values
+        )
+    except (KeyError, ValueError) as exc:
+        raise RunError(f"template {template_file} is broken: {exc}") from None
+
+
 def render_script(
     scheduler: str,
     config: Path,
@@ -136,56 +218,137 @@ def render_script(
     timestamp: str | None = None,
 ) -> str:
     """The job script; the suite gets --timestamp (now, unless suite_args carry one)."""
-    if scheduler not in SCHEDULERS:
-        raise RunError(f"unknown scheduler {scheduler!r}; choose one of {', '.join(SCHEDULERS)}")
-    if ranks < 1:
-        raise RunError("--ranks must be >= 1")
-    per_node = ppn if ppn is not None else ranks
-    if per_node < 1:
-        raise RunError("--ppn must be >= 1")
-    if not job_name.replace("-", "").replace("_", "").isalnum():
-        raise RunError("--job-name may only hold letters, digits, '-' and '_'")
-    if any(ch in (partition or "") + (account or "") for ch in " \n'\"$`;"):
-        raise RunError("--partition/--account must not contain spaces or shell characters")
-    template_file = template_dir / f"{scheduler}.sh"
-    try:
-        template = Template(template_file.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise RunError(f"cannot read template {template_file}: {exc.strerror}") from None
+    _check_job_options(scheduler, job_name, partition, account)
+    layout = _layout_values(ranks, ppn)
+    template_file, template = _read_template(scheduler, template_dir)
     config = config.resolve()
     suite_args = list(suite_args or [])
     if timestamp_of(suite_args) is None:
         suite_args += ["--timestamp", timestamp or time.strftime("%Y.%m.%d-%H.%M.%S")]
     run_dir = run_dir_of(config, timestamp_of(suite_args) or "")
-    mpirun_flags = "--oversubscribe"
-    if hasattr(os, "geteuid") and os.geteuid() == 0:
-        mpirun_flags += " --allow-run-as-root"  # Open MPI refuses root without it
-    if ppn is not None:
-        mpirun_flags += f" --map-by ppr:{per_node}:node"
     values = {
-        "job_name": job_name,
-        "ranks": str(ranks),
-        "ppn": str(per_node),
-        "nodes": str(math.ceil(ranks / per_node)),
-        "walltime": walltime,
-        "walltime_minutes": str(_walltime_minutes(walltime)),
+        **_job_values(scheduler, walltime, job_name, partition, account),
+        **layout,
         "workdir": shlex.quote(str(config.parent)),
         "config": shlex.quote(str(config)),
         "suite": shlex.quote(suite),
         "suite_args": " ".join(shlex.quote(a) for a in suite_args),
         "resultdir": shlex.quote(result_dir_of(config)),
         "keep_job_files": Template(KEEP_JOB_FILES).substitute(run_dir=shlex.quote(run_dir)),
-        "mpirun": "mpirun",
-        "mpirun_flags": mpirun_flags,
-        "scheduler_extra": _extra_directives(scheduler, partition, account),
     }
-    try:
-        return template.substitute(values)
-    except (KeyError, ValueError) as exc:
-        raise RunError(f"template {template_file} is broken: {exc}") from None
+    return _substitute(template_file, template, values)
+
+
+def render_plan_script(
+    scheduler: str,
+    plan: Plan,
+    results_root: Path,
+    suite: str,
+    walltime: str = "02:00:00",
+    job_name: str = "ioscore",
+    partition: str | None = None,
+    account: str | None = None,
+    template_dir: Path = TEMPLATE_DIR,
+) -> str:
+    """One job running an acceptance plan's tests in order, each part its own launch.
+
+    The scheduler's template supplies the job header and the launch line (the line naming
+    ${suite}); every part renders that line with its program, arguments, layout and
+    --resultdir RESULTS_ROOT/TEST/PART. A read part follows its write part only when the write
+    succeeded, after the plan's cache-drop command (its outcome is recorded beside the read's
+    results in drop_caches.txt). A failed launch does not stop the later tests; the job's
+    exit status counts the failed launches.
+    """
+    _check_job_options(scheduler, job_name, partition, account)
+    template_file, template = _read_template(scheduler, template_dir)
+    lines = template.template.splitlines()
+    launch_at = [i for i, line in enumerate(lines) if "${suite}" in line]
+    if len(launch_at) != 1:
+        raise RunError(f"template {template_file}: expected one launch line naming ${{suite}}")
+    head, launch_line, tail = lines[: launch_at[0]], lines[launch_at[0]], lines[launch_at[0] + 1 :]
+    root = results_root.resolve()
+    layout = _layout_values(plan.nodes * plan.ppn, plan.ppn)
+    common = {
+        **_job_values(scheduler, walltime, job_name, partition, account),
+        **layout,
+        "workdir": shlex.quote(plan.datadir),
+        "config": shlex.quote(str(plan.path.resolve())),
+        "suite": shlex.quote(suite),
+        "suite_args": "",
+        "resultdir": shlex.quote(str(root)),
+        "keep_job_files": Template(KEEP_JOB_FILES).substitute(run_dir=shlex.quote(str(root))),
+    }
+    header = []
+    for line in head:
+        if line.startswith("cd ${workdir}"):
+            header.append("mkdir -p ${workdir}")  # the launches run in the plan's datadir
+        header.append(line)
+    body = [
+        "failed=0",
+        f"echo {shlex.quote(f'ioscore: plan {plan.name}: {len(plan.tests)} tests')}",
+    ]
+    for number, test in enumerate(plan.tests, 1):
+        values = {**common, **_layout_values(test.ranks, test.ppn)}
+        body += ["", f"# test {number}: {test.name}", f"echo {shlex.quote(f'== test {test.name}')}"]
+        body += _test_lines(test, root, launch_line, values, template_file)
+    body += ["", 'echo "ioscore: plan finished: $failed launch(es) failed"']
+    # Only the template's own lines are templates: plan text ($DIR, $$) goes in verbatim.
+    return (
+        _substitute(template_file, "\n".join(header), common)
+        + "\n"
+        + "\n".join(body)
+        + "\n"
+        + _substitute(template_file, "\n".join(tail), common)
+        + '\nexit "$((failed > 0))"\n'
+    )
+
+
+def _test_lines(
+    test: PlanTest, root: Path, launch_line: str, values: dict[str, str], template_file: Path
+) -> list[str]:
+    """A test's launches: each later part nested in `if` on the earlier one's success."""
+    lines: list[str] = []
+    depth = 0
+    for index, part in enumerate(test.parts):
+        part_dir = root / test.name / part.role
+        args = [*part.args, "--resultdir", str(part_dir)]
+        launch = _substitute(
+            template_file,
+            launch_line,
+            {**values, "config": part.program, "suite_args": shlex.join(args)},
+        ).strip()
+        pad = "  " * depth
+        lines += [f"{pad}mkdir -p {shlex.quote(d)}" for d in part.make_dirs]
+        if part.drop_caches_before is not None:
+            record = shlex.quote(str(part_dir / "drop_caches.txt"))
+            lines += [
+                f"{pad}mkdir -p {shlex.quote(str(part_dir))}",
+                f"{pad}if {{",
+                f"{pad}  {part.drop_caches_before}",
+                f"{pad}}}; then",
+                f"{pad}  echo {shlex.quote('dropped: ' + part.drop_caches_before)} > {record}",
+                f"{pad}else",
+                f"{pad}  echo {shlex.quote('FAILED: ' + part.drop_caches_before)} > {record}",
+                f"{pad}  echo 'ioscore: WARNING: the cache drop failed; the read may hit caches'",
+                f"{pad}fi",
+            ]
+        if index + 1 < len(test.parts):  # the next part reads what this one wrote
+            lines.append(f"{pad}if {launch}; then")
+            depth += 1
+        else:
+            lines.append(f"{pad}{launch} || failed=$((failed + 1))")
+    for level in range(depth, 0, -1):
+        pad = "  " * (level - 1)
+        lines += [f"{pad}else", f"{pad}  failed=$((failed + 1))", f"{pad}fi"]
+    return lines
 
 
 def handle(args: argparse.Namespace) -> int:
+    if args.config.suffix == ".toml":
+        return handle_plan(args)
+    if args.ranks is None:
+        print("ioscore run: --ranks is required for an INI configuration", file=sys.stderr)
+        return 2
     suite_args = list(args.suite_args)
     timestamp = timestamp_of(suite_args) or time.strftime("%Y.%m.%d-%H.%M.%S")
     try:
@@ -213,10 +376,15 @@ def handle(args: argparse.Namespace) -> int:
     if args.dry_run:
         print(script, end="")
         return 0
-    command = ["bash"] if args.scheduler == "local" else SUBMIT_COMMANDS[args.scheduler]
+    return execute(args.scheduler, script, run_dir)
+
+
+def execute(scheduler: str, script: str, run_dir: Path) -> int:
+    """Write job.sh into run_dir and run it (local) or submit it; one line on any problem."""
+    command = ["bash"] if scheduler == "local" else SUBMIT_COMMANDS[scheduler]
     if shutil.which(command[0]) is None:
         print(
-            f"ioscore run: {command[0]} not found: is {args.scheduler} available here? "
+            f"ioscore run: {command[0]} not found: is {scheduler} available here? "
             "Use --dry-run --script-out FILE to keep the script.",
             file=sys.stderr,
         )
@@ -236,7 +404,7 @@ def handle(args: argparse.Namespace) -> int:
         print(f"ioscore run: cannot write {job_script}: {exc.strerror}", file=sys.stderr)
         return 2
     where = f"results, job.sh and job.out will appear in {run_dir}"
-    if args.scheduler == "local":
+    if scheduler == "local":
         print(f"ioscore run: running locally; {where}", flush=True)
         return subprocess.call([*command, str(job_script)])
     done = subprocess.run([*command, str(job_script)], capture_output=True, text=True)
@@ -247,3 +415,64 @@ def handle(args: argparse.Namespace) -> int:
         return 2
     print(f"ioscore run: submitted; {where}")
     return 0
+
+
+def _overrides(pairs: list[str]) -> dict[str, str]:
+    out = {}
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        if not sep or not name:
+            raise PlanError(f"--var {pair!r}: expected NAME=VALUE")
+        out[name] = value
+    return out
+
+
+def handle_plan(args: argparse.Namespace) -> int:
+    """`ioscore run PLAN.toml`: the plan's tests as one job; results in one directory."""
+    if args.ranks is not None or args.ppn is not None or args.suite_args:
+        print(
+            "ioscore run: --ranks/--ppn/--suite-arg do not apply to a plan "
+            "(its [layout] and command lines say them)",
+            file=sys.stderr,
+        )
+        return 2
+    try:
+        plan = load_plan(args.config, _overrides(args.var))
+        stamp = time.strftime("%Y.%m.%d-%H.%M.%S")
+        default = f"acceptance-{_slug(plan.name)}-{stamp}"
+        root = args.results or Path(plan.results or default)
+        if not root.is_absolute():
+            base = Path.cwd() if args.results or not plan.results else plan.path.parent
+            root = base / root
+        script = render_plan_script(
+            args.scheduler,
+            plan,
+            root,
+            args.suite,
+            args.walltime,
+            args.job_name,
+            args.partition,
+            args.account,
+        )
+    except (RunError, PlanError) as exc:
+        print(f"ioscore run: {exc}", file=sys.stderr)
+        return 2
+    if args.script_out:
+        args.script_out.write_text(script, encoding="utf-8")
+    if args.dry_run:
+        print(script, end="")
+        return 0
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        plan_json = root / "plan.json"
+        if not plan_json.exists():
+            plan_json.write_text(json.dumps(plan.to_dict(), indent=2) + "\n", encoding="utf-8")
+            shutil.copyfile(plan.path, root / "plan.toml")
+    except OSError as exc:
+        print(f"ioscore run: cannot write into {root}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    return execute(args.scheduler, script, root)
+
+
+def _slug(name: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_." else "-" for c in name)[:64].strip("-")
