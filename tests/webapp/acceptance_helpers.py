@@ -23,11 +23,38 @@ HOSTILE_REPORT = (
 )
 
 
+# The plan `ioscore run` copied into the results directory: two targets met, one missed, and
+# one of a test whose launch left no result (so it cannot have been met).
+PLAN = f"""\
+name = "TU scratch acceptance"
+datadir = "/dev/shm/acceptance"
+[layout]
+nodes = 1
+ppn = 2
+[[test]]
+name = "ior-fpp"
+command = "ior {IOR_FPP} -o $DIR/ior-fpp/f"
+targets = ["write >= 1 MiB/s", "read >= 1,000 TB/s"]
+[[test]]
+name = "ior-pair"
+command = "ior {IOR_PAIR} -w -r -k -o $DIR/ior-pair/f"
+launch = "separate"
+[[test]]
+name = "mdtest-create"
+command = "mdtest {MDTEST} -d $DIR/md"
+targets = ["creates >= 10/s"]
+[[test]]
+name = "mdtest-hard"
+command = "mdtest -n 20 -u -d $DIR/md-hard"
+targets = ["creates >= 6,800/s"]
+"""
+
+
 @contextmanager
 def acceptance_results(prefix: str) -> Iterator[Path]:
     """Yield ``ROOT/results`` holding tests ior-fpp (write+read, -i 3), ior-pair (a -k write
     launch and a later read launch of the same files) and mdtest-create (-i 2), plus a
-    report.html."""
+    report.html and the plan (plan.toml) with its targets."""
     with scratch(prefix) as root:
         results, data = root / "results", root / "data"
         for folder in ("ior-fpp", "ior-pair/write", "ior-pair/read", "mdtest-create"):
@@ -40,15 +67,23 @@ def acceptance_results(prefix: str) -> Iterator[Path]:
         launch(results / "ior-pair/read", "ior", [*pair, "-r"])
         launch(results / "mdtest-create", "mdtest", [*MDTEST.split(), "-d", str(data / "md")])
         (results / "report.html").write_bytes(HOSTILE_REPORT)
+        (results / "plan.toml").write_text(PLAN)
         yield results
 
 
 def pack(results: Path, extra: dict[str, bytes] | None = None) -> bytes:
-    """A .tar.gz of the results directory (as `results/...`), plus extra members."""
+    """A .tar.gz of the results directory (as `results/...`); ``extra`` adds or replaces
+    members (name relative to the results directory -> content)."""
+    extra = extra or {}
+    replaced = {f"results/{name}" for name in extra}
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
-        archive.add(results, arcname="results")
-        for name, content in (extra or {}).items():
+        archive.add(
+            results,
+            arcname="results",
+            filter=lambda info: None if info.name in replaced else info,
+        )
+        for name, content in extra.items():
             info = tarfile.TarInfo(f"results/{name}")
             info.size = len(content)
             archive.addfile(info, io.BytesIO(content))

@@ -63,7 +63,7 @@ def test_archive_upload_stores_each_test_with_the_launches_statistics(
     response = upload(client, pack(results), storage_system=storage.pk, label="baseline")
     assert response.status_code == 201, response.content
     body = response.json()
-    assert body["duplicate"] is False and body["tests"] == 3 and body["verdict"] == ""
+    assert body["duplicate"] is False and body["tests"] == 3
     run = AcceptanceRun.objects.get(pk=body["id"])
     assert (run.site, run.storage_system, run.label) == (cast.site, storage, "baseline")
     assert run.report and run.report_size == len(HOSTILE_REPORT)
@@ -91,6 +91,21 @@ def test_archive_upload_stores_each_test_with_the_launches_statistics(
     md_expected = [v * 1e3 for v in phase_scores(result_files(results)["mdtest-create"], "mdtest-file-write-")]
     assert create.unit == "ops/s" and create.values == pytest.approx(md_expected)
 
+    # The plan's targets, judged by the library: one met per test, one missed by far, one
+    # of a test that left no result.
+    assert (body["verdict"], body["targets_total"], body["targets_failed"]) == ("FAIL", 4, 2)
+    assert run.plan_name == "TU scratch acceptance"
+    verdicts = {(t.test_name, t.text): t for t in run.targets.all()}
+    met = verdicts[("ior-fpp", "write >= 1 MiB/s")]
+    assert met.passed and met.unit == "GiB/s" and met.threshold == pytest.approx(1 / 1024)
+    assert met.measured == pytest.approx(write.mean) and met.detail.startswith("PASS")
+    missed = verdicts[("ior-fpp", "read >= 1,000 TB/s")]
+    assert not missed.passed and missed.threshold == pytest.approx(1e15 / GIB)
+    creates = verdicts[("mdtest-create", "creates >= 6,800/s".replace("6,800", "10"))]
+    assert creates.passed and creates.unit == "ops/s" and creates.measured == pytest.approx(create.mean)
+    absent = verdicts[("mdtest-hard", "creates >= 6,800/s")]
+    assert not absent.passed and absent.measured is None and "left no result" in absent.detail
+
     # The same bytes again: the stored run, not a second one.
     again = upload(client, pack(results), storage_system=storage.pk, label="baseline")
     assert again.status_code == 200 and again.json() | {"duplicate": False} == body
@@ -112,6 +127,7 @@ def test_separate_result_files_and_report(client: APIClient, results: Path) -> N
     assert response.status_code == 201, response.content
     run = AcceptanceRun.objects.get(pk=response.json()["id"])
     assert sorted(run.tests.values_list("name", flat=True)) == ["ior-fpp", "mdtest-create"]
+    assert response.json()["verdict"] == "" and run.targets_total == 0  # no plan, no targets
     assert run.notes.startswith("OSS firmware 2.4") and run.report_size == len(HOSTILE_REPORT)
 
 
@@ -134,6 +150,10 @@ def test_run_page_history_and_read_api(
     write = next(s for s in history if (s["test"], s["operation"]) == ("ior-fpp", "write"))
     assert [p["run"] for p in write["points"]] == [first["id"], second["id"]]
     assert write["points"][0]["label"] == "before" and write["points"][0]["iterations"] == 3
+    assert write["points"][0]["target"] == pytest.approx(1 / 1024)
+    assert write["points"][0]["passed"] is True
+    read = next(s for s in history if (s["test"], s["operation"]) == ("ior-fpp", "read"))
+    assert read["points"][1]["passed"] is False
     filtered = client.get(
         f"/api/v1/acceptance/sites/{cast.site.pk}/history/?storage_system={storage.pk + 999}"
     ).json()
@@ -153,6 +173,7 @@ def test_run_page_history_and_read_api(
     text = site_page.content.decode()
     assert 'id="acceptance-series"' in text and "acceptance-chart-0" in text
     assert "plotly-4.1.1.min.js" in text and "acceptance/history.js" in text
+    assert "read &gt;= 1,000 TB/s" in text and text.count(">FAIL<") >= 4  # 2 targets x 2 runs
     series = json.loads(text.split('id="acceptance-series" type="application/json">')[1].split("</script>")[0])
     assert {(s["test"], s["operation"]) for s in series} >= {("ior-fpp", "write"), ("mdtest-create", "file-write")}
 
@@ -193,3 +214,14 @@ def test_upload_form_for_site_members(results: Path, cast: Any, media_root: Path
         {"archive": SimpleUploadedFile("r.tgz", b"not an archive"), "site": cast.site.pk},
     )
     assert bad.status_code == 400 and "archive rejected" in bad.content.decode()
+
+
+def test_a_plan_that_does_not_parse_is_refused_with_its_line(
+    client: APIClient, results: Path
+) -> None:
+    broken = (results / "plan.toml").read_text().replace("creates >= 10/s", "creates >= 10 furlongs")
+    response = upload(client, pack(results, {"plan.toml": broken.encode()}))
+    assert response.status_code == 400
+    message = response.json()["error"]["message"]
+    assert message.startswith("plan: results/plan.toml:17: ") and "furlongs" in message
+    assert "/sandbox" not in message

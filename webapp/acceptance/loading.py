@@ -12,17 +12,18 @@ import math
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
 
 from django.utils.dateparse import parse_datetime
 
 from ioscore.acceptance import results as library
-from ioscore.acceptance.targets import BANDWIDTH, UNITS, TargetError
+from ioscore.acceptance.plan import Plan, PlanError, load_plan
+from ioscore.acceptance.targets import BANDWIDTH, UNITS, Target, TargetError
 from ioscore.results.errors import ResultFormatError
 from submissions.intake import IntakeError
 
 RESULT_NAME = "result.json"
 REPORT_NAME = "report.html"
+PLAN_NAME = "plan.toml"  # `ioscore run PLAN` keeps a copy of the plan in the results directory
 MAX_RESULT_FILES = 500  # launches per upload: a plan is tens of tests, not thousands
 MAX_RESULT_BYTES = 64 << 20  # one result.json (the library's own bound is the same)
 MAX_TOTAL_RESULT_BYTES = 256 << 20  # all result.json files of one upload, parsed in-request
@@ -127,9 +128,12 @@ def load(tree: Path) -> LoadedRun:
         raise IntakeError("archive", _relative(_why_none(root), tree))
     run = LoadedRun(tests=[_test(test) for test in tests])
     try:
-        run.targets = _targets(root, tests)
-    except TargetError as exc:
-        raise IntakeError("archive", f"plan: {exc}") from None
+        plan = _plan(root)
+        if plan is not None:
+            run.plan_name = plan.name
+            run.targets = _targets(plan, tests)
+    except (PlanError, TargetError) as exc:
+        raise IntakeError("archive", _relative(f"plan: {exc}", tree)) from None
     report = root / REPORT_NAME
     if report.is_file() and not report.is_symlink():
         run.report = report
@@ -207,28 +211,36 @@ def _hint(op: library.Operation) -> str:
     return str(text or "")[:2000]
 
 
-def _targets(root: Path, tests: list[library.AcceptanceTest]) -> list[LoadedTarget]:
-    """The plan's targets per test, judged by the library (``evaluate``)."""
+def _plan(root: Path) -> Plan | None:
+    path = root / PLAN_NAME
+    if not path.is_file() or path.is_symlink():
+        return None
+    return load_plan(path)
+
+
+def _targets(plan: Plan, tests: list[library.AcceptanceTest]) -> list[LoadedTarget]:
+    """The plan's targets per test, judged by the library (``evaluate``). A target of a test
+    that left no result (its launch failed) fails: nothing was shown to meet it."""
     out = []
     by_id = {test.id: test for test in tests}
-    for test_id, targets in _plan_targets(root).items():
-        test = by_id.get(test_id)
+    for planned in plan.tests:
+        test = by_id.get(planned.name)
         if test is None:
+            out += [_missing(planned.name, target) for target in planned.targets]
             continue
-        for outcome in library.evaluate(test, targets):
+        for outcome in library.evaluate(test, planned.targets):
             target = outcome.target
-            quantity = UNITS[target.unit][0]
             stats = outcome.stats
             measured = None
             if stats is not None and stats.n and math.isfinite(stats.mean):
-                measured = stats.mean * UNITS[target.unit][1] / STORED_UNITS[quantity][1]
+                measured = _stored(stats.mean * UNITS[target.unit][1], target.quantity)
             out.append(
                 LoadedTarget(
-                    test=test.id[:200],
+                    test=planned.name[:200],
                     operation=target.operation,
                     text=target.text,
-                    threshold=_stored(target.threshold_canonical, quantity),
-                    unit=STORED_UNITS[quantity][0],
+                    threshold=_stored(target.threshold_canonical, target.quantity),
+                    unit=STORED_UNITS[target.quantity][0],
                     at_least=True,
                     measured=measured,
                     passed=outcome.passed,
@@ -238,6 +250,15 @@ def _targets(root: Path, tests: list[library.AcceptanceTest]) -> list[LoadedTarg
     return out
 
 
-def _plan_targets(root: Path) -> dict[str, list[Any]]:
-    """test id -> its targets, from the plan stored with the results (none without a plan)."""
-    return {}
+def _missing(test: str, target: Target) -> LoadedTarget:
+    return LoadedTarget(
+        test=test[:200],
+        operation=target.operation,
+        text=target.text,
+        threshold=_stored(target.threshold_canonical, target.quantity),
+        unit=STORED_UNITS[target.quantity][0],
+        at_least=True,
+        measured=None,
+        passed=False,
+        detail=f"FAIL: {target.text}: test {test} left no result (its launch failed or is missing)",
+    )
