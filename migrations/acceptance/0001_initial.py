@@ -6,116 +6,226 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('accounts', '0002_role_groups'),
-        ('submissions', '0005_io500_id'),
+        ("accounts", "0002_role_groups"),
+        ("submissions", "0005_io500_id"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='AcceptanceRun',
+            name="AcceptanceRun",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('uploaded', models.DateTimeField(auto_now_add=True)),
-                ('plan_name', models.CharField(blank=True, max_length=200)),
-                ('label', models.CharField(blank=True, help_text="e.g. 'after OSS firmware 2.4'", max_length=200)),
-                ('notes', models.TextField(blank=True, help_text="the uploader's notes on this run")),
-                ('started', models.DateTimeField(blank=True, help_text='earliest test start', null=True)),
-                ('finished', models.DateTimeField(blank=True, help_text='latest test end', null=True)),
-                ('archive', models.CharField(blank=True, help_text='path under MEDIA_ROOT', max_length=300)),
-                ('archive_name', models.CharField(blank=True, max_length=255)),
-                ('archive_sha256', models.CharField(max_length=64)),
-                ('archive_size', models.BigIntegerField(default=0)),
-                ('report', models.CharField(blank=True, help_text='path under MEDIA_ROOT', max_length=300)),
-                ('report_size', models.BigIntegerField(default=0)),
-                ('targets_total', models.PositiveIntegerField(default=0)),
-                ('targets_failed', models.PositiveIntegerField(default=0)),
-                ('site', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='acceptance_runs', to='accounts.site')),
-                ('storage_system', models.ForeignKey(blank=True, help_text="the storage system tested (one of the site's)", null=True, on_delete=django.db.models.deletion.PROTECT, related_name='acceptance_runs', to='submissions.storagesystem')),
-                ('uploaded_by', models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("uploaded", models.DateTimeField(auto_now_add=True)),
+                ("plan_name", models.CharField(blank=True, max_length=200)),
+                (
+                    "label",
+                    models.CharField(
+                        blank=True, help_text="e.g. 'after OSS firmware 2.4'", max_length=200
+                    ),
+                ),
+                (
+                    "notes",
+                    models.TextField(blank=True, help_text="the uploader's notes on this run"),
+                ),
+                (
+                    "started",
+                    models.DateTimeField(blank=True, help_text="earliest test start", null=True),
+                ),
+                (
+                    "finished",
+                    models.DateTimeField(blank=True, help_text="latest test end", null=True),
+                ),
+                (
+                    "archive",
+                    models.CharField(blank=True, help_text="path under MEDIA_ROOT", max_length=300),
+                ),
+                ("archive_name", models.CharField(blank=True, max_length=255)),
+                ("archive_sha256", models.CharField(max_length=64)),
+                ("archive_size", models.BigIntegerField(default=0)),
+                (
+                    "report",
+                    models.CharField(blank=True, help_text="path under MEDIA_ROOT", max_length=300),
+                ),
+                ("report_size", models.BigIntegerField(default=0)),
+                ("targets_total", models.PositiveIntegerField(default=0)),
+                ("targets_failed", models.PositiveIntegerField(default=0)),
+                (
+                    "site",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="acceptance_runs",
+                        to="accounts.site",
+                    ),
+                ),
+                (
+                    "storage_system",
+                    models.ForeignKey(
+                        blank=True,
+                        help_text="the storage system tested (one of the site's)",
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="acceptance_runs",
+                        to="submissions.storagesystem",
+                    ),
+                ),
+                (
+                    "uploaded_by",
+                    models.ForeignKey(
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-started', '-id'],
+                "ordering": ["-started", "-id"],
             },
         ),
         migrations.CreateModel(
-            name='AcceptanceTarget',
+            name="AcceptanceTarget",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('test_name', models.CharField(max_length=200)),
-                ('operation', models.CharField(max_length=40)),
-                ('text', models.CharField(help_text='the target as the plan states it', max_length=200)),
-                ('threshold', models.FloatField(help_text="in the operation's unit")),
-                ('unit', models.CharField(max_length=16)),
-                ('at_least', models.BooleanField(default=True, help_text='False: the value must stay below')),
-                ('measured', models.FloatField(blank=True, null=True)),
-                ('passed', models.BooleanField()),
-                ('detail', models.TextField(blank=True, help_text='why, with the uncertainty')),
-                ('order', models.PositiveIntegerField(default=0)),
-                ('run', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='targets', to='acceptance.acceptancerun')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("test_name", models.CharField(max_length=200)),
+                ("operation", models.CharField(max_length=40)),
+                (
+                    "text",
+                    models.CharField(help_text="the target as the plan states it", max_length=200),
+                ),
+                ("threshold", models.FloatField(help_text="in the operation's unit")),
+                ("unit", models.CharField(max_length=16)),
+                (
+                    "at_least",
+                    models.BooleanField(default=True, help_text="False: the value must stay below"),
+                ),
+                ("measured", models.FloatField(blank=True, null=True)),
+                ("passed", models.BooleanField()),
+                ("detail", models.TextField(blank=True, help_text="why, with the uncertainty")),
+                ("order", models.PositiveIntegerField(default=0)),
+                (
+                    "run",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="targets",
+                        to="acceptance.acceptancerun",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['run', 'order', 'id'],
+                "ordering": ["run", "order", "id"],
             },
         ),
         migrations.CreateModel(
-            name='AcceptanceTest',
+            name="AcceptanceTest",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(help_text="the plan's test id", max_length=200)),
-                ('program', models.CharField(help_text='ior or mdtest', max_length=10)),
-                ('commands', models.JSONField(default=list, help_text='command line of each launch')),
-                ('started', models.DateTimeField(blank=True, null=True)),
-                ('procs', models.PositiveIntegerField(default=0)),
-                ('nodes', models.PositiveIntegerField(default=0)),
-                ('hosts', models.JSONField(default=list)),
-                ('valid', models.BooleanField(default=True)),
-                ('invalid_reasons', models.JSONField(default=list)),
-                ('notes', models.JSONField(default=list, help_text='what was measured: [{operation, level, text}]')),
-                ('order', models.PositiveIntegerField(default=0)),
-                ('run', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='tests', to='acceptance.acceptancerun')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("name", models.CharField(help_text="the plan's test id", max_length=200)),
+                ("program", models.CharField(help_text="ior or mdtest", max_length=10)),
+                (
+                    "commands",
+                    models.JSONField(default=list, help_text="command line of each launch"),
+                ),
+                ("started", models.DateTimeField(blank=True, null=True)),
+                ("procs", models.PositiveIntegerField(default=0)),
+                ("nodes", models.PositiveIntegerField(default=0)),
+                ("hosts", models.JSONField(default=list)),
+                ("valid", models.BooleanField(default=True)),
+                ("invalid_reasons", models.JSONField(default=list)),
+                (
+                    "notes",
+                    models.JSONField(
+                        default=list, help_text="what was measured: [{operation, level, text}]"
+                    ),
+                ),
+                ("order", models.PositiveIntegerField(default=0)),
+                (
+                    "run",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="tests",
+                        to="acceptance.acceptancerun",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['run', 'order', 'id'],
+                "ordering": ["run", "order", "id"],
             },
         ),
         migrations.CreateModel(
-            name='AcceptanceOperation',
+            name="AcceptanceOperation",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('operation', models.CharField(help_text='write, read, file-create, ...', max_length=40)),
-                ('unit', models.CharField(max_length=16)),
-                ('values', models.JSONField(default=list, help_text='one value per iteration')),
-                ('mean', models.FloatField()),
-                ('stddev', models.FloatField()),
-                ('minimum', models.FloatField()),
-                ('maximum', models.FloatField()),
-                ('hint', models.TextField(blank=True, help_text='multimodality hint')),
-                ('order', models.PositiveIntegerField(default=0)),
-                ('test', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='operations', to='acceptance.acceptancetest')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "operation",
+                    models.CharField(help_text="write, read, file-create, ...", max_length=40),
+                ),
+                ("unit", models.CharField(max_length=16)),
+                ("values", models.JSONField(default=list, help_text="one value per iteration")),
+                ("mean", models.FloatField()),
+                ("stddev", models.FloatField()),
+                ("minimum", models.FloatField()),
+                ("maximum", models.FloatField()),
+                ("hint", models.TextField(blank=True, help_text="multimodality hint")),
+                ("order", models.PositiveIntegerField(default=0)),
+                (
+                    "test",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="operations",
+                        to="acceptance.acceptancetest",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['test', 'order', 'id'],
+                "ordering": ["test", "order", "id"],
             },
         ),
         migrations.AddIndex(
-            model_name='acceptancerun',
-            index=models.Index(fields=['site', 'storage_system', 'started'], name='acceptance__site_id_d16035_idx'),
+            model_name="acceptancerun",
+            index=models.Index(
+                fields=["site", "storage_system", "started"], name="acceptance__site_id_d16035_idx"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='acceptancerun',
-            constraint=models.UniqueConstraint(fields=('site', 'archive_sha256'), name='acceptance_run_unique_upload'),
+            model_name="acceptancerun",
+            constraint=models.UniqueConstraint(
+                fields=("site", "archive_sha256"), name="acceptance_run_unique_upload"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='acceptancetest',
-            constraint=models.UniqueConstraint(fields=('run', 'name'), name='acceptance_test_unique_name'),
+            model_name="acceptancetest",
+            constraint=models.UniqueConstraint(
+                fields=("run", "name"), name="acceptance_test_unique_name"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='acceptanceoperation',
-            constraint=models.UniqueConstraint(fields=('test', 'operation'), name='acceptance_operation_unique'),
+            model_name="acceptanceoperation",
+            constraint=models.UniqueConstraint(
+                fields=("test", "operation"), name="acceptance_operation_unique"
+            ),
         ),
     ]

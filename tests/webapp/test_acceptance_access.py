@@ -9,12 +9,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from acceptance.models import AcceptanceRun
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from rest_framework.test import APIClient
 
 from accounts.models import ApiToken
-from acceptance.models import AcceptanceRun
 
 from .acceptance_helpers import acceptance_results, pack
 
@@ -62,12 +62,16 @@ def as_user(user: Any) -> Client:
 
 @pytest.mark.parametrize("who", ["anonymous", "other", "reviewer"])
 def test_everyone_else_gets_404_and_an_empty_list(run: AcceptanceRun, cast: Any, who: str) -> None:
-    user = None if who == "anonymous" else getattr(cast, "other_submitter" if who == "other" else who)
+    user = (
+        None if who == "anonymous" else getattr(cast, "other_submitter" if who == "other" else who)
+    )
     client = as_user(user)
     for url in urls(run):
         response = client.get(url)
         assert response.status_code == 404, url
-        assert b"secret-label-42" not in b"".join(getattr(response, "streaming_content", [response.content]))
+        assert b"secret-label-42" not in b"".join(
+            getattr(response, "streaming_content", [response.content])
+        )
     listed = client.get("/api/v1/acceptance/runs/")
     assert listed.status_code == 200 and listed.json()["count"] == 0
     index = client.get("/acceptance/")
@@ -101,7 +105,9 @@ def test_never_on_public_pages_or_the_submission_api(run: AcceptanceRun) -> None
         assert b"secret-label-42" not in response.content
 
 
-def test_other_sites_cannot_upload_into_this_site(cast: Any, media_root: Path, archive: bytes) -> None:
+def test_other_sites_cannot_upload_into_this_site(
+    cast: Any, media_root: Path, archive: bytes
+) -> None:
     _token, raw = ApiToken.issue(cast.other_submitter, cast.other_site)
     api = APIClient()
     api.credentials(HTTP_AUTHORIZATION=f"Token {raw}")

@@ -12,11 +12,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from acceptance.models import AcceptanceRun, AcceptanceTest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
 
 from accounts.models import ApiToken
-from acceptance.models import AcceptanceRun, AcceptanceTest
 from submissions.models import StorageSystem
 
 from .acceptance_helpers import acceptance_results, result_files
@@ -166,7 +166,9 @@ def test_unsafe_or_broken_archives(client: APIClient, media_root: Path) -> None:
     refused(post(client, tar_gz({"results/README": b"no results"})), media_root, "no acceptance")
 
 
-def test_bad_fields(client: APIClient, media_root: Path, cast: Any, good_json: dict[str, Any]) -> None:
+def test_bad_fields(
+    client: APIClient, media_root: Path, cast: Any, good_json: dict[str, Any]
+) -> None:
     archive = with_result(json.dumps(good_json))
     refused(post(client), media_root, "either 'archive'")
     both = {"results": [SimpleUploadedFile("a.json", json.dumps(good_json).encode())]}

@@ -12,11 +12,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from acceptance.models import AcceptanceRun
 from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
 
 from accounts.models import ApiToken
-from acceptance.models import AcceptanceRun
 from submissions.models import ClientSystem, StorageSystem
 
 from .acceptance_helpers import HOSTILE_REPORT, acceptance_results, pack, result_files
@@ -60,7 +60,8 @@ def phase_scores(result_json: Path, prefix: str) -> list[float]:
 def test_archive_upload_stores_each_test_with_the_launches_statistics(
     client: APIClient, results: Path, storage: StorageSystem, cast: Any
 ) -> None:
-    response = upload(client, pack(results), storage_system=storage.pk, label="baseline")
+    archive = pack(results)
+    response = upload(client, archive, storage_system=storage.pk, label="baseline")
     assert response.status_code == 201, response.content
     body = response.json()
     assert body["duplicate"] is False and body["tests"] == 3
@@ -77,7 +78,10 @@ def test_archive_upload_stores_each_test_with_the_launches_statistics(
     assert write.values == pytest.approx(expected)
     assert write.mean == pytest.approx(statistics.fmean(expected))
     assert write.stddev == pytest.approx(statistics.pstdev(expected))  # IOR: population
-    assert (write.minimum, write.maximum) == (pytest.approx(min(expected)), pytest.approx(max(expected)))
+    assert (write.minimum, write.maximum) == (
+        pytest.approx(min(expected)),
+        pytest.approx(max(expected)),
+    )
     assert tests["ior-fpp"].commands[0].startswith("ior -F -C -e -g -b 256k")
     assert tests["ior-fpp"].procs == 2 and tests["ior-fpp"].program == "ior"
 
@@ -88,7 +92,9 @@ def test_archive_upload_stores_each_test_with_the_launches_statistics(
 
     # mdtest: rates in ops/s (the launch's kIOPS x 1000), two iterations.
     create = tests["mdtest-create"].operations.get(operation="file-write")
-    md_expected = [v * 1e3 for v in phase_scores(result_files(results)["mdtest-create"], "mdtest-file-write-")]
+    md_expected = [
+        v * 1e3 for v in phase_scores(result_files(results)["mdtest-create"], "mdtest-file-write-")
+    ]
     assert create.unit == "ops/s" and create.values == pytest.approx(md_expected)
 
     # The plan's targets, judged by the library: one met per test, one missed by far, one
@@ -102,12 +108,16 @@ def test_archive_upload_stores_each_test_with_the_launches_statistics(
     missed = verdicts[("ior-fpp", "read >= 1,000 TB/s")]
     assert not missed.passed and missed.threshold == pytest.approx(1e15 / GIB)
     creates = verdicts[("mdtest-create", "creates >= 6,800/s".replace("6,800", "10"))]
-    assert creates.passed and creates.unit == "ops/s" and creates.measured == pytest.approx(create.mean)
+    assert (
+        creates.passed
+        and creates.unit == "ops/s"
+        and creates.measured == pytest.approx(create.mean)
+    )
     absent = verdicts[("mdtest-hard", "creates >= 6,800/s")]
     assert not absent.passed and absent.measured is None and "left no result" in absent.detail
 
     # The same bytes again: the stored run, not a second one.
-    again = upload(client, pack(results), storage_system=storage.pk, label="baseline")
+    again = upload(client, archive, storage_system=storage.pk, label="baseline")
     assert again.status_code == 200 and again.json() | {"duplicate": False} == body
     assert again.json()["duplicate"] is True
     assert AcceptanceRun.objects.count() == 1
@@ -174,8 +184,13 @@ def test_run_page_history_and_read_api(
     assert 'id="acceptance-series"' in text and "acceptance-chart-0" in text
     assert "plotly-4.1.1.min.js" in text and "acceptance/history.js" in text
     assert "read &gt;= 1,000 TB/s" in text and text.count(">FAIL<") >= 4  # 2 targets x 2 runs
-    series = json.loads(text.split('id="acceptance-series" type="application/json">')[1].split("</script>")[0])
-    assert {(s["test"], s["operation"]) for s in series} >= {("ior-fpp", "write"), ("mdtest-create", "file-write")}
+    series = json.loads(
+        text.split('id="acceptance-series" type="application/json">')[1].split("</script>")[0]
+    )
+    assert {(s["test"], s["operation"]) for s in series} >= {
+        ("ior-fpp", "write"),
+        ("mdtest-create", "file-write"),
+    }
 
 
 def test_report_is_served_sandboxed_never_in_the_sites_origin(
@@ -204,7 +219,11 @@ def test_upload_form_for_site_members(results: Path, cast: Any, media_root: Path
     assert browser.get("/acceptance/upload/").status_code == 200
     response = browser.post(
         "/acceptance/upload/",
-        {"archive": SimpleUploadedFile("r.tgz", pack(results)), "site": cast.site.pk, "label": "form"},
+        {
+            "archive": SimpleUploadedFile("r.tgz", pack(results)),
+            "site": cast.site.pk,
+            "label": "form",
+        },
     )
     assert response.status_code == 302, response.content.decode()[:2000]
     run = AcceptanceRun.objects.get(label="form")
@@ -219,7 +238,9 @@ def test_upload_form_for_site_members(results: Path, cast: Any, media_root: Path
 def test_a_plan_that_does_not_parse_is_refused_with_its_line(
     client: APIClient, results: Path
 ) -> None:
-    broken = (results / "plan.toml").read_text().replace("creates >= 10/s", "creates >= 10 furlongs")
+    broken = (
+        (results / "plan.toml").read_text().replace("creates >= 10/s", "creates >= 10 furlongs")
+    )
     response = upload(client, pack(results, {"plan.toml": broken.encode()}))
     assert response.status_code == 400
     message = response.json()["error"]["message"]

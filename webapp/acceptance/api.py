@@ -36,7 +36,7 @@ ID_FILTERS = [
 ]
 
 
-def _id_param(request: Request, name: str) -> int | None | Response:
+def _id_param(request: Request, name: str) -> int | Response | None:
     text = request.query_params.get(name)
     if text is None or text == "":
         return None
@@ -122,7 +122,9 @@ class RunListCreate(APIView):
 
 
 class RunDetail(APIView):
-    @extend_schema(summary="One acceptance run: tests, operations, targets", responses=RunDetailSerializer)
+    @extend_schema(
+        summary="One acceptance run: tests, operations, targets", responses=RunDetailSerializer
+    )
     def get(self, request: Request, pk: int) -> Response:
         run = access.run_or_404(request.user, pk)
         run = (

@@ -195,9 +195,7 @@ def _test(test: library.AcceptanceTest) -> LoadedTest:
         hosts=sorted({host for launch in test.launches for host in launch.hosts})[:1000],
         valid=test.valid,
         invalid_reasons=[r for launch in test.launches for r in launch.invalid_reasons],
-        notes=[
-            {"operation": n.operation, "level": n.level, "text": n.text} for n in test.notes
-        ],
+        notes=[{"operation": n.operation, "level": n.level, "text": n.text} for n in test.notes],
         operations=operations,
     )
 

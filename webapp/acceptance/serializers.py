@@ -34,7 +34,17 @@ class OperationSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = AcceptanceOperation
-        fields = ["operation", "unit", "iterations", "values", "mean", "stddev", "min", "max", "hint"]
+        fields = [
+            "operation",
+            "unit",
+            "iterations",
+            "values",
+            "mean",
+            "stddev",
+            "min",
+            "max",
+            "hint",
+        ]
 
 
 class TestSerializer(serializers.ModelSerializer):

@@ -7,7 +7,6 @@ visitor who is not logged in the site's "private, log in" page (also a 404).
 from __future__ import annotations
 
 from pathlib import Path
-
 from urllib.parse import urlencode
 
 from django.conf import settings
