@@ -35,8 +35,8 @@ def test_upload_acceptance_run_and_again(
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    from accounts.models import ApiToken
     from acceptance.models import AcceptanceRun
+    from accounts.models import ApiToken
     from submissions.models import StorageSystem
 
     system = StorageSystem.objects.create(site=cast.site, name="scratch", fs_type="Lustre")
@@ -68,8 +68,8 @@ def test_local_check_refuses_before_uploading(
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    from accounts.models import ApiToken
     from acceptance.models import AcceptanceRun
+    from accounts.models import ApiToken
 
     _token, raw = ApiToken.issue(cast.submitter, cast.site, "cli")
     broken = tmp_path / "broken"

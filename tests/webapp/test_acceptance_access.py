@@ -9,11 +9,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from acceptance.models import AcceptanceRun
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from rest_framework.test import APIClient
 
+from acceptance.models import AcceptanceRun
 from accounts.models import ApiToken
 
 from .acceptance_helpers import acceptance_results, pack

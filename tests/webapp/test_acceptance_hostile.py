@@ -12,10 +12,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from acceptance.models import AcceptanceRun, AcceptanceTest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
 
+from acceptance.models import AcceptanceRun, AcceptanceTest
 from accounts.models import ApiToken
 from submissions.models import StorageSystem
 
