@@ -227,28 +227,25 @@ def _targets(plan: Plan, tests: list[library.AcceptanceTest]) -> list[LoadedTarg
             out += [_missing(planned.name, target) for target in planned.targets]
             continue
         for outcome in library.evaluate(test, planned.targets):
-            target = outcome.target
-            stats = outcome.stats
+            stats, unit = outcome.stats, outcome.target.unit
             measured = None
             if stats is not None and stats.n and math.isfinite(stats.mean):
-                measured = _stored(stats.mean * UNITS[target.unit][1], target.quantity)
+                measured = _stored(stats.mean * UNITS[unit][1], outcome.target.quantity)
             out.append(
-                LoadedTarget(
-                    test=planned.name[:200],
-                    operation=target.operation,
-                    text=target.text,
-                    threshold=_stored(target.threshold_canonical, target.quantity),
-                    unit=STORED_UNITS[target.quantity][0],
-                    at_least=True,
-                    measured=measured,
-                    passed=outcome.passed,
-                    detail=outcome.message[:2000],
-                )
+                _loaded(planned.name, outcome.target, measured, outcome.passed, outcome.message)
             )
     return out
 
 
 def _missing(test: str, target: Target) -> LoadedTarget:
+    why = f"FAIL: {target.text}: test {test} left no result (its launch failed or is missing)"
+    return _loaded(test, target, None, False, why)
+
+
+def _loaded(
+    test: str, target: Target, measured: float | None, passed: bool, detail: str
+) -> LoadedTarget:
+    """A verdict with the threshold in the unit the operation is stored in."""
     return LoadedTarget(
         test=test[:200],
         operation=target.operation,
@@ -256,7 +253,7 @@ def _missing(test: str, target: Target) -> LoadedTarget:
         threshold=_stored(target.threshold_canonical, target.quantity),
         unit=STORED_UNITS[target.quantity][0],
         at_least=True,
-        measured=None,
-        passed=False,
-        detail=f"FAIL: {target.text}: test {test} left no result (its launch failed or is missing)",
+        measured=measured,
+        passed=passed,
+        detail=detail[:2000],
     )

@@ -21,7 +21,8 @@ import tarfile
 import tempfile
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
 
@@ -76,6 +77,18 @@ def pack_directory(source: Path, target: Path) -> None:
                 continue
             arcname = str(Path(source.name) / path.relative_to(source))
             tar.add(path, arcname=arcname, recursive=False, filter=clean)
+
+
+@contextmanager
+def as_archive(path: Path) -> Iterator[Path]:
+    """An archive as it is, or a directory packed into a temporary one."""
+    if is_archive(path):
+        yield path
+        return
+    with tempfile.TemporaryDirectory(prefix="ioscore-upload-") as temp:
+        archive = Path(temp) / f"{path.resolve().name or 'result'}.tar.gz"
+        pack_directory(path.resolve(), archive)
+        yield archive
 
 
 def sha256_of(path: Path) -> str:
@@ -370,12 +383,7 @@ def handle(args: argparse.Namespace) -> int:
     try:
         system = _read_json_arg(args.system, "system description")
         questionnaire = _read_json_arg(args.questionnaire, "questionnaire")
-        with tempfile.TemporaryDirectory(prefix="ioscore-upload-") as temp:
-            if is_archive(args.path):
-                archive = args.path
-            else:
-                archive = Path(temp) / f"{args.path.resolve().name or 'result'}.tar.gz"
-                pack_directory(args.path.resolve(), archive)
+        with as_archive(args.path) as archive:
             status = upload_archive(
                 archive,
                 args.server,
@@ -453,12 +461,7 @@ def handle_acceptance(args: argparse.Namespace) -> int:
     print(f"local check: {launches} acceptance launch(es) read", file=sys.stderr)
     try:
         fields = acceptance_fields(args)
-        with tempfile.TemporaryDirectory(prefix="ioscore-upload-") as temp:
-            if is_archive(args.path):
-                archive = args.path
-            else:
-                archive = Path(temp) / f"{args.path.resolve().name or 'acceptance'}.tar.gz"
-                pack_directory(args.path.resolve(), archive)
+        with as_archive(args.path) as archive:
             answer = upload_archive(
                 archive,
                 args.server,
