@@ -37,8 +37,11 @@
                    color: "#5b6770", thickness: 1, width: 4 } }
     ];
     if (target.some(function (t) { return t !== null; })) {
-      out.push({ x: x, y: target, mode: "lines", name: "target", connectgaps: false,
-                 line: { color: "#d9822b", dash: "dash", shape: "hv" } });
+      // A dash at every run (visible even for a single run) joined by a step line.
+      out.push({ x: x, y: target, mode: "lines+markers", name: "target", connectgaps: false,
+                 hoverinfo: "skip", line: { color: "#d9822b", dash: "dash", shape: "hv" },
+                 marker: { symbol: "line-ew-open", size: 22, color: "#d9822b",
+                           line: { width: 2, color: "#d9822b" } } });
     }
     return out;
   }
