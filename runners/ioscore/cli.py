@@ -1,4 +1,4 @@
-"""`ioscore` command line: validate, run, sysinfo, upload (one module per command).
+"""`ioscore` command line: validate, run, sysinfo, upload, report, size (one module each).
 
 Errors in the input become one clear line on stderr and an exit code, never a traceback.
 """
@@ -11,6 +11,7 @@ import sys
 from ioscore import __version__
 from ioscore.commands import report as report_command
 from ioscore.commands import run as run_command
+from ioscore.commands import size as size_command
 from ioscore.commands import sysinfo as sysinfo_command
 from ioscore.commands import upload as upload_command
 from ioscore.commands import validate as validate_command
@@ -22,7 +23,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"ioscore {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for module in (validate_command, run_command, sysinfo_command, upload_command, report_command):
+    for module in (
+        validate_command,
+        run_command,
+        sysinfo_command,
+        upload_command,
+        report_command,
+        size_command,
+    ):
         module.add_parser(sub)
     return parser
 

@@ -22,6 +22,7 @@ names the plan file, the line and the field.
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 import tomllib
@@ -434,3 +435,70 @@ def _test(
         nodes=_positive(raw.get("nodes", nodes), where, "nodes", index),
         ppn=_positive(raw.get("ppn", ppn), where, "ppn", index),
     )
+
+
+_PLAIN_WORD = re.compile(r"[A-Za-z0-9_./${}=:,@+%-]+")
+_VAR_REFERENCE = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?")
+
+
+def _replace_var(lines: list[str], name: str, value: str) -> None:
+    """Set `name = value` in the plan's [vars] table (added there when missing)."""
+    start = next((i for i, line in enumerate(lines) if line.strip() == "[vars]"), None)
+    if start is None:
+        raise PlanError(f"variable ${name} is not in a [vars] table")
+    for i in range(start + 1, len(lines)):
+        stripped = lines[i].strip()
+        if stripped.startswith("["):
+            break
+        if re.match(rf"{re.escape(name)}\s*=", stripped):
+            lines[i] = f"{name} = {json.dumps(value)}\n"
+            return
+    lines.insert(start + 1, f"{name} = {json.dumps(value)}\n")
+
+
+def update_test_options(path: Path, test_name: str, values: dict[str, str]) -> None:
+    """Set options (e.g. {"-b": "12g", "-s": "1"}) in one test's command line, in place.
+
+    A value written as a variable ($block, ${block}) is changed in [vars] instead, so every
+    test using it follows. The edited plan must still load, or nothing is written.
+    """
+    text = Path(path).read_text(encoding="utf-8")
+    lines = text.splitlines(keepends=True)
+    headers = [i for i, line in enumerate(lines) if line.strip() == "[[test]]"]
+    for number, head in enumerate(headers):
+        end = headers[number + 1] if number + 1 < len(headers) else len(lines)
+        try:
+            entry = tomllib.loads("".join(lines[head:end]))["test"][0]
+        except (tomllib.TOMLDecodeError, KeyError, IndexError):
+            continue
+        if entry.get("name") != test_name:
+            continue
+        if "command" not in entry:
+            raise PlanError(
+                f"{path}: test {test_name!r} is a pattern: set block/segments/files in [vars]"
+            )
+        at = next((i for i in range(head, end) if lines[i].lstrip().startswith("command")), None)
+        if at is None or tomllib.loads(lines[at]).get("command") != entry["command"]:
+            raise PlanError(f"{path}:{head + 1}: the command must be on one line to be updated")
+        words = shlex.split(entry["command"])
+        var_updates = {}
+        for option, value in values.items():
+            if option in words[:-1]:
+                index = words.index(option) + 1
+                reference = _VAR_REFERENCE.fullmatch(words[index])
+                if reference:
+                    var_updates[reference.group(1)] = value
+                else:
+                    words[index] = value
+            else:
+                words += [option, value]
+        command = " ".join(w if _PLAIN_WORD.fullmatch(w) else shlex.quote(w) for w in words)
+        indent = lines[at][: len(lines[at]) - len(lines[at].lstrip())]
+        lines[at] = f"{indent}command = {json.dumps(command)}\n"
+        for name, value in var_updates.items():
+            _replace_var(lines, name, value)
+        new_text = "".join(lines)
+        plan_from_document(Path(path), new_text, tomllib.loads(new_text), {})  # still valid
+        Path(path).write_text(new_text, encoding="utf-8")
+        return
+    raise PlanError(f"{path}: no test named {test_name!r}")

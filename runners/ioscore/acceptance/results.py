@@ -67,6 +67,9 @@ PASS_RULE = (
     "'within one standard deviation' when |mean - target| <= stddev"
 )
 ACCEPTANCE_MODES = ("ior", "mdtest")
+# The part directories `ioscore run PLAN` writes (RESULTS/TEST/PART): the role without a
+# suite-written acceptance_test.
+PART_ROLES = ("run", "write", "read", "create", "remove")
 MAX_LAUNCHES = 10_000  # below one results directory: bounded work on a hostile tree
 # The fields the acceptance launches add to result.json (checked here, see _extensions).
 EXTENSION_KEYS = ("summary", "measurement_notes", "acceptance_test")
@@ -141,17 +144,14 @@ class Iteration:
         return self.phase.valid
 
     def bandwidth_series(self) -> tuple[list[float], list[float]]:
-        """(bucket start times in s, rate in the canonical unit per bucket), all ranks."""
-        series = self.phase.timeseries or {}
-        bucket = float(series.get("bucket_s") or 0)
-        counts = series.get("aggregate") or []
-        if bucket <= 0 or not counts:
+        """(bucket start times in s, all ranks' rate per bucket in the canonical unit)."""
+        from ioscore.report.charts import throughput_series  # plotly: only when charted
+
+        series = throughput_series(self.phase)
+        if series is None:
             return [], []
-        per_item = 1.0
-        items, size = self.phase.extra.get("items"), self.phase.extra.get("bytes")
-        if self.phase.unit == "GiB/s" and items:
-            per_item = float(size or 0) / float(items)
-        return [i * bucket for i in range(len(counts))], [c * per_item / bucket for c in counts]
+        scale = float(1 << 30) if self.phase.unit == "GiB/s" else 1e3
+        return series[0], [rate * scale for rate in series[1]]
 
 
 @dataclass
@@ -472,7 +472,9 @@ def load_launch(path: Path) -> Launch:
         raise ResultFormatError(source, f"truncated: the launch {how}")
     summaries = _summary(document.get("summary"), source)
     test_id, parts = _acceptance_test(document.get("acceptance_test"), source)
-    role = _own_role(parts, document)
+    role = _own_role(parts, document) or (
+        file.parent.name if file.parent.name in PART_ROLES else None
+    )
     operations: dict[str, Operation] = {}
     for index, raw in enumerate(document.get("phases") or []):
         phase = phase_from_json(raw, index, source)

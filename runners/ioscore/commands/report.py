@@ -3,6 +3,10 @@
 Prints the summary table (or JSON with --json) and writes a self-contained HTML report
 (default RESULT_DIR/report.html). Exit status: 0 written, 2 unreadable input or unwritable
 output (one line on stderr, never a traceback).
+
+An acceptance results directory (written by `ioscore run PLAN.toml`, or any directory holding
+`ioscore-suite ior|mdtest` result.json files) gets the acceptance report instead: pass/fail
+per target with its uncertainty, per test; exit status 1 when a target fails.
 """
 
 from __future__ import annotations
@@ -13,12 +17,16 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ioscore.acceptance.modality import operation_hints
+from ioscore.acceptance.report import PLAN_FILE, AcceptanceReport, build_report, report_dict
+from ioscore.acceptance.results import PASS_RULE
 from ioscore.report import format_table, render_html, summary_rows
+from ioscore.report.acceptance_html import render_acceptance_html
 from ioscore.report.html import NO_RANK_DATA
 from ioscore.report.summary import has_rank_data
 from ioscore.results import ResultFormatError, RunResult, find_runs, load_run
 
-EXIT_OK, EXIT_UNREADABLE = 0, 2
+EXIT_OK, EXIT_TARGET_FAILED, EXIT_UNREADABLE = 0, 1, 2
 
 
 def add_parser(sub: Any) -> None:
@@ -42,7 +50,56 @@ def load_one(path: Path) -> tuple[RunResult, str | None]:
     return load_run(chosen), f"{len(runs)} runs below {path}; reporting the newest, {chosen}"
 
 
+def handle_acceptance(args: argparse.Namespace, report: AcceptanceReport) -> int:
+    target = args.html if args.html is not None else report.root / "report.html"
+    try:
+        target.write_text(render_acceptance_html(report), encoding="utf-8")
+    except OSError as exc:
+        print(f"ioscore report: cannot write {target}: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_UNREADABLE
+    status = EXIT_TARGET_FAILED if report.failed else EXIT_OK
+    if args.json:
+        print(json.dumps({**report_dict(report), "html": str(target)}, indent=2))
+        return status
+    for test in report.tests:
+        verdict = "PASS" if test.passed else "FAIL"
+        print(f"{verdict} {test.test.id}")
+        for outcome in test.outcomes:
+            print(f"  {outcome.message}")
+        for key, op in test.test.operations.items():
+            unit, scale = ("MiB/s", float(1 << 20)) if op.unit == "B/s" else (op.unit, 1.0)
+            stats = op.stats().scaled(1 / scale)
+            print(
+                f"  {key:<12} mean {stats.mean:,.2f} {unit} ± {stats.stddev:,.2f} "
+                f"(min {stats.min:,.2f}, max {stats.max:,.2f}, n={stats.n})"
+            )
+            for hint in operation_hints(op):
+                print(f"    multimodal: {hint.text}")
+    print(f"{report.targets - report.failed} of {report.targets} targets pass ({PASS_RULE})")
+    print(f"HTML report: {target}")
+    return status
+
+
+def acceptance_report(path: Path) -> AcceptanceReport | None:
+    """The acceptance report of `path`, or None when it holds no acceptance launches."""
+    if not path.is_dir():
+        return None
+    try:
+        return build_report(path)
+    except ResultFormatError as exc:
+        if "no acceptance result.json" in exc.reason and not (path / PLAN_FILE).is_file():
+            return None
+        raise
+
+
 def handle(args: argparse.Namespace) -> int:
+    try:
+        acceptance = acceptance_report(args.result_dir)
+    except ResultFormatError as exc:
+        print(f"ioscore report: unreadable: {exc}", file=sys.stderr)
+        return EXIT_UNREADABLE
+    if acceptance is not None:
+        return handle_acceptance(args, acceptance)
     try:
         run, note = load_one(args.result_dir)
     except ResultFormatError as exc:

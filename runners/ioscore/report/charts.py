@@ -12,7 +12,7 @@ import plotly.graph_objects as go
 
 from ioscore.report.summary import rate_scale
 from ioscore.results.model import PhaseResult, RunResult
-from ioscore.results.stragglers import phase_spread, work_rates
+from ioscore.results.stragglers import host_rates, host_stragglers, phase_spread, work_rates
 
 STRAGGLER_COLOUR = "#d62728"
 NORMAL_COLOUR = "#1f77b4"
@@ -179,3 +179,33 @@ def all_figures(run: RunResult) -> list[tuple[str, go.Figure]]:
         if figure is not None:
             figures.append(("Latency", figure))
     return figures
+
+
+def host_rate_figure(phase: PhaseResult) -> go.Figure | None:
+    """One bar per host (mean work rate of its ranks); straggler hosts in red. None below two
+    hosts: one host has nothing to be compared with."""
+    rates = host_rates(phase)
+    if len(rates) < 2:
+        return None
+    reasons = {flag.host: flag.reason for flag in host_stragglers(phase)}
+    scale = rate_scale(phase.unit)
+    hosts = list(rates)
+    figure = go.Figure(
+        go.Bar(
+            x=hosts,
+            y=[rates[h] / scale for h in hosts],
+            marker_color=[STRAGGLER_COLOUR if h in reasons else NORMAL_COLOUR for h in hosts],
+            hovertext=[reasons.get(h, "") for h in hosts],
+            name="mean work rate",
+        )
+    )
+    flagged = ", ".join(reasons) or "none"
+    figure.update_layout(
+        title=f"{phase.name}: mean work rate per host (stragglers in red: {flagged})",
+        xaxis_title="host",
+        yaxis_title=f"{phase.unit} per rank",
+        xaxis_type="category",
+        height=300,
+        **_LAYOUT,
+    )
+    return figure

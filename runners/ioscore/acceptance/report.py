@@ -1,0 +1,220 @@
+"""The acceptance report's content (plotly-free): per test, targets judged with their
+uncertainty, operation statistics, what each number measured, multimodality hints and the
+library's straggler findings. `ioscore report --json` prints it; the HTML renders it.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ioscore.acceptance.modality import operation_hints
+from ioscore.acceptance.results import (
+    PASS_RULE,
+    AcceptanceTest,
+    Launch,
+    Operation,
+    TargetOutcome,
+    find_tests,
+)
+from ioscore.acceptance.targets import BANDWIDTH, Target, TargetError, parse_target
+from ioscore.results.errors import ResultFormatError, read_text
+from ioscore.results.stragglers import phase_spread
+
+PLAN_FILE = "plan.json"
+
+
+@dataclass
+class TestReport:
+    test: AcceptanceTest
+    outcomes: list[TargetOutcome] = field(default_factory=list)
+    plan_test: dict[str, Any] | None = None  # the plan's entry for this test
+
+    @property
+    def passed(self) -> bool:
+        return all(outcome.passed for outcome in self.outcomes)
+
+
+@dataclass
+class AcceptanceReport:
+    root: Path
+    plan: dict[str, Any] | None
+    tests: list[TestReport]
+
+    @property
+    def targets(self) -> int:
+        return sum(len(t.outcomes) for t in self.tests)
+
+    @property
+    def failed(self) -> int:
+        return sum(not o.passed for t in self.tests for o in t.outcomes)
+
+
+def _plan(root: Path) -> dict[str, Any] | None:
+    path = root / PLAN_FILE
+    if not path.is_file():
+        return None
+    try:
+        document = json.loads(read_text(path, max_line=None))
+    except ValueError:
+        raise ResultFormatError(path, "not valid JSON (written by `ioscore run PLAN`)") from None
+    if not isinstance(document, dict) or not isinstance(document.get("tests"), list):
+        raise ResultFormatError(path, "expected the plan written by `ioscore run PLAN`")
+    return document
+
+
+def _targets(entry: dict[str, Any], source: Path) -> list[Target]:
+    out = []
+    for item in entry.get("targets") or []:
+        text = item.get("text") if isinstance(item, dict) else item
+        try:
+            out.append(parse_target(text if isinstance(text, str) else repr(text)))
+        except TargetError as exc:
+            raise ResultFormatError(source, f"test {entry.get('name')!r}: {exc}") from None
+    return out
+
+
+def build_report(root: Path) -> AcceptanceReport:
+    """Every test below `root` (plan order when `ioscore run` wrote plan.json there)."""
+    root = Path(root)
+    tests = find_tests(root)
+    if not tests:
+        raise ResultFormatError(root, "no acceptance result.json (ioscore-suite ior/mdtest) here")
+    plan = _plan(root)
+    by_id = {test.id: test for test in tests}
+    reports = []
+    if plan is not None:
+        for entry in plan["tests"]:
+            if not isinstance(entry, dict):
+                continue
+            test = by_id.pop(str(entry.get("name")), None)
+            if test is None:
+                continue  # not run (yet): the job output says why
+            report = TestReport(test, plan_test=entry)
+            report.outcomes = test.evaluate(_targets(entry, root / PLAN_FILE))
+            reports.append(report)
+    reports += [TestReport(test) for test in by_id.values()]
+    return AcceptanceReport(root, plan, reports)
+
+
+def drop_caches_record(launch: Launch) -> str | None:
+    """What `ioscore run` recorded about the cache drop before this launch, if anything."""
+    path = launch.result_dir / "drop_caches.txt"
+    if not path.is_file():
+        return None
+    try:
+        return read_text(path).strip()[:500]
+    except ResultFormatError as exc:
+        return f"unreadable: {exc.reason}"
+
+
+def measured(op: Operation, launch: Launch) -> str:
+    """In words: what the operation's number is (the suite's notes say which cache it hit)."""
+    if op.quantity == BANDWIDTH:
+        what = (
+            f"{op.label}: aggregate bandwidth of {launch.procs} ranks on {launch.nodes} node(s), "
+            "all ranks' bytes over the phase time (open to close, IOR's bw column)"
+        )
+    else:
+        what = (
+            f"{op.label}: aggregate rate of {launch.procs} ranks on {launch.nodes} node(s), "
+            "all ranks' operations over the phase time (mdtest's SUMMARY rate)"
+        )
+    what += f"; statistics over {len(op.iterations)} iteration(s)"
+    if len(launch.parts) > 1 or launch.role not in (None, "run"):
+        what += f"; part '{launch.role}' of the test, its own launch"
+    drop = drop_caches_record(launch)
+    if drop:
+        what += f"; before this launch the cache drop {drop}"
+    return what
+
+
+def _stragglers(op: Operation) -> list[dict[str, Any]]:
+    found: list[dict[str, Any]] = []
+    for it in op.iterations:
+        spread = phase_spread(it.phase)
+        for flag in spread.rank_stragglers:
+            found.append(
+                {
+                    "iteration": it.index,
+                    "rank": flag.rank,
+                    "host": flag.host,
+                    "reason": flag.reason,
+                }
+            )
+        for host_flag in spread.host_stragglers:
+            found.append(
+                {
+                    "iteration": it.index,
+                    "host": host_flag.host,
+                    "ranks": list(host_flag.ranks),
+                    "reason": host_flag.reason,
+                }
+            )
+    return found
+
+
+def _launch_of(test: AcceptanceTest, op: Operation) -> Launch:
+    return next(launch for launch in test.launches if op in launch.operations.values())
+
+
+def operation_dict(test: AcceptanceTest, key: str, op: Operation) -> dict[str, Any]:
+    launch = _launch_of(test, op)
+    stats = op.stats()
+    return {
+        "key": key,
+        "label": op.label,
+        "unit": op.unit,
+        "quantity": op.quantity,
+        "stats": stats.to_dict(),
+        "from_suite_summary": op.summary is not None,
+        "valid": op.valid,
+        "part": launch.role,
+        "measured": measured(op, launch),
+        "notes": [n.text for n in launch.notes if n.operation in (op.key, op.label)],
+        "multimodality": [h.to_dict() for h in operation_hints(op)],
+        "stragglers": _stragglers(op),
+    }
+
+
+def report_dict(report: AcceptanceReport) -> dict[str, Any]:
+    return {
+        "results_dir": str(report.root),
+        "plan": report.plan.get("name") if report.plan else None,
+        "pass_rule": PASS_RULE,
+        "targets": report.targets,
+        "failed": report.failed,
+        "tests": [
+            {
+                "id": t.test.id,
+                "passed": t.passed,
+                "valid": t.test.valid,
+                "launches": [
+                    {
+                        "role": launch.role,
+                        "command": launch.command,
+                        "result_dir": str(launch.result_dir),
+                        "procs": launch.procs,
+                        "nodes": launch.nodes,
+                        "hosts": launch.hosts,
+                        "start": launch.start,
+                        "valid": launch.valid,
+                        "invalid_reasons": launch.invalid_reasons,
+                        "drop_caches": drop_caches_record(launch),
+                    }
+                    for launch in t.test.launches
+                ],
+                "targets": [o.to_dict() for o in t.outcomes],
+                "operations": [
+                    operation_dict(t.test, key, op) for key, op in t.test.operations.items()
+                ],
+                "notes": [
+                    {"operation": n.operation, "level": n.level, "text": n.text}
+                    for n in t.test.notes
+                ],
+            }
+            for t in report.tests
+        ],
+    }

@@ -1,0 +1,204 @@
+"""Acceptance plans end to end: validation, job scripts, a real local run under mpirun -np 2
+on /dev/shm (ulimit -f), the report's pass/fail, and `ioscore size` with a real probe."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.fixtures.acceptance_suite import FILE_LIMIT_KIB, MPI_ENV, SUITE, require_suite, scratch
+
+PLAN = """\
+name = "tiny local"
+datadir = "{data}"
+drop_caches = "sync"
+
+[layout]
+nodes = 1
+ppn = 2
+
+[vars]
+block = "1m"
+segments = 4
+
+[[test]]
+name = "fpp"
+command = "ior -F -C -e -g -b ${{block}} -t 256k -s ${{segments}} -w -r -k -i 2 -o $DIR/IOR_file"
+launch = "separate"
+targets = ["write >= 1 MiB/s", "read >= 1000 TB/s"]
+
+[[test]]
+name = "md"
+command = "mdtest -n 30 -F -u -i 2 -d $DIR/md"
+targets = ["creates >= 1/s"]
+"""
+
+
+def cli(
+    *args: str, cwd: Path | None = None, timeout: float = 180
+) -> subprocess.CompletedProcess[str]:
+    """`ioscore ARGS` with every process under ulimit -f (the suite's launches inherit it)."""
+    command = f'ulimit -f {FILE_LIMIT_KIB} && exec "$0" -m ioscore.cli "$@"'
+    return subprocess.run(
+        ["bash", "-c", command, sys.executable, *args],
+        capture_output=True,
+        text=True,
+        env=MPI_ENV,
+        cwd=cwd,
+        timeout=timeout,
+        check=False,
+        stdin=subprocess.DEVNULL,
+    )
+
+
+def write_plan(root: Path, text: str | None = None) -> Path:
+    plan = root / "plan.toml"
+    plan.write_text(text if text is not None else PLAN.format(data=root / "data"))
+    return plan
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (("1000 TB/s", "1000 tb/s"), r"plan.toml:17: test\[1\]\.targets\[2\]: .*unknown unit"),
+        (("${segments}", "${segs}"), r"plan.toml:15: test\[1\]\.command: unknown variable \$segs"),
+        (('launch = "separate"', 'launch = "twice"'), r"plan.toml:16: test\[1\]\.launch"),
+        (("ppn = 2", "ppn = 0"), r"plan.toml:\d+: ppn: expected a whole number"),
+        (("mdtest -n 30", "fio -n 30"), r"test\[2\]\.command: .*start with ior, IOR or mdtest"),
+        (('"creates >= 1/s"', '"write >= 1/s"'), r"write is not an operation of mdtest"),
+        (('[[test]]\nname = "md"', '[[test]]\nname = "fpp"'), r"used twice"),
+        (("-o $DIR", "--resultdir x -o $DIR"), r"--resultdir: set by `ioscore run`"),
+        (("nodes = 1", "nodes = [1"), r"not valid TOML"),
+    ],
+)
+def test_plan_errors_name_line_and_field(
+    tmp_path: Path, edit: tuple[str, str], message: str
+) -> None:
+    text = PLAN.format(data=tmp_path / "data")
+    assert edit[0] in text
+    plan = write_plan(tmp_path, text.replace(edit[0], edit[1], 1))
+    done = cli("run", str(plan), "--dry-run")
+    assert done.returncode == 2, done.stdout
+    assert re.search(message, done.stderr), done.stderr
+    assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("scheduler", "launcher"),
+    [
+        ("slurm", "srun --ntasks=2 --ntasks-per-node=2 ioscore-suite ior"),
+        ("pbs", "mpiexec -np 2 ioscore-suite ior"),
+        ("flux", "flux run -N 1 -n 2 --tasks-per-node=2 ioscore-suite ior"),
+        ("local", "mpirun --oversubscribe"),
+    ],
+)
+def test_dry_run_is_one_job_with_separate_launches(
+    tmp_path: Path, scheduler: str, launcher: str
+) -> None:
+    plan = write_plan(tmp_path)
+    done = cli("run", str(plan), "--scheduler", scheduler, "--dry-run", "--results", "/r")
+    assert done.returncode == 0, done.stderr
+    script = done.stdout
+    assert subprocess.run(["bash", "-n"], input=script, text=True).returncode == 0
+    assert launcher in script
+    launches = [line.strip() for line in script.splitlines() if "--resultdir" in line]
+    dirs = [re.search(r"--resultdir (/r/\w+/\w+)", line) for line in launches]
+    assert [m.group(1) for m in dirs if m] == ["/r/fpp/write", "/r/fpp/read", "/r/md/run"]
+    write, read = launches[0], launches[1]
+    # the write keeps its files, the read reads them with the writer's signature
+    assert " -w " in write and " -k " in write and " -r " not in write
+    assert " -r " in read and " -w " not in read
+    signature = re.search(r"-G (\d+)", write).group(1)  # type: ignore[union-attr]
+    assert f"-G {signature}" in read
+    # the read runs only if the write succeeded, after the cache drop
+    body = script[script.index(write) :]
+    assert body.index("sync") < body.index(read)
+    assert "drop_caches.txt" in body
+
+
+def test_local_plan_runs_and_reports(tmp_path: Path) -> None:
+    require_suite()
+    with scratch("ioscore-acc-plan-") as root:
+        plan = write_plan(root)
+        results = root / "results"
+        done = cli("run", str(plan), "--results", str(results), "--suite", str(SUITE))
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert (results / "plan.json").is_file() and (results / "job.sh").is_file()
+        assert "plan finished: 0 launch(es) failed" in (results / "job.out").read_text()
+        for part in ("fpp/write", "fpp/read", "md/run"):
+            assert (results / part / "result.json").is_file(), part
+        assert (results / "fpp/read/drop_caches.txt").read_text().startswith("dropped: sync")
+
+        report = cli("report", str(results), "--json")
+        assert report.returncode == 1, report.stderr  # one target fails
+        doc = json.loads(report.stdout)
+        assert doc["targets"] == 3 and doc["failed"] == 1
+        tests = {t["id"]: t for t in doc["tests"]}
+        assert list(tests) == ["fpp", "md"]  # plan order
+        verdicts = {o["target"]["text"]: o["passed"] for o in tests["fpp"]["targets"]}
+        assert verdicts == {"write >= 1 MiB/s": True, "read >= 1000 TB/s": False}
+        read = next(o for o in tests["fpp"]["targets"] if not o["passed"])
+        assert read["message"].startswith("FAIL: read >= 1000 TB/s: mean ")
+        assert read["stats"]["n"] == 2
+        ops = {o["key"]: o for o in tests["fpp"]["operations"]}
+        assert ops["write"]["part"] == "write" and ops["read"]["part"] == "read"
+        assert "cache drop dropped: sync" in ops["read"]["measured"]
+        assert tests["md"]["passed"] and tests["md"]["targets"][0]["stats"]["n"] == 2
+
+        html = (results / "report.html").read_text()
+        # plotly.js inline once, no external script
+        assert "<script src=" not in html and html.count("Plotly.newPlot") >= 3
+        assert '<span class="FAIL">FAIL</span> fpp' in html
+        assert "read &gt;= 1000 TB/s" in html and "What each number measured" in html
+
+        text = cli("report", str(results))
+        assert text.returncode == 1
+        assert "FAIL fpp" in text.stdout and "PASS md" in text.stdout
+        assert "2 of 3 targets pass" in text.stdout
+
+
+def test_size_probes_and_writes_the_plan(tmp_path: Path) -> None:
+    require_suite()
+    with scratch("ioscore-acc-size-") as root:
+        plan = write_plan(root)
+        done = cli(
+            "size",
+            "--probe-dir",
+            str(root),
+            "--probe-seconds",
+            "1",
+            "--probe-block",
+            "32m",
+            "--probe-files",
+            "500",
+            "--ram",
+            "8m",
+            "--seconds",
+            "1",
+            "--suite",
+            str(SUITE),
+            "--plan",
+            str(plan),
+            "--test",
+            "fpp",
+            "--json",
+        )
+        assert done.returncode == 0, done.stderr
+        proposal = json.loads(done.stdout)
+        assert (
+            proposal["probe_write_bw_per_node"] > 0 and proposal["probe_create_rate_per_rank"] > 0
+        )
+        ior = proposal["ior"]
+        # at least 3 x 8 MiB per node over 2 ranks, whole 1 MiB transfers
+        assert ior["data_per_node"] >= 24 << 20 and ior["data_per_node"] % (2 << 20) == 0
+        text = plan.read_text()
+        assert f'block = "{ior["block"]}"' in text and 'segments = "1"' in text
+        assert "-t 1m" in text
+        assert sorted(p.name for p in root.iterdir()) == ["plan.toml"]  # probe data removed
+        done = cli("size", "--from", str(root / "nothing"), "--ram", "8m")
+        assert done.returncode == 2 and "cannot read" in done.stderr
