@@ -246,3 +246,20 @@ def test_a_plan_that_does_not_parse_is_refused_with_its_line(
     message = response.json()["error"]["message"]
     assert message.startswith("plan: results/plan.toml:17: ") and "furlongs" in message
     assert "/sandbox" not in message
+
+
+def test_multimodality_hint_is_stored_per_operation(client: APIClient, results: Path) -> None:
+    """One of three write iterations at a fifth of the others' speed (as after a failed
+    router): the library's gap test calls it a second group, the run page says which."""
+    document = json.loads(result_files(results)["ior-fpp"].read_text())
+    writes = [p for p in document["phases"] if p["name"].startswith("ior-write-")]
+    for phase, score in zip(writes, (5.0, 5.2, 1.0), strict=True):
+        phase["score"] = score
+    data = {"results": [SimpleUploadedFile("ior-fpp.json", json.dumps(document).encode())]}
+    response = client.post("/api/v1/acceptance/runs/", data, format="multipart")
+    assert response.status_code == 201, response.content
+    run = AcceptanceRun.objects.get(pk=response.json()["id"])
+    write = run.tests.get().operations.get(operation="write")
+    assert write.values == pytest.approx([5.0, 5.2, 1.0])
+    assert "per-iteration write values form two groups: 2 iterations at ~5" in write.hint
+    assert write.hint.endswith("1 at ~1 GiB/s (iterations 2)")

@@ -16,6 +16,7 @@ from pathlib import Path
 from django.utils.dateparse import parse_datetime
 
 from ioscore.acceptance import results as library
+from ioscore.acceptance.modality import operation_hints
 from ioscore.acceptance.plan import Plan, PlanError, load_plan
 from ioscore.acceptance.targets import BANDWIDTH, UNITS, Target, TargetError
 from ioscore.results.errors import ResultFormatError
@@ -201,12 +202,8 @@ def _test(test: library.AcceptanceTest) -> LoadedTest:
 
 
 def _hint(op: library.Operation) -> str:
-    """The library's multimodality hint for the operation, when it offers one."""
-    hint = getattr(library, "multimodality_hint", None)
-    if hint is None:
-        return ""
-    text = hint(op)
-    return str(text or "")[:2000]
+    """The library's multimodality hints (per-rank rates, per-iteration values)."""
+    return "; ".join(hint.text for hint in operation_hints(op))[:2000]
 
 
 def _plan(root: Path) -> Plan | None:
