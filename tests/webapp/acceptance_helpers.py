@@ -5,11 +5,13 @@ test), produced by real `ioscore-suite ior|mdtest` launches under mpirun -np 2 i
 from __future__ import annotations
 
 import io
+import json
 import tarfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from ioscore.acceptance.plan import load_plan
 from tests.fixtures.acceptance_suite import launch, scratch
 
 IOR_FPP = "-F -C -e -g -b 256k -t 64k -s 2 -w -r -i 3"
@@ -54,7 +56,7 @@ targets = ["creates >= 6,800/s"]
 def acceptance_results(prefix: str) -> Iterator[Path]:
     """Yield ``ROOT/results`` holding tests ior-fpp (write+read, -i 3), ior-pair (a -k write
     launch and a later read launch of the same files) and mdtest-create (-i 2), plus a
-    report.html and the plan (plan.toml) with its targets."""
+    report.html and the plan (plan.toml, plan.json) with its targets."""
     with scratch(prefix) as root:
         results, data = root / "results", root / "data"
         for folder in ("ior-fpp", "ior-pair/write", "ior-pair/read", "mdtest-create"):
@@ -67,7 +69,10 @@ def acceptance_results(prefix: str) -> Iterator[Path]:
         launch(results / "ior-pair/read", "ior", [*pair, "-r"])
         launch(results / "mdtest-create", "mdtest", [*MDTEST.split(), "-d", str(data / "md")])
         (results / "report.html").write_bytes(HOSTILE_REPORT)
+        # As `ioscore run PLAN.toml` leaves them: the plan and its effective form.
         (results / "plan.toml").write_text(PLAN)
+        plan = load_plan(results / "plan.toml").to_dict()
+        (results / "plan.json").write_text(json.dumps(plan, indent=2) + "\n")
         yield results
 
 

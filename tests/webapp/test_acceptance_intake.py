@@ -235,17 +235,17 @@ def test_upload_form_for_site_members(results: Path, cast: Any, media_root: Path
     assert bad.status_code == 400 and "archive rejected" in bad.content.decode()
 
 
-def test_a_plan_that_does_not_parse_is_refused_with_its_line(
-    client: APIClient, results: Path
-) -> None:
-    broken = (
-        (results / "plan.toml").read_text().replace("creates >= 10/s", "creates >= 10 furlongs")
-    )
-    response = upload(client, pack(results, {"plan.toml": broken.encode()}))
+def test_a_plan_that_does_not_parse_is_refused_naming_it(client: APIClient, results: Path) -> None:
+    plan = (results / "plan.json").read_text().replace("creates >= 10/s", "creates >= 10 furlongs")
+    response = upload(client, pack(results, {"plan.json": plan.encode()}))
     assert response.status_code == 400
     message = response.json()["error"]["message"]
-    assert message.startswith("plan: results/plan.toml:17: ") and "furlongs" in message
+    assert message.startswith("results/plan.json: ") and "unknown unit 'furlongs'" in message
     assert "/sandbox" not in message
+    for hostile in ("{", '{"tests": 5}', '{"tests": [{"name": "ior-fpp", "targets": 5}]}'):
+        response = upload(client, pack(results, {"plan.json": hostile.encode()}))
+        assert response.status_code == 400, (hostile, response.content)
+        assert "plan.json" in response.json()["error"]["message"]
 
 
 def test_multimodality_hint_is_stored_per_operation(client: APIClient, results: Path) -> None:

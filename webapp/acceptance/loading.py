@@ -17,14 +17,13 @@ from django.utils.dateparse import parse_datetime
 
 from ioscore.acceptance import results as library
 from ioscore.acceptance.modality import operation_hints
-from ioscore.acceptance.plan import Plan, PlanError, load_plan
-from ioscore.acceptance.targets import BANDWIDTH, UNITS, Target, TargetError
+from ioscore.acceptance.report import PLAN_FILE, AcceptanceReport, build_report
+from ioscore.acceptance.targets import BANDWIDTH, UNITS, Target, TargetError, parse_target
 from ioscore.results.errors import ResultFormatError
 from submissions.intake import IntakeError
 
 RESULT_NAME = "result.json"
 REPORT_NAME = "report.html"
-PLAN_NAME = "plan.toml"  # `ioscore run PLAN` keeps a copy of the plan in the results directory
 MAX_RESULT_FILES = 500  # launches per upload: a plan is tens of tests, not thousands
 MAX_RESULT_BYTES = 64 << 20  # one result.json (the library's own bound is the same)
 MAX_TOTAL_RESULT_BYTES = 256 << 20  # all result.json files of one upload, parsed in-request
@@ -122,19 +121,24 @@ def load(tree: Path) -> LoadedRun:
     root = results_root(tree)
     _check_bounds(root)
     try:
-        tests = library.find_tests(root)
+        built = build_report(root)
+        tests = [entry.test for entry in built.tests]
+        run = LoadedRun(tests=[_test(test) for test in tests])
+        run.targets = _targets(built)
     except ResultFormatError as exc:
+        if "no acceptance result.json" in exc.reason:  # say what the files were instead
+            raise IntakeError("archive", _relative(_why_none(root), tree)) from None
         raise IntakeError("archive", _relative(str(exc), tree)) from None
-    if not tests:
-        raise IntakeError("archive", _relative(_why_none(root), tree))
-    run = LoadedRun(tests=[_test(test) for test in tests])
-    try:
-        plan = _plan(root)
-        if plan is not None:
-            run.plan_name = plan.name
-            run.targets = _targets(plan, tests)
-    except (PlanError, TargetError) as exc:
-        raise IntakeError("archive", _relative(f"plan: {exc}", tree)) from None
+    except TargetError as exc:
+        raise IntakeError("archive", _relative(f"{PLAN_FILE}: {exc}", tree)) from None
+    except (TypeError, AttributeError):
+        # result.json is checked against its schema before anything reads it; plan.json's
+        # fields are not (e.g. "targets": 5), and the library's report walks them as found.
+        raise IntakeError(
+            "archive", f"{PLAN_FILE}: not the plan `ioscore run PLAN` writes"
+        ) from None
+    if built.plan is not None:
+        run.plan_name = str(built.plan.get("name") or "")[:200]
     report = root / REPORT_NAME
     if report.is_file() and not report.is_symlink():
         run.report = report
@@ -206,31 +210,28 @@ def _hint(op: library.Operation) -> str:
     return "; ".join(hint.text for hint in operation_hints(op))[:2000]
 
 
-def _plan(root: Path) -> Plan | None:
-    path = root / PLAN_NAME
-    if not path.is_file() or path.is_symlink():
-        return None
-    return load_plan(path)
-
-
-def _targets(plan: Plan, tests: list[library.AcceptanceTest]) -> list[LoadedTarget]:
-    """The plan's targets per test, judged by the library (``evaluate``). A target of a test
-    that left no result (its launch failed) fails: nothing was shown to meet it."""
+def _targets(built: AcceptanceReport) -> list[LoadedTarget]:
+    """The plan's targets as the library's report judges them (``build_report``: which
+    targets apply to which test, ``evaluate``). A target of a test in the plan that left no
+    result (its launch failed) fails here: nothing showed that it was met."""
     out = []
-    by_id = {test.id: test for test in tests}
-    for planned in plan.tests:
-        test = by_id.get(planned.name)
-        if test is None:
-            out += [_missing(planned.name, target) for target in planned.targets]
-            continue
-        for outcome in library.evaluate(test, planned.targets):
+    for entry in built.tests:
+        for outcome in entry.outcomes:
             stats, unit = outcome.stats, outcome.target.unit
             measured = None
             if stats is not None and stats.n and math.isfinite(stats.mean):
                 measured = _stored(stats.mean * UNITS[unit][1], outcome.target.quantity)
-            out.append(
-                _loaded(planned.name, outcome.target, measured, outcome.passed, outcome.message)
-            )
+            detail = outcome.message
+            out.append(_loaded(entry.test.id, outcome.target, measured, outcome.passed, detail))
+    ran = {entry.test.id for entry in built.tests}
+    planned = built.plan.get("tests") if built.plan is not None else None
+    for item in planned if isinstance(planned, list) else []:
+        name = str(item.get("name")) if isinstance(item, dict) else ""
+        if not name or name in ran:
+            continue
+        for target in item.get("targets") or []:
+            text = target.get("text") if isinstance(target, dict) else target
+            out.append(_missing(name, parse_target(text if isinstance(text, str) else repr(text))))
     return out
 
 
