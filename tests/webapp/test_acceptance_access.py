@@ -149,3 +149,26 @@ def test_api_is_in_the_openapi_schema(db: None) -> None:
     assert {"archive", "results", "report", "storage_system"} <= set(
         document["components"]["schemas"][fields]["properties"]
     )
+
+
+def test_who_may_change_or_delete(run: AcceptanceRun, cast: Any) -> None:
+    from django.contrib.auth.models import Group, User
+
+    url = f"/api/v1/acceptance/runs/{run.pk}/"
+    for outsider in (cast.other_submitter, cast.reviewer):
+        api = APIClient()
+        api.force_authenticate(outsider)
+        assert api.patch(url, {"label": "x"}, format="json").status_code == 404
+        assert api.delete(url).status_code == 404
+        assert as_user(outsider).post(f"/acceptance/runs/{run.pk}/delete/").status_code == 404
+    assert APIClient().delete(url).status_code == 404
+    colleague = User.objects.create_user("colleague", "c@example.org", cast.password)
+    colleague.groups.add(Group.objects.get(name="submitter"))
+    cast.site.members.add(colleague)
+    api = APIClient()
+    api.force_authenticate(colleague)
+    assert api.patch(url, {"label": "colleague's label"}, format="json").status_code == 200
+    assert api.delete(url).status_code == 403  # not the uploader
+    admin = APIClient()
+    admin.force_authenticate(cast.admin)
+    assert admin.delete(url).status_code == 204

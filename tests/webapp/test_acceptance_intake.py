@@ -263,3 +263,62 @@ def test_multimodality_hint_is_stored_per_operation(client: APIClient, results: 
     assert write.values == pytest.approx([5.0, 5.2, 1.0])
     assert "per-iteration write values form two groups: 2 iterations at ~5" in write.hint
     assert write.hint.endswith("1 at ~1 GiB/s (iterations 2)")
+
+
+def test_change_and_delete_a_run(
+    client: APIClient, results: Path, storage: StorageSystem, cast: Any, media_root: Path
+) -> None:
+    archive = pack(results)
+    run_id = upload(client, archive).json()["id"]
+    url = f"/api/v1/acceptance/runs/{run_id}/"
+    changed = client.patch(
+        url, {"label": "after firmware 2.4", "storage_system": storage.pk}, format="json"
+    )
+    assert changed.status_code == 200, changed.content
+    assert (changed.json()["label"], changed.json()["storage_system_id"]) == (
+        "after firmware 2.4",
+        storage.pk,
+    )
+    other = StorageSystem.objects.create(site=cast.other_site, name="theirs", fs_type="GPFS")
+    assert client.patch(url, {"storage_system": other.pk}, format="json").status_code == 400
+    assert client.patch(url, {"label": "a\nb"}, format="json").status_code == 400
+    detached = client.patch(url, {"storage_system": None}, format="json").json()
+    assert detached["storage_system_id"] is None and detached["label"] == "after firmware 2.4"
+
+    # Another site uploads the very same bytes: its own run, sharing the stored file.
+    _token, raw = ApiToken.issue(cast.other_submitter, cast.other_site)
+    theirs = APIClient()
+    theirs.credentials(HTTP_AUTHORIZATION=f"Token {raw}")
+    their_id = upload(theirs, archive).json()["id"]
+    assert their_id != run_id
+    run = AcceptanceRun.objects.get(pk=run_id)
+    files = [media_root / run.archive, media_root / run.report]
+    assert all(path.is_file() for path in files)
+
+    assert client.delete(url).status_code == 204
+    assert client.get(url).status_code == 404
+    assert all(path.is_file() for path in files)  # still the other site's
+    assert theirs.delete(f"/api/v1/acceptance/runs/{their_id}/").status_code == 204
+    assert not any(path.exists() for path in files)  # nobody's now
+
+
+def test_change_and_delete_from_the_run_page(
+    client: APIClient, results: Path, storage: StorageSystem, cast: Any
+) -> None:
+    run_id = upload(client, pack(results)).json()["id"]
+    browser = pytest.importorskip("django.test").Client()
+    browser.force_login(cast.submitter)
+    page = browser.get(f"/acceptance/runs/{run_id}/").content.decode()
+    assert 'name="label"' in page and "Delete this run" in page
+    saved = browser.post(
+        f"/acceptance/runs/{run_id}/",
+        {"label": "re-run", "notes": "new OSTs", "storage_system": storage.pk},
+    )
+    assert saved.status_code == 302
+    run = AcceptanceRun.objects.get(pk=run_id)
+    assert (run.label, run.notes, run.storage_system_id) == ("re-run", "new OSTs", storage.pk)
+    bad = browser.post(f"/acceptance/runs/{run_id}/", {"label": "x" * 300})
+    assert bad.status_code == 400
+    gone = browser.post(f"/acceptance/runs/{run_id}/delete/")
+    assert gone.status_code == 302 and gone["Location"] == f"/acceptance/sites/{cast.site.pk}/"
+    assert not AcceptanceRun.objects.filter(pk=run_id).exists()

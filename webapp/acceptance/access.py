@@ -51,3 +51,15 @@ def may_upload(user: Any, site: Site) -> bool:
     if not roles.is_submitter(user):
         return False
     return roles.is_admin(user) or site.members.filter(pk=user.pk).exists()
+
+
+def may_edit(user: Any, run: AcceptanceRun) -> bool:
+    """Label, notes and storage system: whoever may upload for the run's site."""
+    return may_upload(user, run.site)
+
+
+def may_delete(user: Any, run: AcceptanceRun) -> bool:
+    """A mistaken upload is removed by its uploader (still a member) or an admin."""
+    if roles.is_admin(user):
+        return True
+    return run.uploaded_by_id == getattr(user, "pk", None) and may_upload(user, run.site)

@@ -21,9 +21,11 @@ from submissions.intake import IntakeError
 from submissions.upload_limit import upload_refusal
 
 from . import access, history
-from .intake import receive
+from .intake import delete, receive, update
+from .models import AcceptanceRun
 from .serializers import (
     AcceptanceUploadSerializer,
+    RunChangeSerializer,
     RunDetailSerializer,
     RunSerializer,
     SeriesSerializer,
@@ -126,14 +128,43 @@ class RunDetail(APIView):
         summary="One acceptance run: tests, operations, targets", responses=RunDetailSerializer
     )
     def get(self, request: Request, pk: int) -> Response:
+        return Response(RunDetailSerializer(_detailed(request, pk)).data)
+
+    @extend_schema(
+        summary="Change a run's label, notes or storage system (site members)",
+        request=RunChangeSerializer,
+        responses=RunDetailSerializer,
+    )
+    def patch(self, request: Request, pk: int) -> Response:
         run = access.run_or_404(request.user, pk)
-        run = (
-            type(run)
-            .objects.prefetch_related("tests__operations", "targets")
-            .select_related("site", "storage_system")
-            .get(pk=run.pk)
-        )
-        return Response(RunDetailSerializer(run).data)
+        if not access.may_edit(request.user, run):
+            return error(403, "only the site's submitters may change its runs")
+        form = RunChangeSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        try:
+            update(run, dict(form.validated_data))
+        except IntakeError as exc:
+            return error(exc.status, str(exc), exc.field)
+        return Response(RunDetailSerializer(_detailed(request, pk)).data)
+
+    @extend_schema(
+        summary="Delete a mistaken upload (its uploader or an admin)", responses={204: None}
+    )
+    def delete(self, request: Request, pk: int) -> Response:
+        run = access.run_or_404(request.user, pk)
+        if not access.may_delete(request.user, run):
+            return error(403, "only the uploader or an admin may delete a run")
+        delete(run)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+def _detailed(request: Request, pk: int) -> AcceptanceRun:
+    access.run_or_404(request.user, pk)
+    return (
+        AcceptanceRun.objects.prefetch_related("tests__operations", "targets")
+        .select_related("site", "storage_system")
+        .get(pk=pk)
+    )
 
 
 class SiteHistory(APIView):

@@ -39,3 +39,17 @@ class AcceptanceUploadForm(forms.Form):
         if system is not None and site is not None and system.site_id != site.pk:
             self.add_error("storage_system", "choose a storage system of the chosen site")
         return data
+
+
+class RunEditForm(forms.Form):
+    label = forms.CharField(max_length=MAX_LABEL_CHARS, required=False)
+    notes = forms.CharField(
+        max_length=MAX_NOTES_CHARS, required=False, widget=forms.Textarea(attrs={"rows": 5})
+    )
+    storage_system = forms.ModelChoiceField(queryset=StorageSystem.objects.none(), required=False)
+
+    def __init__(self, *args: Any, site: Any = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["storage_system"].queryset = StorageSystem.objects.filter(  # type: ignore[attr-defined]
+            site=site, merged_into__isnull=True
+        ).select_related("client_system")

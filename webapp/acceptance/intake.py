@@ -24,6 +24,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import DataError, IntegrityError, transaction
+from django.db.models import Q
 
 from accounts.models import Site
 from ioscore.commands.upload import pack_directory, sha256_of
@@ -179,34 +180,37 @@ def _store(
     shutil.move(packed, final)  # same name = same bytes, so replacing is harmless
     report_final = None
     if report is not None:
-        report_final = acceptance_dir() / "reports" / f"{sha256}.html"
+        # Named by its own bytes: the same archive may come with different reports.
+        report_final = acceptance_dir() / "reports" / f"{sha256_of(report)}.html"
         report_final.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(report, report_final)
+    stored = [final, report_final] if report_final is not None else [final]
     try:
         run = _create(
             final, sha256, size, name, report_final, loaded, user, site, system, label, notes
         )
     except DataError:
-        _forget(site, sha256, final, report_final)
+        forget(stored)
         raise IntakeError("archive", UNSTORABLE.replace("system:", "results:", 1)) from None
     except IntegrityError:
         existing = AcceptanceRun.objects.filter(site=site, archive_sha256=sha256).first()
         if existing is None:  # not the concurrent twin this constraint guards against
-            _forget(site, sha256, final, report_final)
+            forget(stored)
             raise
         return Received(existing, duplicate=True)
     except BaseException:
-        _forget(site, sha256, final, report_final)
+        forget(stored)
         raise
     return Received(run, duplicate=False)
 
 
-def _forget(site: Site, sha256: str, final: Path, report: Path | None) -> None:
-    """Remove stored files no run refers to (the run's transaction rolled back)."""
-    if not AcceptanceRun.objects.filter(archive_sha256=sha256).exists():
-        final.unlink(missing_ok=True)
-        if report is not None:
-            report.unlink(missing_ok=True)
+def forget(paths: list[Path]) -> None:
+    """Remove stored files no run refers to (a rolled-back upload, a deleted run); files
+    are shared by content, so another site's run may still hold the same bytes."""
+    for path in paths:
+        relative = _media_relative(path)
+        if not AcceptanceRun.objects.filter(Q(archive=relative) | Q(report=relative)).exists():
+            path.unlink(missing_ok=True)
 
 
 def _media_relative(path: Path | None) -> str:
@@ -292,3 +296,25 @@ def _create(
         for index, target in enumerate(loaded.targets)
     )
     return run
+
+
+def update(run: AcceptanceRun, changes: dict[str, Any]) -> AcceptanceRun:
+    """Change what the uploader says about a run: the keys of ``changes`` among label, notes
+    and storage_system (an id, or None to detach). The results themselves never change."""
+    if "label" in changes:
+        run.label = _text("label", changes["label"], MAX_LABEL_CHARS, multiline=False)
+    if "notes" in changes:
+        run.notes = _text("notes", changes["notes"], MAX_NOTES_CHARS, multiline=True)
+    if "storage_system" in changes:
+        run.storage_system = _storage_system(run.site, changes["storage_system"])
+    run.save(update_fields=["label", "notes", "storage_system"])
+    return run
+
+
+def delete(run: AcceptanceRun) -> None:
+    """Remove the run and, once no other run shares them, its stored files."""
+    media = Path(settings.MEDIA_ROOT)
+    paths = [media / relative for relative in (run.archive, run.report) if relative]
+    with transaction.atomic():
+        run.delete()
+    forget(paths)

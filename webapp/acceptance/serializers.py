@@ -27,6 +27,16 @@ class AcceptanceUploadSerializer(serializers.Serializer):
     )
 
 
+class RunChangeSerializer(serializers.Serializer):
+    """The fields a site may change after the upload (the results never change)."""
+
+    label = serializers.CharField(required=False, allow_blank=True, max_length=200)
+    notes = serializers.CharField(required=False, allow_blank=True, max_length=20_000)
+    storage_system = serializers.IntegerField(
+        required=False, allow_null=True, min_value=1, max_value=2**31 - 1
+    )
+
+
 class OperationSerializer(serializers.ModelSerializer):
     iterations = serializers.IntegerField()
     min = serializers.FloatField(source="minimum")

@@ -12,6 +12,7 @@ urlpatterns = [
     path("acceptance/sites/<int:pk>/", views.site_history, name="site"),
     path("acceptance/sites/<int:pk>/systems/<int:system>/", views.site_history, name="system"),
     path("acceptance/runs/<int:pk>/", views.run_page, name="run"),
+    path("acceptance/runs/<int:pk>/delete/", views.run_delete, name="delete"),
     path("acceptance/runs/<int:pk>/report/", views.report, name="report"),
     path("acceptance/runs/<int:pk>/archive/", views.archive, name="archive"),
     path("api/v1/acceptance/runs/", api.RunListCreate.as_view(), name="api-runs"),

@@ -15,6 +15,7 @@ from django.core.exceptions import PermissionDenied
 from django.db.models import Count, Max
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render, resolve_url
+from django.views.decorators.http import require_POST
 
 from accounts import roles
 from ioscore_site import ratelimit
@@ -23,8 +24,8 @@ from submissions.models import StorageSystem
 from submissions.upload_limit import upload_refusal
 
 from . import access, history
-from .forms import AcceptanceUploadForm
-from .intake import receive
+from .forms import AcceptanceUploadForm, RunEditForm
+from .intake import delete, receive, update
 from .models import AcceptanceRun
 
 # The user's HTML report runs in a sandbox with an opaque origin: its scripts (the report's
@@ -97,12 +98,42 @@ def run_page(request: HttpRequest, pk: int) -> HttpResponse:
         run = access.run_or_404(request.user, pk)
     except Http404:
         return _private(request)
+    edit = None
+    if access.may_edit(request.user, run):
+        initial = {"label": run.label, "notes": run.notes, "storage_system": run.storage_system}
+        edit = RunEditForm(request.POST or None, initial=initial, site=run.site)
+    if request.method == "POST":
+        if edit is None:
+            raise PermissionDenied("only the site's submitters may change its runs")
+        if edit.is_valid():
+            system = edit.cleaned_data["storage_system"]
+            changes = {**edit.cleaned_data, "storage_system": system.pk if system else None}
+            try:
+                update(run, changes)
+            except IntakeError as exc:
+                edit.add_error(exc.field if exc.field in edit.fields else None, str(exc))
+            else:
+                return redirect("acceptance:run", pk=run.pk)
     context = {
         "run": run,
         "tests": run.tests.prefetch_related("operations"),
         "targets": run.targets.all(),
+        "edit": edit,
+        "may_delete": access.may_delete(request.user, run),
     }
-    return render(request, "acceptance/run.html", context)
+    return render(
+        request, "acceptance/run.html", context, status=400 if edit and edit.errors else 200
+    )
+
+
+@require_POST
+def run_delete(request: HttpRequest, pk: int) -> HttpResponse:
+    run = access.run_or_404(request.user, pk)
+    if not access.may_delete(request.user, run):
+        raise PermissionDenied("only the uploader or an admin may delete a run")
+    site = run.site_id
+    delete(run)
+    return redirect("acceptance:site", pk=site)
 
 
 def _stored(relative: str) -> Path:
