@@ -192,3 +192,37 @@ def test_listing_parameters(client: APIClient) -> None:
         assert response.status_code in (200, 400), query
     assert client.get("/api/v1/acceptance/runs/?site=abc").status_code == 400
     assert client.get("/api/v1/acceptance/runs/?offset=99999999999").status_code == 400
+
+
+HUGE = "9" * 30
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        f"/acceptance/runs/{HUGE}/",
+        f"/acceptance/runs/{HUGE}/report/",
+        f"/acceptance/runs/{HUGE}/archive/",
+        f"/acceptance/sites/{HUGE}/",
+        f"/acceptance/sites/1/systems/{HUGE}/",
+        f"/api/v1/acceptance/runs/{HUGE}/",
+        f"/api/v1/acceptance/sites/{HUGE}/history/",
+    ],
+)
+def test_huge_ids_in_paths_are_404(cast: Any, path: str) -> None:
+    from django.test import Client
+
+    browser = Client(raise_request_exception=False)
+    browser.force_login(cast.admin)  # sees every site: the lookups really run
+    assert browser.get(path).status_code == 404, path
+
+
+@pytest.mark.parametrize("value", [HUGE, "-1", "1e309", "x" * 3000, "' OR 1=1 --"])
+def test_hostile_query_values_are_4xx_or_ignored(client: APIClient, cast: Any, value: str) -> None:
+    for name in ("site", "storage_system", "limit", "offset"):
+        response = client.get("/api/v1/acceptance/runs/", {name: value})
+        assert response.status_code in (200, 400), (name, value, response.status_code)
+    history = client.get(
+        f"/api/v1/acceptance/sites/{cast.site.pk}/history/", {"storage_system": value}
+    )
+    assert history.status_code == 400
