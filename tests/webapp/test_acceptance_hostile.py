@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import shutil
 import tarfile
 import zipfile
 from collections.abc import Callable, Iterator
@@ -226,3 +227,22 @@ def test_hostile_query_values_are_4xx_or_ignored(client: APIClient, cast: Any, v
         f"/api/v1/acceptance/sites/{cast.site.pk}/history/", {"storage_system": value}
     )
     assert history.status_code == 400
+
+
+def test_staging_left_by_a_killed_worker_is_removed(
+    client: APIClient, media_root: Path, good_json: dict[str, Any]
+) -> None:
+    import os
+    import time
+
+    from acceptance.intake import ABANDONED_AFTER_S
+
+    sandbox = media_root / "sandbox"
+    old, recent = sandbox / "acceptance-old", sandbox / "acceptance-recent"
+    for staging in (old, recent):
+        (staging / "tree").mkdir(parents=True)
+    past = time.time() - ABANDONED_AFTER_S - 60
+    os.utime(old, (past, past))
+    assert post(client, with_result(json.dumps(good_json))).status_code == 201
+    assert not old.exists() and recent.is_dir()  # a live request's staging stays
+    shutil.rmtree(recent)

@@ -18,6 +18,7 @@ import os
 import re
 import shutil
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -41,6 +42,11 @@ MAX_REPORT_BYTES = 64 << 20  # a self-contained report carries plotly (~5 MB) an
 MAX_FILES = loading.MAX_RESULT_FILES
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _UNSAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+STAGING_PREFIX = "acceptance-"
+# No request lives this long: an older staging directory was left by a killed web worker.
+ABANDONED_AFTER_S = 6 * 3600
 
 
 @dataclass
@@ -77,7 +83,8 @@ def receive(
     system = _storage_system(site, storage_system)
     sandbox = Path(settings.IOSCORE_SANDBOX_DIR)
     sandbox.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix="acceptance-", dir=sandbox))
+    _remove_abandoned(sandbox)
+    staging = Path(tempfile.mkdtemp(prefix=STAGING_PREFIX, dir=sandbox))
     spooled: list[Path] = []
     try:
         if archive is not None:
@@ -109,6 +116,16 @@ def receive(
         for path in spooled:
             path.unlink(missing_ok=True)
         shutil.rmtree(staging, ignore_errors=True)
+
+
+def _remove_abandoned(sandbox: Path) -> None:
+    cutoff = time.time() - ABANDONED_AFTER_S
+    for staging in sandbox.glob(f"{STAGING_PREFIX}*"):
+        try:
+            if staging.is_dir() and staging.stat().st_mtime < cutoff:
+                shutil.rmtree(staging, ignore_errors=True)
+        except OSError:
+            continue  # removed by a concurrent request
 
 
 def _text(field: str, value: Any, limit: int, multiline: bool) -> str:
