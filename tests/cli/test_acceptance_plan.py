@@ -202,3 +202,97 @@ def test_size_probes_and_writes_the_plan(tmp_path: Path) -> None:
         assert sorted(p.name for p in root.iterdir()) == ["plan.toml"]  # probe data removed
         done = cli("size", "--from", str(root / "nothing"), "--ram", "8m")
         assert done.returncode == 2 and "cannot read" in done.stderr
+
+
+def test_a_larger_test_sizes_the_job_and_launches_its_own_layout(tmp_path: Path) -> None:
+    text = PLAN.format(data=tmp_path / "data").replace(
+        'name = "md"\n', 'name = "md"\nnodes = 4\nppn = 8\n'
+    )
+    plan = write_plan(tmp_path, text)
+    done = cli("run", str(plan), "--scheduler", "slurm", "--dry-run")
+    assert done.returncode == 0, done.stderr
+    assert "#SBATCH --nodes=4" in done.stdout and "#SBATCH --ntasks-per-node=8" in done.stdout
+    assert "srun --ntasks=2 --ntasks-per-node=2 ioscore-suite ior" in done.stdout
+    assert "srun --ntasks=32 --ntasks-per-node=8 ioscore-suite mdtest" in done.stdout
+    relaid = cli("run", str(plan), "--scheduler", "slurm", "--dry-run", "--layout", "1x3")
+    assert (
+        "#SBATCH --nodes=1" in relaid.stdout and "--ntasks=3 --ntasks-per-node=3" in relaid.stdout
+    )
+    bad = cli("run", str(plan), "--dry-run", "--layout", "3")
+    assert bad.returncode == 2 and "expected NODESxPPN" in bad.stderr
+
+
+def test_a_test_that_did_not_run_fails_its_targets(tmp_path: Path) -> None:
+    require_suite()
+    with scratch("ioscore-acc-broken-") as root:
+        text = PLAN.format(data=root / "data").replace("mdtest -n 30", "mdtest -n 30 -Z")
+        plan = write_plan(root, text)
+        results = root / "results"
+        done = cli("run", str(plan), "--results", str(results), "--suite", str(SUITE))
+        assert done.returncode == 1  # the job says a launch failed ...
+        assert "not supported: -Z" in done.stdout + done.stderr  # ... and the suite why
+        assert "plan finished: 1 launch(es) failed" in (results / "job.out").read_text()
+        report = cli("report", str(results), "--json")
+        assert report.returncode == 1
+        md = json.loads(report.stdout)["tests"][1]
+        assert md["id"] == "md" and md["launches"] == [] and not md["passed"]
+        assert md["targets"][0]["message"].startswith(
+            "FAIL: creates >= 1/s: the test has no file-write results"
+        )
+
+
+def test_report_refuses_a_broken_result_clearly(tmp_path: Path) -> None:
+    (tmp_path / "t" / "run").mkdir(parents=True)
+    (tmp_path / "t" / "run" / "result.json").write_text('{"schema": "ioscore-result/1", "mode"')
+    done = cli("report", str(tmp_path))
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "result.json" in done.stderr and "invalid JSON" in done.stderr
+
+
+def test_an_aborted_launch_is_named_and_the_rest_reported(tmp_path: Path) -> None:
+    require_suite()
+    with scratch("ioscore-acc-aborted-") as root:
+        plan = write_plan(root)
+        results = root / "results"
+        assert (
+            cli("run", str(plan), "--results", str(results), "--suite", str(SUITE)).returncode == 0
+        )
+        read = results / "fpp" / "read" / "result.json"
+        doc = json.loads(read.read_text())
+        doc.update(finished=False, aborted=True)  # what the suite leaves after an I/O error
+        read.write_text(json.dumps(doc))
+        report = cli("report", str(results), "--json")
+        assert report.returncode == 1
+        out = json.loads(report.stdout)
+        assert out["unreadable"] == [
+            {"path": str(read), "reason": "truncated: the launch aborted by an I/O error"}
+        ]
+        fpp = out["tests"][0]
+        assert [launch["role"] for launch in fpp["launches"]] == ["write"]
+        verdicts = {t["target"]["text"]: t["passed"] for t in fpp["targets"]}
+        assert verdicts == {"write >= 1 MiB/s": True, "read >= 1000 TB/s": False}
+        text = cli("report", str(results))
+        assert f"left out, unreadable: {read}: truncated" in text.stdout
+
+
+def test_size_updates_literals_variables_and_refuses_patterns(tmp_path: Path) -> None:
+    from ioscore.acceptance.plan import PlanError, load_plan, update_test_options
+
+    text = (
+        PLAN.format(data=tmp_path / "data")
+        + '\n[[test]]\nname = "easy"\npattern = "ior-easy-write"\n'
+    )
+    plan = write_plan(tmp_path, text)
+    update_test_options(plan, "fpp", {"-b": "12g", "-t": "1m"})
+    update_test_options(plan, "md", {"-n": "5000"})
+    loaded = {t.name: t for t in load_plan(plan).tests}
+    write = loaded["fpp"].parts[0].args
+    assert write[write.index("-b") + 1] == "12g" and write[write.index("-t") + 1] == "1m"
+    assert 'block = "12g"' in plan.read_text()  # -b was ${block}: the variable changed
+    assert loaded["md"].parts[0].args[:2] == ("-n", "5000")
+    with pytest.raises(PlanError, match="is a pattern"):
+        update_test_options(plan, "easy", {"-b": "1g"})
+    with pytest.raises(PlanError, match="-e has no value to set"):
+        update_test_options(plan, "fpp", {"-e": "x"})
+    with pytest.raises(PlanError, match="no test named 'nope'"):
+        update_test_options(plan, "nope", {"-n": "1"})

@@ -16,8 +16,10 @@
 
 A test is a ``command`` (an IOR or mdtest command line, the program named ior, IOR or mdtest)
 or a ``pattern`` (one of ``PATTERNS``, IO500's phases as command lines); ``launch =
-"separate"`` splits it into a write (create) launch and a read (remove) launch. Every error
-names the plan file, the line and the field.
+"separate"`` splits it into a write (create) launch and a read (remove) launch, and a ``read``
+command line gives the second launch explicitly (e.g. a 90 s wear-out write, then a 30 s
+read). Without -G, both IOR launches get the same signature so the read verifies the data.
+Every error names the plan file, the line and the field.
 """
 
 from __future__ import annotations
@@ -76,7 +78,17 @@ PATTERNS = {
     "mdtest-hard-read": "mdtest -n ${files} -t -w 3901 -e 3901 -P -N 1 -F -E -d $DIR/mdtest-hard",
     "mdtest-hard-delete": "mdtest -n ${files} -t -w 3901 -e 3901 -P -N 1 -F -r -d $DIR/mdtest-hard",
 }
-TEST_KEYS = {"name", "command", "pattern", "launch", "drop_caches", "targets", "nodes", "ppn"}
+TEST_KEYS = {
+    "name",
+    "command",
+    "read",
+    "pattern",
+    "launch",
+    "drop_caches",
+    "targets",
+    "nodes",
+    "ppn",
+}
 PLAN_KEYS = {"name", "datadir", "drop_caches", "layout", "vars", "test", "results"}
 
 
@@ -342,7 +354,8 @@ def plan_from_document(
         if key not in PLAN_KEYS:
             raise where.error(key, f"unknown field (known: {', '.join(sorted(PLAN_KEYS))})")
     name = _string(document.get("name"), where, "name")
-    datadir = _string(document.get("datadir"), where, "datadir")
+    # --var datadir=DIR moves a plan's data (e.g. a trial on /dev/shm), as $DIR in every line.
+    datadir = overrides.get("datadir") or _string(document.get("datadir"), where, "datadir")
     layout = document.get("layout")
     if not isinstance(layout, dict):
         raise where.error("layout", "missing [layout] table with nodes and ppn")
@@ -416,9 +429,13 @@ def _test(
         raise where.error("launch", "expected 'single' or 'separate'", index)
     drop = raw.get("drop_caches", default_drop)
     if drop is not None:
-        drop = _string(drop, where, "drop_caches", index)
+        drop = _substitute(
+            _string(drop, where, "drop_caches", index), variables, where, "drop_caches", index
+        )
     dirs = _pattern_dirs(program, args) if make_dirs else ()
-    if launch == "separate":
+    if "read" in raw:
+        parts = _explicit_parts(raw, name, program, args, where, variables, index, drop, dirs)
+    elif launch == "separate":
         split = split_separate(program, args, name)
         parts = [
             Part(split[0][0], program, tuple(split[0][1]), make_dirs=dirs),
@@ -435,6 +452,37 @@ def _test(
         nodes=_positive(raw.get("nodes", nodes), where, "nodes", index),
         ppn=_positive(raw.get("ppn", ppn), where, "ppn", index),
     )
+
+
+def _explicit_parts(
+    raw: dict[str, Any],
+    name: str,
+    program: str,
+    args: list[str],
+    where: _Where,
+    variables: dict[str, str],
+    index: int,
+    drop: str | None,
+    dirs: tuple[str, ...],
+) -> list[Part]:
+    """`command` then `read` (its own launch, after the cache drop): e.g. a wear-out write
+    that makes the dataset and a shorter stonewalled read of it."""
+    text = _substitute(_string(raw["read"], where, "read", index), variables, where, "read", index)
+    read_program, read_args = _command(text, where, "read", index)
+    if read_program != program:
+        raise where.error("read", f"must run {program}, like the command", index)
+    if raw.get("launch", "separate") != "separate":
+        raise where.error(
+            "launch", "a test with `read` is two launches: launch = 'separate'", index
+        )
+    roles = ("write", "read") if program == "ior" else ("create", "remove")
+    if program == "ior" and "G" not in _flag_letters(args) + _flag_letters(read_args):
+        signature = ["-G", str(zlib.crc32(name.encode()) & 0x7FFFFFFF)]  # the read verifies
+        args, read_args = [*args, *signature], [*read_args, *signature]
+    return [
+        Part(roles[0], program, tuple(args), make_dirs=dirs),
+        Part(roles[1], program, tuple(read_args), drop_caches_before=drop),
+    ]
 
 
 _PLAIN_WORD = re.compile(r"[A-Za-z0-9_./${}=:,@+%-]+")
@@ -483,8 +531,10 @@ def update_test_options(path: Path, test_name: str, values: dict[str, str]) -> N
         words = shlex.split(entry["command"])
         var_updates = {}
         for option, value in values.items():
-            if option in words[:-1]:
+            if option in words:
                 index = words.index(option) + 1
+                if index == len(words) or words[index].startswith("-"):
+                    raise PlanError(f"{path}: test {test_name!r}: {option} has no value to set")
                 reference = _VAR_REFERENCE.fullmatch(words[index])
                 if reference:
                     var_updates[reference.group(1)] = value

@@ -42,6 +42,7 @@ class AcceptanceReport:
     root: Path
     plan: dict[str, Any] | None
     tests: list[TestReport]
+    unreadable: list[ResultFormatError] = field(default_factory=list)  # launches left out
 
     @property
     def targets(self) -> int:
@@ -79,7 +80,10 @@ def _targets(entry: dict[str, Any], source: Path) -> list[Target]:
 def build_report(root: Path) -> AcceptanceReport:
     """Every test below `root` (plan order when `ioscore run` wrote plan.json there)."""
     root = Path(root)
-    tests = find_tests(root)
+    unreadable: list[ResultFormatError] = []
+    tests = find_tests(root, unreadable)
+    if not tests and unreadable:
+        raise unreadable[0]
     if not tests:
         raise ResultFormatError(root, "no acceptance result.json (ioscore-suite ior/mdtest) here")
     plan = _plan(root)
@@ -89,14 +93,15 @@ def build_report(root: Path) -> AcceptanceReport:
         for entry in plan["tests"]:
             if not isinstance(entry, dict):
                 continue
-            test = by_id.pop(str(entry.get("name")), None)
-            if test is None:
-                continue  # not run (yet): the job output says why
+            name = str(entry.get("name"))
+            # A planned test without results (its launch failed or never ran) is still judged:
+            # each of its targets fails for want of results.
+            test = by_id.pop(name, None) or AcceptanceTest(id=name, launches=[])
             report = TestReport(test, plan_test=entry)
             report.outcomes = test.evaluate(_targets(entry, root / PLAN_FILE))
             reports.append(report)
     reports += [TestReport(test) for test in by_id.values()]
-    return AcceptanceReport(root, plan, reports)
+    return AcceptanceReport(root, plan, reports, unreadable)
 
 
 def drop_caches_record(launch: Launch) -> str | None:
@@ -173,7 +178,9 @@ def operation_dict(test: AcceptanceTest, key: str, op: Operation) -> dict[str, A
         "valid": op.valid,
         "part": launch.role,
         "measured": measured(op, launch),
-        "notes": [n.text for n in launch.notes if n.operation in (op.key, op.label)],
+        "notes": [
+            n.text for n in launch.notes if n.operation.lower() in (op.key, op.label.lower())
+        ],
         "multimodality": [h.to_dict() for h in operation_hints(op)],
         "stragglers": _stragglers(op),
     }
@@ -186,6 +193,7 @@ def report_dict(report: AcceptanceReport) -> dict[str, Any]:
         "pass_rule": PASS_RULE,
         "targets": report.targets,
         "failed": report.failed,
+        "unreadable": [{"path": e.path, "reason": e.reason} for e in report.unreadable],
         "tests": [
             {
                 "id": t.test.id,

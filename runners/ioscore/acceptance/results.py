@@ -40,9 +40,8 @@ from ioscore.results.errors import ResultFormatError, read_text
 from ioscore.results.limits import MAX_JSON_BYTES
 from ioscore.results.model import PhaseResult
 from ioscore.results.parse_json import (
-    SCHEMA_ID,
     _validate_schema,
-    load_json_document,
+    load_result_document,
     phase_from_json,
 )
 from ioscore.results.stragglers import work_rates
@@ -379,8 +378,8 @@ def _summary(raw: Any, source: str) -> dict[str, Stats]:
         if unit not in _SUMMARY_UNITS:
             raise ResultFormatError(source, f"{where}.unit: unknown unit {unit!r}")
         values = entry.get("values")
-        if not isinstance(values, list) or len(values) > 10_000:
-            raise ResultFormatError(source, f"{where}.values: expected a list of numbers")
+        if not isinstance(values, list) or not 1 <= len(values) <= 10_000:
+            raise ResultFormatError(source, f"{where}.values: expected 1 to 10000 numbers")
         numbers = [_number(v, f"{where}.values", source) for v in values]
         stats = Stats.of(numbers)
         for key in ("max", "min", "mean", "stddev"):  # printed numbers win over recomputed
@@ -452,13 +451,7 @@ def load_launch(path: Path) -> Launch:
     file = _result_file(Path(path))
     source = str(file)
     text = read_text(file, max_bytes=MAX_JSON_BYTES, max_line=None)
-    document = load_json_document(text, source)
-    if not isinstance(document, dict):
-        raise ResultFormatError(source, "top level is not a JSON object")
-    if document.get("schema") != SCHEMA_ID:
-        raise ResultFormatError(
-            source, f"unknown schema {document.get('schema')!r} (expected {SCHEMA_ID!r})"
-        )
+    document = load_result_document(text, source)
     mode = document.get("mode")
     if mode not in ACCEPTANCE_MODES:
         raise ResultFormatError(
@@ -544,29 +537,36 @@ def load_test(paths: Sequence[Path], test_id: str | None = None) -> AcceptanceTe
     return AcceptanceTest(id=name, launches=launches)
 
 
-def find_tests(root: Path) -> list[AcceptanceTest]:
+def find_tests(
+    root: Path, unreadable: list[ResultFormatError] | None = None
+) -> list[AcceptanceTest]:
     """Every acceptance test below `root`, in directory order.
 
     Launches sharing an ``acceptance_test.id`` form one test; otherwise ``root/TEST/result.json``
     is a one-launch test and ``root/TEST/PART/result.json`` a part of TEST. Result files of
-    other modes (an IO500 run) are skipped; unreadable acceptance files raise.
+    other modes (an IO500 run) are skipped. An unreadable or truncated acceptance file raises,
+    or, when `unreadable` is a list, is appended to it and left out (a report can still show
+    the other tests, and say which launch it could not read).
     """
     root = Path(root)
     if not root.is_dir():
         raise ResultFormatError(root, "not a directory")
     files = []
-    for count, file in enumerate(sorted(root.rglob("result.json"))):
+    for count, file in enumerate(root.rglob("result.json")):
         if count >= MAX_LAUNCHES:
             raise ResultFormatError(root, f"more than {MAX_LAUNCHES} result.json files")
         files.append(file)
     groups: dict[str, list[Launch]] = {}
-    for file in files:
+    for file in sorted(files):
         try:
             launch = load_launch(file)
         except ResultFormatError as exc:
             if "is not an acceptance run" in exc.reason:
                 continue
-            raise
+            if unreadable is None:
+                raise
+            unreadable.append(exc)
+            continue
         relative = file.parent.relative_to(root).parts
         by_dir = relative[0] if relative else root.name
         groups.setdefault(launch.test_id or by_dir, []).append(launch)

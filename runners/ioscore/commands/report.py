@@ -61,6 +61,8 @@ def handle_acceptance(args: argparse.Namespace, report: AcceptanceReport) -> int
     if args.json:
         print(json.dumps({**report_dict(report), "html": str(target)}, indent=2))
         return status
+    for problem in report.unreadable:
+        print(f"left out, unreadable: {problem}")
     for test in report.tests:
         verdict = "PASS" if test.passed else "FAIL"
         print(f"{verdict} {test.test.id}")

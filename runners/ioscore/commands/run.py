@@ -67,6 +67,12 @@ def add_parser(sub: Any) -> None:
         "./acceptance-<plan name>-<timestamp>)",
     )
     parser.add_argument(
+        "--layout",
+        metavar="NODESxPPN",
+        help="plan runs: run every test on this layout instead of the plan's (e.g. 1x2 "
+        "for a trial on one node)",
+    )
+    parser.add_argument(
         "--var",
         action="append",
         default=[],
@@ -267,7 +273,10 @@ def render_plan_script(
         raise RunError(f"template {template_file}: expected one launch line naming ${{suite}}")
     head, launch_line, tail = lines[: launch_at[0]], lines[launch_at[0]], lines[launch_at[0] + 1 :]
     root = results_root.resolve()
-    layout = _layout_values(plan.nodes * plan.ppn, plan.ppn)
+    # The job asks for the largest test's nodes and ranks per node; each launch says its own.
+    nodes = max(test.nodes for test in plan.tests)
+    ppn = max(test.ppn for test in plan.tests)
+    layout = _layout_values(nodes * ppn, ppn)
     common = {
         **_job_values(scheduler, walltime, job_name, partition, account),
         **layout,
@@ -371,12 +380,18 @@ def handle(args: argparse.Namespace) -> int:
     except (RunError, ResultFormatError) as exc:
         print(f"ioscore run: {exc}", file=sys.stderr)
         return 2
+    if _show(args, script):
+        return 0
+    return execute(args.scheduler, script, run_dir)
+
+
+def _show(args: argparse.Namespace, script: str) -> bool:
+    """--script-out and --dry-run; True when the script must only be shown."""
     if args.script_out:
         args.script_out.write_text(script, encoding="utf-8")
     if args.dry_run:
         print(script, end="")
-        return 0
-    return execute(args.scheduler, script, run_dir)
+    return bool(args.dry_run)
 
 
 def execute(scheduler: str, script: str, run_dir: Path) -> int:
@@ -438,6 +453,8 @@ def handle_plan(args: argparse.Namespace) -> int:
         return 2
     try:
         plan = load_plan(args.config, _overrides(args.var))
+        if args.layout:
+            _relayout(plan, args.layout)
         stamp = time.strftime("%Y.%m.%d-%H.%M.%S")
         default = f"acceptance-{_slug(plan.name)}-{stamp}"
         root = args.results or Path(plan.results or default)
@@ -457,10 +474,7 @@ def handle_plan(args: argparse.Namespace) -> int:
     except (RunError, PlanError) as exc:
         print(f"ioscore run: {exc}", file=sys.stderr)
         return 2
-    if args.script_out:
-        args.script_out.write_text(script, encoding="utf-8")
-    if args.dry_run:
-        print(script, end="")
+    if _show(args, script):
         return 0
     try:
         root.mkdir(parents=True, exist_ok=True)
@@ -472,6 +486,15 @@ def handle_plan(args: argparse.Namespace) -> int:
         print(f"ioscore run: cannot write into {root}: {exc.strerror or exc}", file=sys.stderr)
         return 2
     return execute(args.scheduler, script, root)
+
+
+def _relayout(plan: Plan, layout: str) -> None:
+    nodes, sep, ppn = layout.lower().partition("x")
+    if not sep or not nodes.isdigit() or not ppn.isdigit() or int(nodes) < 1 or int(ppn) < 1:
+        raise PlanError(f"--layout {layout!r}: expected NODESxPPN, e.g. 2x64")
+    plan.nodes, plan.ppn = int(nodes), int(ppn)
+    for test in plan.tests:
+        test.nodes, test.ppn = plan.nodes, plan.ppn
 
 
 def _slug(name: str) -> str:

@@ -178,6 +178,11 @@ def render_acceptance_html(report: AcceptanceReport) -> str:
         f"{html.escape(verdict)}</p>",
         f'<p class="meta">Rule: {html.escape(data["pass_rule"])}.</p>',
     ]
+    sections += [
+        f'<p class="note">Left out, unreadable: {html.escape(u["path"])}: '
+        f"{html.escape(u['reason'])}</p>"
+        for u in data["unreadable"]
+    ]
     plotly_included = False
     for test_data, test in zip(data["tests"], report.tests, strict=True):
         badge = "PASS" if test_data["passed"] else "FAIL"

@@ -130,7 +130,8 @@ def parse_result_json(path: Path) -> RunResult:
     return parse_result_json_text(text, str(path))
 
 
-def parse_result_json_text(text: str, source: str) -> RunResult:
+def load_result_document(text: str, source: str) -> dict[str, Any]:
+    """result.json text -> its top-level object, when it is an ioscore-result/1 document."""
     document = load_json_document(text, source)
     if not isinstance(document, dict):
         raise ResultFormatError(source, "top level is not a JSON object")
@@ -138,6 +139,11 @@ def parse_result_json_text(text: str, source: str) -> RunResult:
         raise ResultFormatError(
             source, f"unknown schema {document.get('schema')!r} (expected {SCHEMA_ID!r})"
         )
+    return document
+
+
+def parse_result_json_text(text: str, source: str) -> RunResult:
+    document = load_result_document(text, source)
     _validate_schema(document, source)
     if document.get("finished") is False or document.get("scores") is None:
         # The suite rewrites result.json after every phase: this run stopped part-way.
