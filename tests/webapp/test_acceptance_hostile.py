@@ -246,3 +246,18 @@ def test_staging_left_by_a_killed_worker_is_removed(
     assert post(client, with_result(json.dumps(good_json))).status_code == 201
     assert not old.exists() and recent.is_dir()  # a live request's staging stays
     shutil.rmtree(recent)
+
+
+def test_one_unreadable_launch_among_good_ones(
+    client: APIClient, media_root: Path, good_json: dict[str, Any]
+) -> None:
+    """The history keeps whole runs: a broken launch beside good ones is named, not dropped."""
+    nan = mutated(good_json, set_score(float("nan")))
+    archive = tar_gz(
+        {
+            "results/ior-fpp/result.json": json.dumps(good_json).encode(),
+            "results/ior-bad/result.json": nan.encode(),
+        }
+    )
+    message = refused(post(client, archive), media_root, "1 unreadable launch(es): ")
+    assert "results/ior-bad/result.json" in message and "leave a failed launch out" in message

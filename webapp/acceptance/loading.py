@@ -18,7 +18,7 @@ from django.utils.dateparse import parse_datetime
 from ioscore.acceptance import results as library
 from ioscore.acceptance.modality import operation_hints
 from ioscore.acceptance.report import PLAN_FILE, AcceptanceReport, build_report
-from ioscore.acceptance.targets import BANDWIDTH, UNITS, Target, TargetError, parse_target
+from ioscore.acceptance.targets import BANDWIDTH, UNITS, Target, TargetError
 from ioscore.results.errors import ResultFormatError
 from submissions.intake import IntakeError
 
@@ -122,8 +122,9 @@ def load(tree: Path) -> LoadedRun:
     _check_bounds(root)
     try:
         built = build_report(root)
-        tests = [entry.test for entry in built.tests]
-        run = LoadedRun(tests=[_test(test) for test in tests])
+        _refuse_unreadable(built, tree)
+        # A planned test that left no launch is no test row; its targets fail (below).
+        run = LoadedRun(tests=[_test(entry.test) for entry in built.tests if entry.test.launches])
         run.targets = _targets(built)
     except ResultFormatError as exc:
         if "no acceptance result.json" in exc.reason:  # say what the files were instead
@@ -143,6 +144,27 @@ def load(tree: Path) -> LoadedRun:
     if report.is_file() and not report.is_symlink():
         run.report = report
     return run
+
+
+MAX_NAMED_UNREADABLE = 3
+
+
+def _refuse_unreadable(built: AcceptanceReport, tree: Path) -> None:
+    """The history keeps whole runs only: a launch the library could not read (broken,
+    hostile or aborted) is named, all of them up to a few, instead of being left out."""
+    if not built.unreadable:
+        return
+    named = "; ".join(str(exc) for exc in built.unreadable[:MAX_NAMED_UNREADABLE])
+    more = len(built.unreadable) - MAX_NAMED_UNREADABLE
+    raise IntakeError(
+        "archive",
+        _relative(
+            f"{len(built.unreadable)} unreadable launch(es): {named}"
+            f"{f' (and {more} more)' if more > 0 else ''}. Fix them, or leave a failed launch "
+            "out of the upload: its test then fails its targets for want of results",
+            tree,
+        ),
+    )
 
 
 def _why_none(root: Path) -> str:
@@ -212,8 +234,7 @@ def _hint(op: library.Operation) -> str:
 
 def _targets(built: AcceptanceReport) -> list[LoadedTarget]:
     """The plan's targets as the library's report judges them (``build_report``: which
-    targets apply to which test, ``evaluate``). A target of a test in the plan that left no
-    result (its launch failed) fails here: nothing showed that it was met."""
+    targets apply to which test, ``evaluate``; a planned test without results fails them)."""
     out = []
     for entry in built.tests:
         for outcome in entry.outcomes:
@@ -223,21 +244,7 @@ def _targets(built: AcceptanceReport) -> list[LoadedTarget]:
                 measured = _stored(stats.mean * UNITS[unit][1], outcome.target.quantity)
             detail = outcome.message
             out.append(_loaded(entry.test.id, outcome.target, measured, outcome.passed, detail))
-    ran = {entry.test.id for entry in built.tests}
-    planned = built.plan.get("tests") if built.plan is not None else None
-    for item in planned if isinstance(planned, list) else []:
-        name = str(item.get("name")) if isinstance(item, dict) else ""
-        if not name or name in ran:
-            continue
-        for target in item.get("targets") or []:
-            text = target.get("text") if isinstance(target, dict) else target
-            out.append(_missing(name, parse_target(text if isinstance(text, str) else repr(text))))
     return out
-
-
-def _missing(test: str, target: Target) -> LoadedTarget:
-    why = f"FAIL: {target.text}: test {test} left no result (its launch failed or is missing)"
-    return _loaded(test, target, None, False, why)
 
 
 def _loaded(
