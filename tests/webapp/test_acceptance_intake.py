@@ -327,3 +327,25 @@ def test_change_and_delete_from_the_run_page(
     gone = browser.post(f"/acceptance/runs/{run_id}/delete/")
     assert gone.status_code == 302 and gone["Location"] == f"/acceptance/sites/{cast.site.pk}/"
     assert not AcceptanceRun.objects.filter(pk=run_id).exists()
+
+
+def test_runs_follow_a_committee_merge_of_storage_systems(
+    client: APIClient, results: Path, storage: StorageSystem, cast: Any
+) -> None:
+    from submissions import storage_systems
+
+    duplicate = StorageSystem.objects.create(site=cast.site, name="scratch2", fs_type="Lustre")
+    run_id = upload(client, pack(results), storage_system=duplicate.pk).json()["id"]
+    storage_systems.merge(duplicate, storage, cast.admin, "same file system, typed twice")
+    for system in (storage, duplicate):  # the merged id resolves to the survivor
+        listed = client.get(f"/api/v1/acceptance/runs/?storage_system={system.pk}").json()
+        assert [run["id"] for run in listed["results"]] == [run_id]
+        history = client.get(
+            f"/api/v1/acceptance/sites/{cast.site.pk}/history/?storage_system={system.pk}"
+        ).json()
+        assert history and history[0]["points"][0]["run"] == run_id
+    browser = pytest.importorskip("django.test").Client()
+    browser.force_login(cast.submitter)
+    page = browser.get(f"/acceptance/sites/{cast.site.pk}/systems/{storage.pk}/").content.decode()
+    assert f'href="/acceptance/runs/{run_id}/"' in page
+    assert "scratch (Lustre)" in page and "scratch2 (Lustre)" not in page

@@ -18,6 +18,7 @@ from ioscore_site.api_paging import BoundedLimitOffsetPagination
 from submissions.api import _site_for
 from submissions.api_errors import error
 from submissions.intake import IntakeError
+from submissions.models import StorageSystem
 from submissions.upload_limit import upload_refusal
 
 from . import access, history
@@ -61,8 +62,11 @@ class RunListCreate(APIView):
             wanted = _id_param(request, name)
             if isinstance(wanted, Response):
                 return wanted
-            if wanted is not None:
-                runs = runs.filter(**{f"{name}_id": wanted})
+            if wanted is not None and name == "site":
+                runs = runs.filter(site_id=wanted)
+            elif wanted is not None:
+                system = StorageSystem.objects.filter(pk=wanted).first()
+                runs = history.of_system(runs, system.canonical()) if system else runs.none()
         paginator = BoundedLimitOffsetPagination()
         page = paginator.paginate_queryset(runs, request, view=self)
         return paginator.get_paginated_response(RunSerializer(page, many=True).data)
@@ -181,5 +185,6 @@ class SiteHistory(APIView):
         if isinstance(wanted, Response):
             return wanted
         if wanted is not None:
-            runs = runs.filter(storage_system_id=wanted)
+            system = StorageSystem.objects.filter(site=site, pk=wanted).first()
+            runs = history.of_system(runs, system.canonical()) if system else runs.none()
         return Response(history.series(runs))

@@ -9,7 +9,30 @@ from typing import Any
 
 from django.db.models import QuerySet
 
+from submissions.models import StorageSystem
+
 from .models import AcceptanceOperation, AcceptanceRun, AcceptanceTarget
+
+
+def of_system(runs: QuerySet[AcceptanceRun], system: StorageSystem) -> QuerySet[AcceptanceRun]:
+    """The runs of a storage system, including those recorded against systems the committee
+    later merged into it (a merge moves submissions, and leaves the merged row pointing at
+    its survivor)."""
+    ids, frontier = {system.pk}, [system.pk]
+    while frontier:
+        frontier = list(
+            StorageSystem.objects.filter(merged_into__in=frontier)
+            .exclude(pk__in=ids)
+            .values_list("pk", flat=True)
+        )
+        ids.update(frontier)
+    return runs.filter(storage_system__in=ids)
+
+
+def systems_with_runs(runs: QuerySet[AcceptanceRun]) -> list[StorageSystem]:
+    """The (surviving) storage systems the runs were recorded against."""
+    found = {run.storage_system.canonical() for run in runs if run.storage_system is not None}
+    return sorted(found, key=lambda system: (system.name, system.pk))
 
 
 def _when(run: AcceptanceRun) -> str:

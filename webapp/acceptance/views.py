@@ -26,7 +26,6 @@ from submissions.upload_limit import upload_refusal
 from . import access, history
 from .forms import AcceptanceUploadForm, RunEditForm
 from .intake import delete, receive, update
-from .models import AcceptanceRun
 
 # The user's HTML report runs in a sandbox with an opaque origin: its scripts (the report's
 # own inline plotly) may draw, but cannot reach this site's cookies, pages or API, load
@@ -73,15 +72,14 @@ def site_history(request: HttpRequest, pk: int, system: int | None = None) -> Ht
     except Http404:
         return _private(request)
     runs = access.visible_runs(request.user).filter(site=site)
+    systems = history.systems_with_runs(runs)
     chosen = None
     if system is not None:
-        chosen = StorageSystem.objects.filter(site=site, pk=system).first()
-        if chosen is None:
+        found = StorageSystem.objects.filter(site=site, pk=system).first()
+        if found is None:
             raise Http404("no such storage system")
-        runs = runs.filter(storage_system=chosen)
-    systems = StorageSystem.objects.filter(
-        site=site, pk__in=AcceptanceRun.objects.filter(site=site).values("storage_system")
-    )
+        chosen = found.canonical()
+        runs = history.of_system(runs, chosen)
     context = {
         "site": site,
         "system": chosen,
