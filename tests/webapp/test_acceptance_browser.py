@@ -74,6 +74,12 @@ def test_history_charts_and_sandboxed_report(
     artifacts.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(artifacts / "acceptance-history.png"), full_page=True)
 
+    page.goto(f"{live_server.url}/acceptance/runs/{ids[0]}/")
+    assert page.locator("h1").text_content().startswith(f"Acceptance run {ids[0]}")
+    assert "read >= 1,000 TB/s" in page.locator("main").text_content()
+    page.screenshot(path=str(artifacts / "acceptance-run.png"), full_page=True)
+    assert not page.js_errors and not page.console_errors, (page.js_errors, page.console_errors)
+
     page.goto(f"{live_server.url}/acceptance/runs/{ids[0]}/report/")
     assert page.locator("h1").text_content() == "acceptance report"
     assert page.evaluate("self.origin") == "null"  # opaque origin: no cookies, no site API

@@ -261,3 +261,25 @@ def test_one_unreadable_launch_among_good_ones(
     )
     message = refused(post(client, archive), media_root, "1 unreadable launch(es): ")
     assert "results/ior-bad/result.json" in message and "leave a failed launch out" in message
+
+
+def test_oversized_uploads_are_413_as_for_submissions(
+    client: APIClient, cast: Any, media_root: Path, settings: Any
+) -> None:
+    """The service's one upload limit (submissions.upload_limit) stops the body while it
+    streams in, for the API and the form alike."""
+    settings.IOSCORE_UPLOAD_MAX_BYTES = 64 << 10
+    body = bytes(range(256)) * (1 << 10)  # 256 KiB
+    response = post(client, body)
+    assert response.status_code == 413
+    assert response.json()["error"]["message"] == f"archive larger than {64 << 10} bytes"
+    from django.test import Client
+
+    browser = Client()
+    browser.force_login(cast.submitter)
+    form = browser.post(
+        "/acceptance/upload/",
+        {"archive": SimpleUploadedFile("r.tgz", body), "site": cast.site.pk},
+    )
+    assert form.status_code == 413 and b"archive larger than 65536 bytes" in form.content
+    assert files_under(media_root) <= BEFORE and not AcceptanceRun.objects.exists()

@@ -324,7 +324,9 @@ def test_change_and_delete_from_the_run_page(
     assert (run.label, run.notes, run.storage_system_id) == ("re-run", "new OSTs", storage.pk)
     bad = browser.post(f"/acceptance/runs/{run_id}/", {"label": "x" * 300})
     assert bad.status_code == 400
-    gone = browser.post(f"/acceptance/runs/{run_id}/delete/")
+    unconfirmed = browser.post(f"/acceptance/runs/{run_id}/delete/")
+    assert unconfirmed.status_code == 400 and AcceptanceRun.objects.filter(pk=run_id).exists()
+    gone = browser.post(f"/acceptance/runs/{run_id}/delete/", {"confirm": "yes"})
     assert gone.status_code == 302 and gone["Location"] == f"/acceptance/sites/{cast.site.pk}/"
     assert not AcceptanceRun.objects.filter(pk=run_id).exists()
 

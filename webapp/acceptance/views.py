@@ -13,7 +13,7 @@ from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.db.models import Count, Max
-from django.http import FileResponse, Http404, HttpRequest, HttpResponse
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import redirect, render, resolve_url
 from django.views.decorators.http import require_POST
 
@@ -129,6 +129,8 @@ def run_delete(request: HttpRequest, pk: int) -> HttpResponse:
     run = access.run_or_404(request.user, pk)
     if not access.may_delete(request.user, run):
         raise PermissionDenied("only the uploader or an admin may delete a run")
+    if request.POST.get("confirm") != "yes":
+        return HttpResponseBadRequest("tick the box to confirm the deletion")
     site = run.site_id
     delete(run)
     return redirect("acceptance:site", pk=site)
