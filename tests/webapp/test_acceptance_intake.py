@@ -96,6 +96,7 @@ def test_archive_upload_stores_each_test_with_the_launches_statistics(
         v * 1e3 for v in phase_scores(result_files(results)["mdtest-create"], "mdtest-file-write-")
     ]
     assert create.unit == "ops/s" and create.values == pytest.approx(md_expected)
+    assert create.label == "File creation"  # as mdtest prints it
 
     # The plan's targets, judged by the library: one met per test, one missed by far, one
     # of a test that left no result.

@@ -285,6 +285,7 @@ def _create(
             AcceptanceOperation(
                 test=row,
                 operation=op.operation,
+                label=op.label,
                 unit=op.unit,
                 values=op.values,
                 mean=op.mean,

@@ -35,6 +35,7 @@ STORED_UNITS = {BANDWIDTH: ("GiB/s", float(1 << 30)), "rate": ("ops/s", 1.0)}
 @dataclass
 class LoadedOperation:
     operation: str
+    label: str
     unit: str
     values: list[float]
     mean: float
@@ -202,6 +203,7 @@ def _test(test: library.AcceptanceTest) -> LoadedTest:
         operations.append(
             LoadedOperation(
                 operation=key,
+                label=op.label[:60],
                 unit=unit,
                 values=[v / factor for v in stats.values],
                 mean=stats.mean / factor,

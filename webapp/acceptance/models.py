@@ -96,7 +96,8 @@ class AcceptanceOperation(models.Model):
     """Statistics of one operation of one test over its iterations (IOR -i, mdtest -i)."""
 
     test = models.ForeignKey(AcceptanceTest, on_delete=models.CASCADE, related_name="operations")
-    operation = models.CharField(max_length=40, help_text="write, read, file-create, ...")
+    operation = models.CharField(max_length=40, help_text="write, read, file-write, ...")
+    label = models.CharField(max_length=60, blank=True, help_text='as printed: "File creation"')
     unit = models.CharField(max_length=16)
     values = models.JSONField(default=list, help_text="one value per iteration")
     mean = models.FloatField()

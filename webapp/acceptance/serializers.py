@@ -46,6 +46,7 @@ class OperationSerializer(serializers.ModelSerializer):
         model = AcceptanceOperation
         fields = [
             "operation",
+            "label",
             "unit",
             "iterations",
             "values",
