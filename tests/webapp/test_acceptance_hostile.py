@@ -283,3 +283,17 @@ def test_oversized_uploads_are_413_as_for_submissions(
     )
     assert form.status_code == 413 and b"archive larger than 65536 bytes" in form.content
     assert files_under(media_root) <= BEFORE and not AcceptanceRun.objects.exists()
+
+
+def test_result_files_beyond_the_in_request_bound(
+    client: APIClient, media_root: Path, good_json: dict[str, Any], monkeypatch: Any
+) -> None:
+    from acceptance import loading
+
+    text = json.dumps(good_json).encode()
+    bound = len(text) * 3 // 2  # one file fits, two do not
+    monkeypatch.setattr(loading, "MAX_TOTAL_RESULT_BYTES", bound)
+    archive = tar_gz({"results/a/result.json": text, "results/b/result.json": text})
+    refused(post(client, archive), media_root, f"result.json files add up to more than {bound}")
+    monkeypatch.setattr(loading, "MAX_RESULT_FILES", 1)
+    refused(post(client, archive), media_root, "more than 1 result.json files")
