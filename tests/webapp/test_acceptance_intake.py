@@ -8,11 +8,13 @@ import json
 import math
 import statistics
 from collections.abc import Iterator
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.utils import timezone
 from rest_framework.test import APIClient
 
 from acceptance.models import AcceptanceRun
@@ -352,3 +354,20 @@ def test_runs_follow_a_committee_merge_of_storage_systems(
     page = browser.get(f"/acceptance/sites/{cast.site.pk}/systems/{storage.pk}/").content.decode()
     assert f'href="/acceptance/runs/{run_id}/"' in page
     assert "scratch (Lustre)" in page and "scratch2 (Lustre)" not in page
+
+
+def test_history_page_draws_the_newest_runs(
+    client: APIClient, results: Path, cast: Any, monkeypatch: Any
+) -> None:
+    from acceptance import views
+
+    older = upload(client, pack(results)).json()["id"]
+    newer = upload(client, pack(results, {"notes.txt": b"again"})).json()["id"]
+    AcceptanceRun.objects.filter(pk=older).update(started=timezone.now() - timedelta(days=30))
+    monkeypatch.setattr(views, "PAGE_RUNS", 1)
+    browser = pytest.importorskip("django.test").Client()
+    browser.force_login(cast.submitter)
+    page = browser.get(f"/acceptance/sites/{cast.site.pk}/").content.decode()
+    assert "The newest 1 of 2 runs" in page
+    assert f'href="/acceptance/runs/{newer}/"' in page
+    assert f'href="/acceptance/runs/{older}/"' not in page

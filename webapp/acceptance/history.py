@@ -31,7 +31,8 @@ def of_system(runs: QuerySet[AcceptanceRun], system: StorageSystem) -> QuerySet[
 
 def systems_with_runs(runs: QuerySet[AcceptanceRun]) -> list[StorageSystem]:
     """The (surviving) storage systems the runs were recorded against."""
-    found = {run.storage_system.canonical() for run in runs if run.storage_system is not None}
+    recorded = StorageSystem.objects.filter(pk__in=runs.values("storage_system"))
+    found = {system.canonical() for system in recorded}
     return sorted(found, key=lambda system: (system.name, system.pk))
 
 

@@ -46,6 +46,9 @@ REPORT_POLICY = "; ".join(
 )
 
 
+PAGE_RUNS = 60  # the newest runs drawn on a history page; the API pages through all of them
+
+
 def _private(request: HttpRequest) -> HttpResponse:
     """As the submissions' private page: a 404 for every id, existing or not; a visitor who is
     not logged in is told what the page is and where to log in."""
@@ -80,13 +83,17 @@ def site_history(request: HttpRequest, pk: int, system: int | None = None) -> Ht
             raise Http404("no such storage system")
         chosen = found.canonical()
         runs = history.of_system(runs, chosen)
+    total = runs.count()
+    shown = runs.filter(pk__in=list(runs.values_list("pk", flat=True)[:PAGE_RUNS]))
     context = {
         "site": site,
         "system": chosen,
         "systems": systems,
-        "runs": runs.annotate(test_count=Count("tests")),
-        "table": history.target_table(runs),
-        "series": history.series(runs),
+        "runs": shown.annotate(test_count=Count("tests")),
+        "total": total,
+        "page_runs": PAGE_RUNS,
+        "table": history.target_table(shown),
+        "series": history.series(shown),
     }
     return render(request, "acceptance/history.html", context)
 
