@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from ioscore.results import SCORED_PHASES
 from tests.fixtures.acceptance_suite import FILE_LIMIT_KIB, MPI_ENV, SUITE, require_suite, scratch
 
 PLAN = """\
@@ -296,3 +297,32 @@ def test_size_updates_literals_variables_and_refuses_patterns(tmp_path: Path) ->
         update_test_options(plan, "fpp", {"-e": "x"})
     with pytest.raises(PlanError, match="no test named 'nope'"):
         update_test_options(plan, "nope", {"-n": "1"})
+
+
+# IO500's phase order without the find, then the extended random read (pattern names).
+IO500_ORDER = (*(p for p in SCORED_PHASES if p != "find"), "ior-rnd4k-read")
+
+
+def test_every_io500_pattern_runs_in_io500_order(tmp_path: Path) -> None:
+    from ioscore.acceptance.plan import PATTERNS
+
+    assert sorted(IO500_ORDER) == sorted(PATTERNS)
+    require_suite()
+    with scratch("ioscore-acc-patterns-") as root:
+        text = (
+            f'name = "io500 patterns"\ndatadir = "{root / "data"}"\n[layout]\nnodes = 1\n'
+            'ppn = 2\n[vars]\nblock = "8m"\nsegments = 20\nfiles = 50\nstonewall = 1\n'
+        )
+        text += "".join(f'[[test]]\nname = "{p}"\npattern = "{p}"\n' for p in IO500_ORDER)
+        plan = write_plan(root, text)
+        done = cli("run", str(plan), "--results", str(root / "results"), "--suite", str(SUITE))
+        assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+        # the reads verify what the writes wrote (one signature, -G, for all IOR patterns)
+        assert "incorrect data" not in done.stdout + done.stderr
+        report = cli("report", str(root / "results"), "--json")
+        doc = json.loads(report.stdout)
+        assert [t["id"] for t in doc["tests"]] == list(IO500_ORDER)
+        for test in doc["tests"]:
+            assert test["valid"] and all(op["valid"] for op in test["operations"]), test["id"]
+        easy_read = {op["key"] for op in doc["tests"][4]["operations"]}
+        assert easy_read == {"read", "reread"}

@@ -21,6 +21,7 @@ GIB = 1 << 30
         ("write >= 300000 IOPS", "write", 300000.0),
         ("dir-stats >= 1,234,567.5 ops/s", "dir-stat", 1234567.5),
         ("read >= 512MiB/s", "read", 512.0 * (1 << 20)),
+        ("dir-renames >= 900/s", "dir-rename", 900.0),
     ],
 )
 def test_targets_parse_strictly(text: str, operation: str, canonical: float) -> None:

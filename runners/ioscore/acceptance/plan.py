@@ -56,27 +56,28 @@ PATTERN_DEFAULTS = {
     "segments": "10000",
     "files": "100000",
     "stonewall": "300",
+    # IO500 writes and reads with one signature (-G) so a read launch can verify the data
+    "signature": "1801675109",
 }
+_IO500_IOR = "ior -C -Q 1 -g -G ${signature} -k -e -a POSIX"
 PATTERNS = {
-    "ior-easy-write": "ior -C -Q 1 -g -k -e -a POSIX -t 2m -b ${block} -F -w -D ${stonewall} "
+    "ior-easy-write": f"{_IO500_IOR} -t 2m -b ${{block}} -F -w -D ${{stonewall}} "
     "-O stoneWallingWearOut=1 -o $DIR/ior-easy/ior_file_easy",
-    "ior-easy-read": "ior -C -Q 1 -g -k -e -a POSIX -t 2m -b ${block} -F -r -R "
-    "-o $DIR/ior-easy/ior_file_easy",
-    "ior-hard-write": "ior -C -Q 1 -g -k -e -a POSIX -t 47008 -b 47008 -s ${segments} -w "
-    "-D ${stonewall} -O stoneWallingWearOut=1 -o $DIR/ior-hard/file",
-    "ior-hard-read": "ior -C -Q 1 -g -k -e -a POSIX -t 47008 -b 47008 -s ${segments} -r -R "
-    "-o $DIR/ior-hard/file",
-    "ior-rnd4k-read": "ior -C -Q 1 -g -k -e -a POSIX -t 4k -b ${block} -F -r -z -D ${stonewall} "
+    "ior-easy-read": f"{_IO500_IOR} -t 2m -b ${{block}} -F -r -R -o $DIR/ior-easy/ior_file_easy",
+    "ior-hard-write": f"{_IO500_IOR} -t 47008 -b 47008 -s ${{segments}} -w -D ${{stonewall}} "
+    "-O stoneWallingWearOut=1 -o $DIR/ior-hard/file",
+    "ior-hard-read": f"{_IO500_IOR} -t 47008 -b 47008 -s ${{segments}} -r -R -o $DIR/ior-hard/file",
+    "ior-rnd4k-read": f"{_IO500_IOR} -t 4k -b ${{block}} -F -r -z -D ${{stonewall}} "
     "-o $DIR/ior-easy/ior_file_easy",
     "mdtest-easy-write": "mdtest -n ${files} -u -L -F -P -N 1 -C -Y -W ${stonewall} "
     "-d $DIR/mdtest-easy",
     "mdtest-easy-stat": "mdtest -n ${files} -u -L -F -P -N 1 -T -d $DIR/mdtest-easy",
     "mdtest-easy-delete": "mdtest -n ${files} -u -L -F -P -N 1 -r -d $DIR/mdtest-easy",
-    "mdtest-hard-write": "mdtest -n ${files} -t -w 3901 -e 3901 -P -N 1 -F -C -Y "
+    "mdtest-hard-write": "mdtest -n ${files} -w 3901 -e 3901 -P -N 1 -F -C -Y "
     "-W ${stonewall} -d $DIR/mdtest-hard",
-    "mdtest-hard-stat": "mdtest -n ${files} -t -w 3901 -e 3901 -P -N 1 -F -T -d $DIR/mdtest-hard",
-    "mdtest-hard-read": "mdtest -n ${files} -t -w 3901 -e 3901 -P -N 1 -F -E -d $DIR/mdtest-hard",
-    "mdtest-hard-delete": "mdtest -n ${files} -t -w 3901 -e 3901 -P -N 1 -F -r -d $DIR/mdtest-hard",
+    "mdtest-hard-stat": "mdtest -n ${files} -w 3901 -e 3901 -P -N 1 -F -T -d $DIR/mdtest-hard",
+    "mdtest-hard-read": "mdtest -n ${files} -w 3901 -e 3901 -P -N 1 -F -E -d $DIR/mdtest-hard",
+    "mdtest-hard-delete": "mdtest -n ${files} -w 3901 -e 3901 -P -N 1 -F -r -d $DIR/mdtest-hard",
 }
 TEST_KEYS = {
     "name",

@@ -81,7 +81,9 @@ def build_report(root: Path) -> AcceptanceReport:
     """Every test below `root` (plan order when `ioscore run` wrote plan.json there)."""
     root = Path(root)
     unreadable: list[ResultFormatError] = []
-    tests = find_tests(root, unreadable)
+    # A plan's results are laid out by test (RESULTS/TEST/PART): group by directory, even
+    # when the suite linked launches of different plan tests that share files.
+    tests = find_tests(root, unreadable, by_directory=(root / PLAN_FILE).is_file())
     if not tests and unreadable:
         raise unreadable[0]
     if not tests:

@@ -74,11 +74,12 @@ MAX_LAUNCHES = 10_000  # below one results directory: bounded work on a hostile 
 EXTENSION_KEYS = ("summary", "measurement_notes", "acceptance_test")
 
 _IOR_PHASE = re.compile(r"ior-(write|readback|read|reread)-([0-9]{1,2})")
-_MDTEST_PHASE = re.compile(r"mdtest-(tree|dir|file)-(write|stat|read|delete)-([0-9]{1,2})")
+_MDTEST_PHASE = re.compile(r"mdtest-(tree|dir|file)-(write|stat|read|rename|delete)-([0-9]{1,2})")
 _MDTEST_LABELS = {
     "write": "creation",
     "stat": "stat",
     "read": "read",
+    "rename": "rename",
     "delete": "removal",
 }
 _MDTEST_OBJECTS = {"tree": "Tree", "dir": "Directory", "file": "File"}
@@ -465,9 +466,8 @@ def load_launch(path: Path) -> Launch:
         raise ResultFormatError(source, f"truncated: the launch {how}")
     summaries = _summary(document.get("summary"), source)
     test_id, parts = _acceptance_test(document.get("acceptance_test"), source)
-    role = _own_role(parts, document) or (
-        file.parent.name if file.parent.name in PART_ROLES else None
-    )
+    # The part directory `ioscore run` chose names the plan's role; else the suite's own.
+    role = file.parent.name if file.parent.name in PART_ROLES else _own_role(parts, document)
     operations: dict[str, Operation] = {}
     for index, raw in enumerate(document.get("phases") or []):
         phase = phase_from_json(raw, index, source)
@@ -538,12 +538,16 @@ def load_test(paths: Sequence[Path], test_id: str | None = None) -> AcceptanceTe
 
 
 def find_tests(
-    root: Path, unreadable: list[ResultFormatError] | None = None
+    root: Path,
+    unreadable: list[ResultFormatError] | None = None,
+    by_directory: bool = False,
 ) -> list[AcceptanceTest]:
     """Every acceptance test below `root`, in directory order.
 
-    Launches sharing an ``acceptance_test.id`` form one test; otherwise ``root/TEST/result.json``
-    is a one-launch test and ``root/TEST/PART/result.json`` a part of TEST. Result files of
+    Launches sharing the suite's ``acceptance_test.id`` form one test (named after their
+    directory when they share one below root); otherwise, and always with `by_directory`
+    (the layout `ioscore run PLAN` writes), ``root/TEST/result.json`` is a one-launch test and
+    ``root/TEST/PART/result.json`` a part of TEST. Result files of
     other modes (an IO500 run) are skipped. An unreadable or truncated acceptance file raises,
     or, when `unreadable` is a list, is appended to it and left out (a report can still show
     the other tests, and say which launch it could not read).
@@ -569,9 +573,18 @@ def find_tests(
             continue
         relative = file.parent.relative_to(root).parts
         by_dir = relative[0] if relative else root.name
-        groups.setdefault(launch.test_id or by_dir, []).append(launch)
+        key = by_dir if by_directory else (launch.test_id or by_dir)
+        groups.setdefault(key, []).append(launch)
     tests = []
-    for name, launches in groups.items():
+    for key, launches in groups.items():
         launches.sort(key=lambda launch: launch.start or "")
-        tests.append(AcceptanceTest(id=name, launches=launches))
+        # A suite-linked test whose launches share one directory is named after it.
+        dirs = {_first_dir(root, launch) for launch in launches}
+        name = dirs.pop() if len(dirs) == 1 and None not in dirs else key
+        tests.append(AcceptanceTest(id=name or key, launches=launches))
     return tests
+
+
+def _first_dir(root: Path, launch: Launch) -> str | None:
+    relative = launch.result_dir.relative_to(root).parts
+    return relative[0] if len(relative) >= 2 else None

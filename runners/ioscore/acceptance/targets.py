@@ -31,7 +31,7 @@ BANDWIDTH, RATE = "bandwidth", "rate"
 
 IOR_OPERATIONS = ("write", "read", "readback", "reread")
 MDTEST_OBJECTS = ("tree", "dir", "file")
-MDTEST_ACTIONS = ("write", "stat", "read", "delete")
+MDTEST_ACTIONS = ("write", "stat", "read", "rename", "delete")
 MDTEST_OPERATIONS = tuple(f"{o}-{a}" for o in MDTEST_OBJECTS for a in MDTEST_ACTIONS)
 
 # Words plans use for mdtest operations -> the operation key ("file-write" = file creation).
@@ -50,6 +50,7 @@ for _obj, _word in (("file", "file"), ("dir", "dir"), ("tree", "tree")):
             f"{_word}-creation": f"{_obj}-write",
             f"{_word}-stats": f"{_obj}-stat",
             f"{_word}-reads": f"{_obj}-read",
+            f"{_word}-renames": f"{_obj}-rename",
             f"{_word}-removals": f"{_obj}-delete",
             f"{_word}-removal": f"{_obj}-delete",
             f"{_word}-unlinks": f"{_obj}-delete",

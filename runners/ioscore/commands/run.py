@@ -168,7 +168,7 @@ def _read_template(scheduler: str, template_dir: Path) -> tuple[Path, Template]:
         raise RunError(f"cannot read template {template_file}: {exc.strerror}") from None
 
 
-def _layout_values(ranks: int, ppn: int | None) -> dict[str, str]:
+def layout_values(ranks: int, ppn: int | None) -> dict[str, str]:
     """ranks, ppn, nodes and mpirun's flags of one launch (ppn None: all on one node)."""
     if ranks < 1:
         raise RunError("--ranks must be >= 1")
@@ -225,7 +225,7 @@ def render_script(
 ) -> str:
     """The job script; the suite gets --timestamp (now, unless suite_args carry one)."""
     _check_job_options(scheduler, job_name, partition, account)
-    layout = _layout_values(ranks, ppn)
+    layout = layout_values(ranks, ppn)
     template_file, template = _read_template(scheduler, template_dir)
     config = config.resolve()
     suite_args = list(suite_args or [])
@@ -276,7 +276,7 @@ def render_plan_script(
     # The job asks for the largest test's nodes and ranks per node; each launch says its own.
     nodes = max(test.nodes for test in plan.tests)
     ppn = max(test.ppn for test in plan.tests)
-    layout = _layout_values(nodes * ppn, ppn)
+    layout = layout_values(nodes * ppn, ppn)
     common = {
         **_job_values(scheduler, walltime, job_name, partition, account),
         **layout,
@@ -297,7 +297,7 @@ def render_plan_script(
         f"echo {shlex.quote(f'ioscore: plan {plan.name}: {len(plan.tests)} tests')}",
     ]
     for number, test in enumerate(plan.tests, 1):
-        values = {**common, **_layout_values(test.ranks, test.ppn)}
+        values = {**common, **layout_values(test.ranks, test.ppn)}
         body += ["", f"# test {number}: {test.name}", f"echo {shlex.quote(f'== test {test.name}')}"]
         body += _test_lines(test, root, launch_line, values, template_file)
     body += ["", 'echo "ioscore: plan finished: $failed launch(es) failed"']

@@ -25,7 +25,7 @@ from typing import Any
 from ioscore.acceptance.plan import PlanError, load_plan, update_test_options
 from ioscore.acceptance.results import load_launch
 from ioscore.acceptance.sizing import format_size, parse_size, size_ior, size_mdtest
-from ioscore.commands.run import RunError, _layout_values
+from ioscore.commands.run import RunError, layout_values
 from ioscore.commands.sysinfo import Probe, memory_info
 from ioscore.results import ResultFormatError
 
@@ -70,7 +70,7 @@ def _probe(args: argparse.Namespace) -> list[Path]:
         raise SizeError(f"--probe-dir {args.probe_dir}: no such directory")
     work = Path(tempfile.mkdtemp(prefix="ioscore-size-probe-", dir=args.probe_dir))
     results = Path(tempfile.mkdtemp(prefix="ioscore-size-results-"))
-    flags = _layout_values(args.probe_ranks, None)["mpirun_flags"].split()
+    flags = layout_values(args.probe_ranks, None)["mpirun_flags"].split()
     launches = {
         "ior": [
             "-F",
