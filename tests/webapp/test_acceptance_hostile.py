@@ -297,3 +297,13 @@ def test_result_files_beyond_the_in_request_bound(
     refused(post(client, archive), media_root, f"result.json files add up to more than {bound}")
     monkeypatch.setattr(loading, "MAX_RESULT_FILES", 1)
     refused(post(client, archive), media_root, "more than 1 result.json files")
+
+
+def test_long_test_names_stay_distinct(client: APIClient, good_json: dict[str, Any]) -> None:
+    long = "t" * 250
+    text = json.dumps(good_json).encode()
+    archive = tar_gz({f"results/{long}a/result.json": text, f"results/{long}b/result.json": text})
+    response = post(client, archive)
+    assert response.status_code == 201, response.content
+    names = sorted(AcceptanceTest.objects.values_list("name", flat=True))
+    assert names == ["t" * 200, "t" * 198 + "~2"]

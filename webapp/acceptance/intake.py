@@ -30,7 +30,7 @@ from django.db.models import Q
 from accounts.models import Site
 from ioscore.commands.upload import pack_directory, sha256_of
 from submissions import archive_safety
-from submissions.intake import UNSTORABLE, IntakeError, _printable, _spool
+from submissions.intake import IntakeError, _printable, _spool
 from submissions.models import StorageSystem
 
 from . import loading
@@ -40,6 +40,7 @@ MAX_LABEL_CHARS = 200
 MAX_NOTES_CHARS = 20_000
 MAX_REPORT_BYTES = 64 << 20  # a self-contained report carries plotly (~5 MB) and its data
 MAX_FILES = loading.MAX_RESULT_FILES
+UNSTORABLE_RESULTS = "results: a value does not fit its database field (too long or out of range)"
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _UNSAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
 
@@ -208,7 +209,7 @@ def _store(
         )
     except DataError:
         forget(stored)
-        raise IntakeError("archive", UNSTORABLE.replace("system:", "results:", 1)) from None
+        raise IntakeError("archive", UNSTORABLE_RESULTS) from None
     except IntegrityError:
         existing = AcceptanceRun.objects.filter(site=site, archive_sha256=sha256).first()
         if existing is None:  # not the concurrent twin this constraint guards against

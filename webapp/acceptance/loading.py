@@ -129,6 +129,7 @@ def load(tree: Path) -> LoadedRun:
         _refuse_unreadable(built, tree)
         # A planned test that left no launch is no test row; its targets fail (below).
         run = LoadedRun(tests=[_test(entry.test) for entry in built.tests if entry.test.launches])
+        _unique_names(run.tests)
         run.targets = _targets(built)
     except ResultFormatError as exc:
         if "no acceptance result.json" in exc.reason:  # say what the files were instead
@@ -151,6 +152,18 @@ def load(tree: Path) -> LoadedRun:
 
 
 MAX_NAMED_UNREADABLE = 3
+
+
+def _unique_names(tests: list[LoadedTest]) -> None:
+    """Names cut to the column's 200 characters stay distinct (``name~2``, ...)."""
+    seen: set[str] = set()
+    for test in tests:
+        name, number = test.name, 1
+        while name in seen:
+            number += 1
+            name = f"{test.name[: 200 - len(str(number)) - 1]}~{number}"
+        test.name = name
+        seen.add(name)
 
 
 def _refuse_unreadable(built: AcceptanceReport, tree: Path) -> None:
