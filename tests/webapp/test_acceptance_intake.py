@@ -371,3 +371,25 @@ def test_history_page_draws_the_newest_runs(
     assert "The newest 1 of 2 runs" in page
     assert f'href="/acceptance/runs/{newer}/"' in page
     assert f'href="/acceptance/runs/{older}/"' not in page
+
+
+def test_history_as_csv(client: APIClient, results: Path, cast: Any) -> None:
+    import csv
+    import io
+
+    run_id = upload(client, pack(results), label="=cmd|' /C calc'!A0").json()["id"]
+    browser = pytest.importorskip("django.test").Client()
+    browser.force_login(cast.submitter)
+    response = browser.get(f"/acceptance/sites/{cast.site.pk}/history.csv")
+    assert response.status_code == 200 and response["Content-Type"].startswith("text/csv")
+    rows = list(csv.DictReader(io.StringIO(response.content.decode())))
+    write = next(r for r in rows if (r["test"], r["operation"]) == ("ior-fpp", "write"))
+    run = AcceptanceRun.objects.get(pk=run_id)
+    stored = run.tests.get(name="ior-fpp").operations.get(operation="write")
+    assert float(write["mean"]) == pytest.approx(stored.mean) and write["iterations"] == "3"
+    assert write["target"] and write["passed"] == "True"
+    assert write["label"].startswith("'=")  # a spreadsheet shows it, never runs it
+    assert {r["run"] for r in rows} == {str(run_id)}
+    other = pytest.importorskip("django.test").Client()
+    other.force_login(cast.other_submitter)
+    assert other.get(f"/acceptance/sites/{cast.site.pk}/history.csv").status_code == 404

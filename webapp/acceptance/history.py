@@ -106,3 +106,37 @@ def target_table(runs: Iterable[AcceptanceRun]) -> dict[str, Any]:
         for (test, operation, text, unit), per_run in cells.items()
     ]
     return {"runs": chosen, "rows": rows}
+
+
+CSV_FIELDS = [
+    "run",
+    "when",
+    "label",
+    "test",
+    "operation",
+    "unit",
+    "iterations",
+    "mean",
+    "stddev",
+    "min",
+    "max",
+    "target",
+    "passed",
+]
+
+
+def csv_rows(runs: QuerySet[AcceptanceRun]) -> list[dict[str, Any]]:
+    """``series`` flattened: one row per run, test and operation (for spreadsheets)."""
+    rows = []
+    for line in series(runs):
+        for point in line["points"]:
+            rows.append(
+                {
+                    **{key: point[key] for key in CSV_FIELDS if key in point},
+                    "test": line["test"],
+                    "operation": line["operation"],
+                    "unit": line["unit"],
+                }
+            )
+    rows.sort(key=lambda row: (row["when"], row["run"], row["test"]))
+    return rows

@@ -11,6 +11,12 @@ urlpatterns = [
     path("acceptance/upload/", views.upload, name="upload"),
     path("acceptance/sites/<int:pk>/", views.site_history, name="site"),
     path("acceptance/sites/<int:pk>/systems/<int:system>/", views.site_history, name="system"),
+    path("acceptance/sites/<int:pk>/history.csv", views.history_csv, name="site-csv"),
+    path(
+        "acceptance/sites/<int:pk>/systems/<int:system>/history.csv",
+        views.history_csv,
+        name="system-csv",
+    ),
     path("acceptance/runs/<int:pk>/", views.run_page, name="run"),
     path("acceptance/runs/<int:pk>/delete/", views.run_delete, name="delete"),
     path("acceptance/runs/<int:pk>/report/", views.report, name="report"),

@@ -6,6 +6,7 @@ visitor who is not logged in the site's "private, log in" page (also a 404).
 
 from __future__ import annotations
 
+import csv
 from pathlib import Path
 from urllib.parse import urlencode
 
@@ -19,6 +20,7 @@ from django.views.decorators.http import require_POST
 
 from accounts import roles
 from ioscore_site import ratelimit
+from rankings.records import csv_cell
 from submissions.intake import IntakeError
 from submissions.models import StorageSystem
 from submissions.upload_limit import upload_refusal
@@ -96,6 +98,25 @@ def site_history(request: HttpRequest, pk: int, system: int | None = None) -> Ht
         "series": history.series(shown),
     }
     return render(request, "acceptance/history.html", context)
+
+
+def history_csv(request: HttpRequest, pk: int, system: int | None = None) -> HttpResponse:
+    """Every run of the site (or storage system): one row per run, test and operation."""
+    site = access.site_or_404(request.user, pk)
+    runs = access.visible_runs(request.user).filter(site=site)
+    if system is not None:
+        found = StorageSystem.objects.filter(site=site, pk=system).first()
+        if found is None:
+            raise Http404("no such storage system")
+        runs = history.of_system(runs, found.canonical())
+    response = HttpResponse(content_type="text/csv; charset=utf-8")
+    name = f"acceptance-site-{site.pk}" + (f"-system-{system}" if system is not None else "")
+    response["Content-Disposition"] = f'attachment; filename="{name}.csv"'
+    writer = csv.DictWriter(response, fieldnames=history.CSV_FIELDS)
+    writer.writeheader()
+    for row in history.csv_rows(runs):
+        writer.writerow({key: csv_cell(value) for key, value in row.items()})
+    return response
 
 
 def run_page(request: HttpRequest, pk: int) -> HttpResponse:
