@@ -142,7 +142,13 @@ def test_api_is_in_the_openapi_schema(db: None) -> None:
     document = schema.json()
     paths = document["paths"]
     assert {"get", "post"} <= set(paths["/api/v1/acceptance/runs/"])
-    assert "get" in paths["/api/v1/acceptance/runs/{id}/"]
+    assert {"get", "patch", "delete"} <= set(paths["/api/v1/acceptance/runs/{id}/"])
+    listing = paths["/api/v1/acceptance/runs/"]["get"]
+    assert {"site", "storage_system", "limit", "offset"} <= {
+        p["name"] for p in listing["parameters"]
+    }
+    page = listing["responses"]["200"]["content"]["application/json"]["schema"]["$ref"]
+    assert "results" in document["components"]["schemas"][page.rsplit("/", 1)[1]]["properties"]
     assert "get" in paths["/api/v1/acceptance/sites/{id}/history/"]
     upload = paths["/api/v1/acceptance/runs/"]["post"]["requestBody"]["content"]
     fields = upload["multipart/form-data"]["schema"]["$ref"].rsplit("/", 1)[1]

@@ -28,6 +28,7 @@ from .serializers import (
     AcceptanceUploadSerializer,
     RunChangeSerializer,
     RunDetailSerializer,
+    RunPageSerializer,
     RunSerializer,
     SeriesSerializer,
     UploadAnswerSerializer,
@@ -52,9 +53,14 @@ class RunListCreate(APIView):
     parser_classes = [MultiPartParser, FormParser]
 
     @extend_schema(
+        operation_id="acceptance_runs_list",
         summary="The acceptance runs you may see (your sites'), newest first",
-        parameters=ID_FILTERS,
-        responses=RunSerializer(many=True),
+        parameters=[
+            *ID_FILTERS,
+            OpenApiParameter("limit", int, description="runs per page (at most 1000)"),
+            OpenApiParameter("offset", int, description="runs to skip"),
+        ],
+        responses=RunPageSerializer,
     )
     def get(self, request: Request) -> Response:
         runs = access.visible_runs(request.user)

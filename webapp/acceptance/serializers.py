@@ -130,6 +130,15 @@ class RunSerializer(serializers.ModelSerializer):
         return bool(run.report)
 
 
+class RunPageSerializer(serializers.Serializer):
+    """One page of runs (``limit``/``offset``)."""
+
+    count = serializers.IntegerField()
+    next = serializers.URLField(allow_null=True)
+    previous = serializers.URLField(allow_null=True)
+    results = RunSerializer(many=True)
+
+
 class RunDetailSerializer(RunSerializer):
     tests = TestSerializer(many=True)
     targets = TargetSerializer(many=True)
