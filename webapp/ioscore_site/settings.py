@@ -92,6 +92,7 @@ PROJECT_APPS = [
     "submissions",
     "validation",
     "rankings",
+    "acceptance",
 ]
 
 INSTALLED_APPS = [

@@ -28,6 +28,7 @@ urlpatterns = [
         ),
         name="api-docs",
     ),
+    path("", include("acceptance.urls")),  # /acceptance/… pages and /api/v1/acceptance/…
     path("", include(submission_urls.page_urlpatterns)),
     path("", include("rankings.urls")),
 ]

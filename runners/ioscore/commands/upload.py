@@ -1,4 +1,5 @@
-"""`ioscore upload DIR|ARCHIVE --server URL --token T`.
+"""`ioscore upload DIR|ARCHIVE --server URL --token T` (and `--acceptance`: an acceptance plan's
+results directory, kept by the service as the site's private history; see ``acceptance_upload``).
 
 Validates locally, packs a directory as tar.gz (an archive is sent as is), uploads it as
 multipart with a progress bar, then follows the server-side validation status. Network errors
@@ -20,7 +21,8 @@ import tarfile
 import tempfile
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
 
@@ -75,6 +77,18 @@ def pack_directory(source: Path, target: Path) -> None:
                 continue
             arcname = str(Path(source.name) / path.relative_to(source))
             tar.add(path, arcname=arcname, recursive=False, filter=clean)
+
+
+@contextmanager
+def as_archive(path: Path) -> Iterator[Path]:
+    """An archive as it is, or a directory packed into a temporary one."""
+    if is_archive(path):
+        yield path
+        return
+    with tempfile.TemporaryDirectory(prefix="ioscore-upload-") as temp:
+        archive = Path(temp) / f"{path.resolve().name or 'result'}.tar.gz"
+        pack_directory(path.resolve(), archive)
+        yield archive
 
 
 def sha256_of(path: Path) -> str:
@@ -204,6 +218,8 @@ def upload_archive(
     *,
     system: str | None = None,
     questionnaire: str | None = None,
+    endpoint: str = "/api/v1/submissions/",
+    extra_fields: dict[str, str] | None = None,
     retries: int = 4,
     retry_delay: float = 1.0,
     poll_interval: float = 2.0,
@@ -214,7 +230,7 @@ def upload_archive(
     """Upload and follow the status; returns the final status document (plus "url")."""
     log = log if log is not None else sys.stderr
     digest = sha256_of(archive)
-    url = server.rstrip("/") + "/api/v1/submissions/"
+    url = server.rstrip("/") + endpoint
     headers = {
         "Authorization": f"Token {token}",
         "X-Archive-SHA256": digest,
@@ -225,6 +241,7 @@ def upload_archive(
         fields["system"] = system
     if questionnaire is not None:
         fields["questionnaire"] = questionnaire
+    fields.update(extra_fields or {})
 
     def send() -> requests.Response:
         bar = ProgressBar(0, log, progress and log.isatty())
@@ -288,6 +305,18 @@ def add_parser(sub: Any) -> None:
     parser.add_argument("--poll-timeout", type=float, default=600.0)
     parser.add_argument("--poll-interval", type=float, default=2.0)
     add_context_arguments(parser)
+    acceptance = parser.add_argument_group(
+        "acceptance runs", "--acceptance: the results directory of `ioscore run PLAN`"
+    )
+    acceptance.add_argument(
+        "--acceptance",
+        action="store_true",
+        help="upload an acceptance run (private to your site, never ranked) instead of an "
+        "IO500 submission",
+    )
+    acceptance.add_argument("--storage-system", type=int, help="id of your site's storage system")
+    acceptance.add_argument("--label", default="", help="a short label, e.g. 'after firmware 2.4'")
+    acceptance.add_argument("--notes", type=Path, help="a text file of notes on this run")
     parser.set_defaults(handler=handle)
 
 
@@ -307,6 +336,14 @@ def _read_json_arg(path: Path | None, what: str) -> str | None:
 def handle(args: argparse.Namespace) -> int:
     if not args.token:
         print("ioscore upload: --token (or $IOSCORE_TOKEN) is required", file=sys.stderr)
+        return 2
+    if args.acceptance:
+        return handle_acceptance(args)
+    if args.storage_system is not None or args.label or args.notes is not None:
+        print(
+            "ioscore upload: --storage-system, --label and --notes need --acceptance",
+            file=sys.stderr,
+        )
         return 2
     try:
         context = context_from_args(args)
@@ -349,12 +386,7 @@ def handle(args: argparse.Namespace) -> int:
     try:
         system = _read_json_arg(args.system, "system description")
         questionnaire = _read_json_arg(args.questionnaire, "questionnaire")
-        with tempfile.TemporaryDirectory(prefix="ioscore-upload-") as temp:
-            if is_archive(args.path):
-                archive = args.path
-            else:
-                archive = Path(temp) / f"{args.path.resolve().name or 'result'}.tar.gz"
-                pack_directory(args.path.resolve(), archive)
+        with as_archive(args.path) as archive:
             status = upload_archive(
                 archive,
                 args.server,
@@ -375,3 +407,81 @@ def handle(args: argparse.Namespace) -> int:
     for line in issue_lines(status.get("issues") or []):
         print(line)
     return 1 if status.get("status") in ("validation_failed", "rejected") else 0
+
+
+ACCEPTANCE_ENDPOINT = "/api/v1/acceptance/runs/"
+MAX_NOTES_CHARS = 20_000  # the service's limit
+
+
+def acceptance_fields(args: argparse.Namespace) -> dict[str, str]:
+    """The form fields of an acceptance upload (label, notes, storage system)."""
+    fields = {"label": args.label}
+    if args.storage_system is not None:
+        fields["storage_system"] = str(args.storage_system)
+    if args.notes is not None:
+        try:
+            notes = args.notes.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise UploadError(f"{args.notes}: cannot read the notes: {exc}", 2) from None
+        if len(notes) > MAX_NOTES_CHARS:
+            raise UploadError(f"{args.notes}: notes longer than {MAX_NOTES_CHARS} characters", 2)
+        fields["notes"] = notes
+    return fields
+
+
+def check_acceptance(path: Path) -> int:
+    """Read every acceptance result.json locally with the library's loader, as the service
+    will; returns how many launches were read (ResultFormatError when one is unreadable)."""
+    from ioscore.acceptance.results import find_tests
+    from ioscore.results.archive import unpacked
+
+    with unpacked(path) as root:
+        return sum(len(test.launches) for test in find_tests(root))
+
+
+def handle_acceptance(args: argparse.Namespace) -> int:
+    """`ioscore upload --acceptance DIR|ARCHIVE`: check locally, pack, upload. The service
+    validates in the request, so its answer is final: nothing to poll."""
+    if args.system is not None or args.questionnaire is not None:
+        print(
+            "ioscore upload: --system and --questionnaire are for IO500 submissions, "
+            "not --acceptance",
+            file=sys.stderr,
+        )
+        return 2
+    try:
+        launches = check_acceptance(args.path)
+    except ResultFormatError as exc:
+        print(f"ioscore upload: unreadable: {exc}", file=sys.stderr)
+        return 2
+    if not launches:
+        print(
+            f"ioscore upload: no acceptance result.json (ioscore-suite ior or mdtest) in "
+            f"{args.path}",
+            file=sys.stderr,
+        )
+        return 2
+    print(f"local check: {launches} acceptance launch(es) read", file=sys.stderr)
+    try:
+        fields = acceptance_fields(args)
+        with as_archive(args.path) as archive:
+            answer = upload_archive(
+                archive,
+                args.server,
+                args.token,
+                endpoint=ACCEPTANCE_ENDPOINT,
+                extra_fields=fields,
+                retries=args.retries,
+            )
+    except UploadError as exc:
+        print(f"ioscore upload: {exc}", file=sys.stderr)
+        return exc.exit_code
+    total, failed = answer.get("targets_total") or 0, answer.get("targets_failed") or 0
+    verdict = (
+        f"{answer.get('verdict')} ({failed} of {total} targets failed)" if total else "no targets"
+    )
+    print(
+        f"acceptance run {answer.get('id')}: {answer.get('tests')} test(s), {verdict}"
+        f"{' (already uploaded)' if answer.get('duplicate') else ''}  {answer.get('url') or ''}"
+    )
+    return 0
