@@ -15,7 +15,7 @@ from rest_framework.views import APIView
 from accounts import roles
 from ioscore_site import ratelimit
 from ioscore_site.api_paging import BoundedLimitOffsetPagination
-from submissions.api import _site_for
+from submissions.api import site_for
 from submissions.api_errors import error
 from submissions.intake import IntakeError
 from submissions.models import StorageSystem
@@ -101,7 +101,7 @@ class RunListCreate(APIView):
         form = AcceptanceUploadSerializer(data=data)
         form.is_valid(raise_exception=True)
         fields = form.validated_data
-        site = _site_for(request, fields.get("site"))
+        site = site_for(request, fields.get("site"))
         if isinstance(site, Response):
             return site
         if not access.may_upload(request.user, site):

@@ -30,7 +30,7 @@ from django.db.models import Q
 from accounts.models import Site
 from ioscore.commands.upload import pack_directory, sha256_of
 from submissions import archive_safety
-from submissions.intake import IntakeError, _printable, _spool
+from submissions.intake import IntakeError, printable, spool
 from submissions.models import StorageSystem
 
 from . import loading
@@ -89,9 +89,9 @@ def receive(
     spooled: list[Path] = []
     try:
         if archive is not None:
-            packed, sha256, size = _spool(archive)
+            packed, sha256, size = spool(archive)
             spooled.append(packed)
-            name = _printable(os.path.basename(getattr(archive, "name", "") or ""))[:255]
+            name = printable(os.path.basename(getattr(archive, "name", "") or ""))[:255]
         else:
             packed, sha256, size = _pack_files(staging, results, report)
             name = "results.tar.gz"
@@ -106,7 +106,7 @@ def receive(
         loaded = loading.load(staging / "tree")
         report_path = loaded.report
         if archive is not None and report is not None:
-            report_path, _, _ = _spool(report)
+            report_path, _, _ = spool(report)
             spooled.append(report_path)
         if report_path is not None and report_path.stat().st_size > MAX_REPORT_BYTES:
             raise IntakeError("report", f"report: larger than {MAX_REPORT_BYTES} bytes")

@@ -47,7 +47,7 @@ def status_payload(submission: Submission) -> dict[str, Any]:
     }
 
 
-def _site_for(request: Request, requested: int | None) -> Site | Response:
+def site_for(request: Request, requested: int | None) -> Site | Response:
     token = request.auth if isinstance(request.auth, ApiToken) else None
     if token is not None:
         if requested is not None and requested != token.site_id:
@@ -95,7 +95,7 @@ class SubmissionListCreate(APIView):
             return error(413, refusal, "archive")
         form = UploadSerializer(data=data)
         form.is_valid(raise_exception=True)
-        site = _site_for(request, form.validated_data.get("site"))
+        site = site_for(request, form.validated_data.get("site"))
         if isinstance(site, Response):
             return site
         try:

@@ -88,7 +88,7 @@ def open_release() -> Release:
     return release
 
 
-def _spool(upload: Any) -> tuple[Path, str, int]:
+def spool(upload: Any) -> tuple[Path, str, int]:
     """Copy the upload into the media tmp dir, hashing as we go."""
     tmp_dir = Path(settings.MEDIA_ROOT) / "tmp"
     tmp_dir.mkdir(parents=True, exist_ok=True)
@@ -141,7 +141,7 @@ def receive_upload(
     if target_list not in TargetList.values:
         raise IntakeError("target_list", f"target_list must be one of {TargetList.values}")
     check_metadata(system)
-    spooled, sha256, size = _spool(upload)
+    spooled, sha256, size = spool(upload)
     try:
         existing = _earlier_upload(sha256, user)
         if existing is not None:
@@ -202,7 +202,7 @@ def _create(
         site=site,
         status=Status.DRAFT,
         archive=str(final.relative_to(settings.MEDIA_ROOT)),
-        archive_name=_printable(os.path.basename(getattr(upload, "name", "") or ""))[:255],
+        archive_name=printable(os.path.basename(getattr(upload, "name", "") or ""))[:255],
         archive_sha256=sha256,
         archive_size=size,
         target_list=target_list,
@@ -214,7 +214,7 @@ def _create(
     return submission
 
 
-def _printable(name: str) -> str:
+def printable(name: str) -> str:
     """The client's file name without control characters (NUL, escapes, CR/LF)."""
     return "".join(c for c in name if c.isprintable())
 
