@@ -31,3 +31,8 @@ urlpatterns = [
     path("", include(submission_urls.page_urlpatterns)),
     path("", include("rankings.urls")),
 ]
+
+# Styled error pages (ioscore_site.errors): 403 names the role, 404 what was not found.
+handler403 = "ioscore_site.errors.permission_denied"
+handler404 = "ioscore_site.errors.page_not_found"
+handler500 = "ioscore_site.errors.server_error"

@@ -3,19 +3,19 @@
 
 from __future__ import annotations
 
-import statistics
+import dataclasses
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from django.db.models import Max, QuerySet
 
+from ioscore.results.model import PhaseResult as LibraryPhase
+from ioscore.results.model import RankStat
+from ioscore.results.stragglers import phase_spread, work_rates
 from submissions.models import PhaseResult, Submission, SystemDescription
 
 from .models import RankedList
 from .phases import PHASE_FIELDS, PHASES, unit
-
-# A rank whose phase ended this much later than the median rank counts as a straggler.
-STRAGGLER_FACTOR = 1.10
 
 
 def list_best(ranked_list: RankedList) -> dict[str, float]:
@@ -91,29 +91,53 @@ def timeseries_payload(phases: Iterable[PhaseResult]) -> list[dict[str, Any]]:
     return out
 
 
+_RANK_FIELDS = frozenset(f.name for f in dataclasses.fields(RankStat))
+
+
+def library_phase(row: PhaseResult) -> LibraryPhase:
+    """A stored phase as the results library's model, so its rules run on what was stored."""
+    ranks = [
+        RankStat(**{k: v for k, v in r.items() if k in _RANK_FIELDS})
+        for r in (row.ranks or [])
+        if isinstance(r, dict) and isinstance(r.get("rank"), int)
+    ]
+    return LibraryPhase(
+        name=row.name,
+        value=row.value,
+        unit=row.unit,
+        time=row.time,
+        valid=row.valid,
+        ranks=ranks,
+        timeseries=row.timeseries if isinstance(row.timeseries, dict) else None,
+        extra=row.extra if isinstance(row.extra, dict) else {},
+    )
+
+
 def spread_payload(phases: Iterable[PhaseResult]) -> list[dict[str, Any]]:
-    """Per-rank end times per phase with stragglers (end > 1.1 x median end) marked."""
+    """Work rate per rank, per phase, with the library's stragglers
+    (``ioscore.results.stragglers``: the rule ``ioscore report`` applies) and their reasons."""
+    from ioscore.report.summary import rate_scale  # imports plotly: only when a page needs it
+
     out = []
-    for phase in phases:
-        ranks = [
-            r
-            for r in (phase.ranks or [])
-            if isinstance(r, dict) and isinstance(r.get("end"), int | float)
-        ]
-        if len(ranks) < 2:
-            continue
-        ends = [float(r["end"]) for r in ranks]
-        median = statistics.median(ends)
-        limit = median * STRAGGLER_FACTOR
+    for row in phases:
+        phase = library_phase(row)
+        rates = work_rates(phase)
+        rated = [r for r in phase.ranks if r.rank in rates]
+        if not rated or max(rates.values()) <= 0:
+            continue  # nothing measured per rank (e.g. the timestamp step, IO500 bash runs)
+        spread = phase_spread(phase)
+        scale = rate_scale(phase.unit)
         out.append(
             {
                 "phase": phase.name,
-                "ranks": [r.get("rank", i) for i, r in enumerate(ranks)],
-                "hosts": [str(r.get("host") or "") for r in ranks],
-                "end": ends,
-                "median": median,
-                "stragglers": [
-                    r.get("rank", i) for i, r in enumerate(ranks) if float(r["end"]) > limit
+                "unit": phase.unit,
+                "ranks": [r.rank for r in rated],
+                "hosts": [r.host or "" for r in rated],
+                "rate": [rates[r.rank] / scale for r in rated],
+                "median": (spread.rate_median or 0.0) / scale,
+                "flags": [{"rank": f.rank, "reason": f.reason} for f in spread.rank_stragglers],
+                "host_flags": [
+                    {"host": f.host, "reason": f.reason} for f in spread.host_stragglers
                 ],
             }
         )

@@ -15,7 +15,10 @@ from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render, resolve_url
 from django.views.decorators.http import require_POST
 
+from accounts.roles import REVIEWER, SUBMITTER
 from ioscore_site import ratelimit
+from ioscore_site.errors import RoleRequired
+from rankings import run_page
 from validation.models import ValidationIssue
 
 from . import access, contact
@@ -48,7 +51,7 @@ def _viewable(request: HttpRequest, pk: int) -> Submission:
 @login_required
 def upload(request: HttpRequest) -> HttpResponse:
     if not access.can_submit(request.user):
-        raise PermissionDenied("only submitters may upload")
+        raise RoleRequired(SUBMITTER, "upload runs")
     if request.method == "POST":
         checks = ratelimit.upload_checks(request)
         wait = ratelimit.retry_after(checks)
@@ -111,14 +114,16 @@ def detail(request: HttpRequest, pk: int) -> HttpResponse:
     reviewer = access.can_review(request.user)
     system = getattr(submission, "system_description", None)
     questionnaire = getattr(submission, "questionnaire", None)
+    phases = list(submission.phases.order_by("order", "name"))
+    transitions = list(submission.transitions.select_related("actor").order_by("created", "id"))
     context = {
         "submission": submission,
         "issues": submission.issues.all(),
         "blocking": submission.issues.filter(severity=ValidationIssue.INVALID).count(),
-        "phases": submission.phases.all(),
-        "transitions": submission.transitions.select_related("actor"),
+        "phases": phases,
+        "chart_data": run_page.run_charts(submission, phases, request.user) if phases else None,
+        "timeline": run_page.timeline(submission, transitions),
         "system": system,
-        "system_json": json.dumps(system.data, indent=1) if system else "",
         "questionnaire": questionnaire,
         # The private contact is for the committee only.
         "submitter_email": _contact_email(system) if reviewer else "",
@@ -229,7 +234,7 @@ def withdraw(request: HttpRequest, pk: int) -> HttpResponse:
 @login_required
 def queue(request: HttpRequest) -> HttpResponse:
     if not access.can_review(request.user):
-        raise PermissionDenied("only the committee may see the review queue")
+        raise RoleRequired(REVIEWER, "see the review queue")
     rows = (
         Submission.objects.filter(status=Status.UNDER_REVIEW)
         .select_related("release", "site", "client_system")
@@ -242,7 +247,7 @@ def queue(request: HttpRequest) -> HttpResponse:
 @login_required
 def review(request: HttpRequest, pk: int) -> HttpResponse:
     if not access.can_review(request.user):
-        raise PermissionDenied("only the committee may review")
+        raise RoleRequired(REVIEWER, "record a review decision")
     submission = get_object_or_404(Submission, pk=pk)
     form = ReviewForm(request.POST)
     if not form.is_valid():
