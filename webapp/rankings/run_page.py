@@ -22,16 +22,16 @@ from .templatetags import formatting
 
 def phase_tables(phases: Iterable[Any]) -> dict[str, Any]:
     """The 12 scored phases in the suite's order; other phases that measured something (the
-    extended mode's); and the names of steps that measure nothing (e.g. ``timestamp``, which
-    only creates find's reference file), which are not shown as a 0.000 rate."""
+    extended mode's); and the names of steps without a measurement (``timestamp`` only creates
+    find's reference file; a disabled extended phase did not run), not shown as a 0.000 rate."""
     rows = list(phases)
     by_name = {p.name: p for p in rows}
     scored = [by_name[name] for name in SCORED_PHASES if name in by_name]
     others = [p for p in rows if p.name not in SCORED_PHASES]
     return {
         "scored": scored,
-        "extended": [p for p in others if p.value or not p.valid],
-        "steps": [p.name for p in others if not p.value and p.valid],
+        "extended": [p for p in others if p.value],
+        "steps": [p.name for p in others if not p.value],
     }
 
 

@@ -3,6 +3,7 @@ result page and the submitter's run page (``{% load portal %}``)."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 from urllib.parse import urlencode
 
@@ -20,13 +21,13 @@ register = template.Library()
 def _current(path: str, url: str, exact: bool, also: str) -> bool:
     if exact:
         return path == url
-    return path.startswith(url) or bool(also and path.startswith(also))
+    return path.startswith(url) or bool(also and re.match(also, path))
 
 
 @register.simple_tag(takes_context=True)
 def nav_link(context: Any, name: str, label: str, exact: bool = False, also: str = "") -> str:
     """``<li><a>`` to a named URL, marked ``aria-current="page"`` on the page it leads to (or
-    below it; ``also`` names one more path prefix that belongs to the same section)."""
+    below it; ``also`` is a pattern of other paths in the same section, e.g. a run's page)."""
     try:
         url = reverse(name)
     except NoReverseMatch:  # an app not mounted in this URLconf (tests mount subsets)
