@@ -84,6 +84,14 @@
       legend: { orientation: "h", y: -0.2 }, hovermode: "closest"
     };
     Object.keys(extra || {}).forEach(function (key) { layout[key] = extra[key]; });
+    // plotly.js 3+ ignores a plain-string axis or chart title: wrap it as {text: ...}.
+    ["title", "xaxis", "yaxis"].forEach(function (key) {
+      var part = layout[key];
+      if (key === "title" && typeof part === "string") { layout.title = { text: part }; }
+      if (key !== "title" && part && typeof part.title === "string") {
+        part.title = { text: part.title };
+      }
+    });
     return layout;
   }
 
@@ -162,15 +170,21 @@
     }), CONFIG);
   }
 
+  // Bandwidth phases on the left axis (GiB/s), metadata phases on the right one (kIOPS).
   function drawTimeseries(data) {
     var node = document.getElementById("timeseries");
     if (!node || !data.timeseries || !data.timeseries.length) { return; }
     var traces = data.timeseries.map(function (s, i) {
-      return { type: "scatter", mode: "lines", name: plain(s.phase), x: s.t, y: s.rate,
+      return { type: "scatter", mode: "lines+markers", name: plain(s.phase) + " (" + plain(s.unit) + ")",
+               x: s.t, y: s.rate, yaxis: s.unit === "GiB/s" ? "y" : "y2",
                line: { color: PALETTE[i % PALETTE.length] } };
     });
     Plotly.newPlot(node, traces, baseLayout({
-      xaxis: { title: "seconds since phase start" }, yaxis: { title: "items/s", type: "log" }
+      xaxis: { title: "seconds since phase start", rangemode: "tozero" },
+      yaxis: { title: "GiB/s (ior phases)", type: "log" },
+      yaxis2: { title: { text: "kIOPS (mdtest, find)" }, type: "log", overlaying: "y",
+                side: "right" },
+      margin: { l: 70, r: 70, t: 30, b: 60 }
     }), CONFIG);
   }
 

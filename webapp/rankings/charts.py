@@ -72,22 +72,17 @@ def bars_payload(series: Sequence[tuple[str, dict[str, float]]]) -> dict[str, An
 
 
 def timeseries_payload(phases: Iterable[PhaseResult]) -> list[dict[str, Any]]:
-    """Aggregate throughput over time per phase, for runs that recorded a time series."""
+    """Aggregate throughput over time per phase in the phase's unit (GiB/s or kIOPS), from the
+    library's ``throughput_series`` (the CLI report's chart: partial last bucket, bytes per
+    transfer), for runs that recorded a time series."""
+    from ioscore.report.charts import throughput_series  # imports plotly: only when needed
+
     out = []
-    for phase in phases:
-        series = phase.timeseries or {}
-        aggregate = series.get("aggregate") if isinstance(series, dict) else None
-        bucket = series.get("bucket_s") if isinstance(series, dict) else None
-        if not aggregate or not isinstance(bucket, int | float) or bucket <= 0:
+    for row in phases:
+        series = throughput_series(library_phase(row))
+        if series is None or not any(series[1]):
             continue
-        out.append(
-            {
-                "phase": phase.name,
-                "unit": "items/s",
-                "t": [round(i * bucket, 6) for i in range(len(aggregate))],
-                "rate": [v / bucket if isinstance(v, int | float) else None for v in aggregate],
-            }
-        )
+        out.append({"phase": row.name, "unit": row.unit, "t": series[0], "rate": series[1]})
     return out
 
 

@@ -279,18 +279,23 @@ def timeline(submission: Any, transitions: Iterable[Any]) -> list[dict[str, Any]
 
 def run_charts(submission: Any, phases: list[Any], user: Any) -> dict[str, Any]:
     """The result page's charts for a run that is on no list yet (the submitter's page): the
-    radar against the best published value of each phase, time series and rank spread."""
+    radar against the best published value of each phase (or this run's, where it is higher),
+    time series and rank spread."""
     from ioscore_site.finite_json import finite
 
     from . import charts
     from .visibility import visible_submissions
 
-    best = charts.history_best(visible_submissions(user).exclude(pk=submission.pk))
+    published = charts.history_best(visible_submissions(user).exclude(pk=submission.pk))
     scored = {p.name: p.value for p in phases if p.name in SCORED_PHASES}
+    # Where this run beats everything published (or nothing is), it is its own reference.
+    best = {
+        name: max(published.get(name) or 0.0, scored.get(name) or 0.0) for name in SCORED_PHASES
+    }
     return finite(
         {
             "radar": charts.radar_payload(
-                [(f"#{submission.pk}", scored)], best, best, "best in history"
+                [(f"#{submission.pk}", scored)], best, best, "best published value"
             ),
             "timeseries": charts.timeseries_payload(phases),
             "spread": charts.spread_payload(phases),
