@@ -14,10 +14,9 @@ from typing import Any
 import pytest
 
 from ioscore.report.charts import throughput_series
-from ioscore.results.loader import find_runs, load_run
+from ioscore.results.loader import load_run
 from ioscore.results.stragglers import phase_spread
-from tests.fixtures.tiny_suite import tiny_suite_results
-from tests.webapp.helpers import QUESTIONNAIRE, example_system
+from tests.webapp.portal_runs import store_run, straggler_run_dir
 
 from .conftest import chromium_page
 
@@ -32,8 +31,6 @@ PUBLIC_PAGES = {
     "login": "/accounts/login/",
     "not-found": "/no/such/page/",
 }
-STRAGGLER_ARGS = ("--debug-delay-rank", "1", "--debug-delay-us", "3000")
-NO_RND4K = "[ior-rnd4K-easy-read]\nrun = FALSE\n"
 
 
 def _page_width(page: Any) -> int:
@@ -77,11 +74,15 @@ def test_visitor_pages_at_desktop_and_phone_width(
     assert not others, others
 
 
-def test_institutions_are_not_cut_on_the_home_page(browser_page: Any, live_server: Any) -> None:
+def test_institutions_are_not_cut_on_the_home_page(
+    browser_page: Any, live_server: Any, artifacts_dir: Path
+) -> None:
     page = browser_page
-    for width in WIDTHS.values():
+    for label, width in WIDTHS.items():
         page.set_viewport_size({"width": width, "height": 900})
         page.goto(live_server.url + "/")
+        card = page.locator(".card").first
+        card.screenshot(path=str(artifacts_dir / f"portal-home-card-{label}.png"))
         cells = page.eval_on_selector_all(
             ".toplist .muted",
             """cells => cells.map(c => ({text: c.innerText.trim(), title: c.title,
@@ -129,8 +130,8 @@ def test_keyboard_reaches_skip_link_navigation_and_content(
 
 @pytest.fixture(scope="module")
 def straggler_run() -> Iterator[Path]:
-    with tiny_suite_results("ioscore-portal-e2e-", STRAGGLER_ARGS, NO_RND4K) as results:
-        yield find_runs(results)[0]
+    with straggler_run_dir("ioscore-portal-e2e-") as run_dir:
+        yield run_dir
 
 
 @pytest.mark.mpi
@@ -142,24 +143,11 @@ def test_submitter_sees_the_straggler_on_the_run_page(
     artifacts_dir: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from submissions.intake import save_metadata
-    from submissions.models import PhaseResult, Status, Submission
-    from validation.pipeline import phase_rows
+    from submissions.models import Status
 
     run = load_run(straggler_run)
-    submission = Submission.objects.create(
-        release=open_release,
-        owner=cast.submitter,
-        site=cast.site,
-        status=Status.VALIDATION_FAILED,
-        score_total=run.printed.total if run.printed else None,
-        score_bw=run.printed.bw if run.printed else None,
-        score_md=run.printed.md if run.printed else None,
-    )
-    for row in phase_rows(run):
-        PhaseResult.objects.create(submission=submission, **row)
-    save_metadata(
-        submission, example_system(client_nodes=1, procs_per_node=2), QUESTIONNAIRE, cast.submitter
+    submission = store_run(
+        straggler_run, cast.submitter, cast.site, open_release, Status.VALIDATION_FAILED
     )
     expected = phase_spread(run.phases["mdtest-easy-write"])
     with_series = [p for p in run.phases.values() if (t := throughput_series(p)) and any(t[1])]

@@ -15,21 +15,15 @@ from typing import Any
 import pytest
 from django.test import Client, RequestFactory
 
-from ioscore.results.loader import find_runs, load_run
+from ioscore.results.loader import load_run
 from ioscore.results.stragglers import phase_spread, work_rates
-from submissions.intake import save_metadata
-from submissions.models import PhaseResult, Status, Submission, SubmissionTransition
-from tests.fixtures.tiny_suite import tiny_suite_results
+from submissions.models import Status, Submission, SubmissionTransition
 from validation.models import ValidationIssue
-from validation.pipeline import phase_rows
 
-from .helpers import QUESTIONNAIRE, example_system
+from .portal_runs import store_run, straggler_run_dir
 
 PUBLIC = ["/", "/lists/", "/compare/", "/trends/", "/accounts/login/"]
 NAV = ["Home", "Lists", "Compare", "Trends", "API"]
-# rank 1 sleeps 3 ms before every operation: a real straggler (the suite marks the run invalid)
-STRAGGLER_ARGS = ("--debug-delay-rank", "1", "--debug-delay-us", "3000")
-NO_RND4K = "[ior-rnd4K-easy-read]\nrun = FALSE\n"  # its wear-out would equalise the ranks
 
 
 def _nav(page: str) -> list[str]:
@@ -159,28 +153,15 @@ def test_server_error_page_needs_no_database() -> None:
 
 @pytest.fixture(scope="module")
 def straggler_run() -> Iterator[Path]:
-    with tiny_suite_results("ioscore-portal-", STRAGGLER_ARGS, NO_RND4K) as results:
-        yield find_runs(results)[0]
+    with straggler_run_dir("ioscore-portal-") as run_dir:
+        yield run_dir
 
 
 @pytest.fixture
 def own_run(cast: Any, open_release: Any, straggler_run: Path) -> Submission:
-    """The suite's run stored as the validation pipeline stores it, with its metadata, one
-    rule result of each kind and a few state changes."""
-    run = load_run(straggler_run)
-    submission = Submission.objects.create(
-        release=open_release,
-        owner=cast.submitter,
-        site=cast.site,
-        status=Status.CHANGES_REQUESTED,
-        score_total=run.printed.total if run.printed else None,
-        score_bw=run.printed.bw if run.printed else None,
-        score_md=run.printed.md if run.printed else None,
-    )
-    for row in phase_rows(run):
-        PhaseResult.objects.create(submission=submission, **row)
-    save_metadata(
-        submission, example_system(client_nodes=1, procs_per_node=2), QUESTIONNAIRE, cast.submitter
+    """The suite's run with its metadata, one rule result of each kind and state changes."""
+    submission = store_run(
+        straggler_run, cast.submitter, cast.site, open_release, Status.CHANGES_REQUESTED
     )
     ValidationIssue.objects.create(
         submission=submission,

@@ -143,8 +143,8 @@ def test_every_template_uses_the_one_stylesheet() -> None:
     for template in TEMPLATES:
         text = template.read_text(encoding="utf-8")
         assert "<style" not in text, f"{template}: inline stylesheet"
-        assert "stylesheet" not in text or template.name == "base.html" or "redoc" in str(
-            template
+        assert (
+            "stylesheet" not in text or template.name == "base.html" or "redoc" in str(template)
         ), f"{template}: a stylesheet of its own"
         first = text.lstrip().splitlines()[0] if text.strip() else ""
         if template.parent.name not in ("portal",) and not template.name.startswith("_"):
