@@ -114,7 +114,14 @@ def test_rules_that_set_text_and_background_are_readable() -> None:
 
 # Text colours that rules set without a background, on every background they appear on.
 PAGE_BACKGROUNDS = ["var(--bg)", "var(--card)", "#f0f3f6", "var(--accent-soft)", "#fff8e6"]
-TEXT_COLOURS = ["var(--ink)", "var(--muted)", "var(--accent)", "var(--ok)", "var(--bad)"]
+TEXT_COLOURS = [
+    "var(--ink)",
+    "var(--muted)",
+    "var(--accent)",
+    "var(--ok)",
+    "var(--bad)",
+    "var(--warn)",
+]
 
 
 @pytest.mark.parametrize("text", TEXT_COLOURS)
