@@ -65,7 +65,7 @@ def test_each_role_sees_its_own_links(cast: Any) -> None:
     expected = {
         "submitter": ["Upload", "My submissions", "Tokens", "Log out"],
         "reviewer": ["Upload", "My submissions", "Tokens", "Review queue", "Log out"],
-        "admin": ["Upload", "My submissions", "Tokens", "Review queue", "Manage", "Log out"],
+        "admin": ["Upload", "My submissions", "Tokens", "Review queue", "Log out"],
     }
     for role, links in expected.items():
         page = _client(getattr(cast, role)).get("/lists/").content.decode()
@@ -276,3 +276,19 @@ def test_public_result_page_uses_the_same_partials(cast: Any, own_run: Submissio
     assert "<caption>Client nodes: compute</caption>" in page
     assert 'id="phase-steps"' in page and "Blocks the submission" in page
     assert _chart_data(page)["spread"]
+
+
+def test_staff_manage_in_the_admin_which_links_back_to_the_portal(cast: Any) -> None:
+    cast.admin.is_staff = cast.admin.is_superuser = True
+    cast.admin.save()
+    client = _client(cast.admin)
+    assert _nav(client.get("/lists/").content.decode())[-2:] == ["Manage", "Log out"]
+    page = client.get("/admin/").content.decode()
+    assert "ioscore administration" in page
+    portal = page.split('<nav aria-label="Portal"', 1)[1].split("</nav>", 1)[0]
+    assert re.findall(r'href="([^"]+)"', portal) == [
+        "/",
+        "/lists/",
+        "/review/",
+        "/submissions/mine/",
+    ]
