@@ -30,7 +30,7 @@ def store_run(run_dir: Path, owner: Any, site: Any, release: Any, status: str) -
     the schema's example description with a complete questionnaire."""
     from submissions.intake import save_metadata
     from submissions.models import PhaseResult, Submission
-    from validation.pipeline import phase_rows
+    from validation.pipeline import aware, phase_rows
 
     run = load_run(run_dir)
     printed = run.printed
@@ -42,6 +42,12 @@ def store_run(run_dir: Path, owner: Any, site: Any, release: Any, status: str) -
         score_total=printed.total if printed else None,
         score_bw=printed.bw if printed else None,
         score_md=printed.md if printed else None,
+        run_format=run.format or "",
+        benchmark_version=run.version or "",
+        run_mode=run.mode or "",
+        run_start=aware(run.start),
+        procs=run.procs,
+        config=run.config,
     )
     for row in phase_rows(run):
         PhaseResult.objects.create(submission=submission, **row)

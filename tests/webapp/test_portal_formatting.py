@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from datetime import UTC, date, datetime, timedelta, timezone
 from types import SimpleNamespace
+from typing import Any
 
 import pytest
 
@@ -185,3 +186,33 @@ def test_questionnaire_has_question_labels_and_level_explanations() -> None:
     assert shown["assigned"]["label"] == "Proprietary"
     assert "Research lists" in shown["assigned"]["explanation"]
     assert len(shown["levels"]) == 4
+
+
+def _reversed(value: Any) -> Any:
+    """Keys in the opposite order at every level (PostgreSQL's jsonb reorders them too)."""
+    if isinstance(value, dict):
+        return {k: _reversed(v) for k, v in reversed(list(value.items()))}
+    if isinstance(value, list):
+        return [_reversed(v) for v in value]
+    return value
+
+
+def test_description_follows_the_schema_order_whatever_order_was_stored() -> None:
+    data = json.loads(EXAMPLE_SYSTEM.read_text())
+    groups = run_page.description_groups(SimpleNamespace(data=_reversed(data)))
+    assert [g["title"] for g in groups] == [
+        "Site",
+        "Client system",
+        "Client nodes: compute",
+        "This run",
+        "Storage system",
+        "File system",
+        "Storage servers: MDS",
+        "Storage servers: OSS",
+    ]
+    site = [label for label, _ in groups[0]["rows"]]
+    assert site == ["Abbreviation", "Institution", "Country", "Location", "Web page"]
+    nodes = [label for label, _ in groups[2]["rows"]]
+    assert nodes[0] == "Name" and nodes.index("Processor \u203a Model") < nodes.index(
+        "Memory \u203a Capacity"
+    )

@@ -234,6 +234,9 @@ def test_run_page_shows_what_a_result_page_shows(cast: Any, own_run: Submission)
     ]
     assert len(re.findall(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC", timeline)) == 5
     assert "by reviewer" in timeline
+    facts = page.split('id="run-facts"', 1)[1].split("</dl>", 1)[0]
+    assert re.search(r"<dt>Run started</dt><dd>\d{4}-\d\d-\d\d \d\d:\d\d UTC</dd>", facts)
+    assert "2 processes" in facts and "(standard mode)" in facts
     # the radar of the public page
     radar = _chart_data(page)["radar"]
     assert len(radar["phases"]) == 12 and radar["traces"][0]["values"][0] is not None
@@ -263,8 +266,18 @@ def test_straggler_chart_uses_the_library_rule(
     # rank's end is after the closing barrier)
     assert flagged_somewhere
     assert spread["mdtest-easy-write"]["flags"][0]["rank"] == 1
-    listed = page.split('id="straggler-list"', 1)[1].split("</ul>", 1)[0]
-    assert "<strong>mdtest-easy-write</strong>: rank 1 — work rate" in listed
+    # the table says it in the phase's unit: rank 1's work rate and its peer's (rank 0's)
+    table = page.split('id="straggler-table"', 1)[1].split("</table>", 1)[0]
+    row = re.search(
+        r'<th scope="row">mdtest-easy-write</th><td>1 \([^)]*\)</td>'
+        r'<td class="num">([\d.,]+)\u00a0kIOPS</td><td class="num">([\d.,]+)\u00a0kIOPS</td>',
+        table,
+    )
+    assert row, table
+    rates = work_rates(run.phases["mdtest-easy-write"])
+    shown_rate, shown_peer = (float(v.replace(",", "")) for v in row.groups())
+    assert shown_rate == pytest.approx(rates[1] / 1000, rel=5e-3)
+    assert shown_peer == pytest.approx(rates[0] / 1000, rel=5e-3)
 
 
 @pytest.mark.mpi

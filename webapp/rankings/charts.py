@@ -11,7 +11,7 @@ from django.db.models import Max, QuerySet
 
 from ioscore.results.model import PhaseResult as LibraryPhase
 from ioscore.results.model import RankStat
-from ioscore.results.stragglers import phase_spread, work_rates
+from ioscore.results.stragglers import median_without, phase_spread, work_rates
 from submissions.models import PhaseResult, Submission, SystemDescription
 
 from .models import RankedList
@@ -122,6 +122,7 @@ def spread_payload(phases: Iterable[PhaseResult]) -> list[dict[str, Any]]:
             continue  # nothing measured per rank (e.g. the timestamp step, IO500 bash runs)
         spread = phase_spread(phase)
         scale = rate_scale(phase.unit)
+        ordered = sorted(rates.values())  # the library's peers: every other rank
         out.append(
             {
                 "phase": phase.name,
@@ -130,7 +131,16 @@ def spread_payload(phases: Iterable[PhaseResult]) -> list[dict[str, Any]]:
                 "hosts": [r.host or "" for r in rated],
                 "rate": [rates[r.rank] / scale for r in rated],
                 "median": (spread.rate_median or 0.0) / scale,
-                "flags": [{"rank": f.rank, "reason": f.reason} for f in spread.rank_stragglers],
+                "flags": [
+                    {
+                        "rank": f.rank,
+                        "host": f.host or "",
+                        "rate": rates[f.rank] / scale,
+                        "peer_rate": median_without(ordered, rates[f.rank]) / scale,
+                        "reason": f.reason,
+                    }
+                    for f in spread.rank_stragglers
+                ],
                 "host_flags": [
                     {"host": f.host, "reason": f.reason} for f in spread.host_stragglers
                 ],

@@ -8,9 +8,11 @@ so both say the same thing the same way.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 from typing import Any
 
+from ioscore import system_description
 from ioscore.results.model import SCORED_PHASES
 from submissions.models import ReproducibilityLevel, Status
 from submissions.questionnaire import LEVEL_KEY, OPTIONAL, QUESTIONS
@@ -87,18 +89,43 @@ def human_value(value: Any) -> str:
     return str(value)
 
 
-def _rows(data: dict[str, Any], prefix: str = "") -> list[tuple[str, str]]:
-    """Flatten nested objects into "Processor > model" rows (shown with a single right angle
-    quote); lists of objects are numbered."""
+@functools.cache
+def _schema() -> dict[str, Any]:
+    return system_description.schema()
+
+
+def _node(schema: dict[str, Any] | None) -> dict[str, Any]:
+    """The object schema behind a property: ``$ref`` resolved, arrays to their items."""
+    if not isinstance(schema, dict):
+        return {}
+    if "$ref" in schema:
+        name = str(schema["$ref"]).rsplit("/", 1)[-1]
+        return _node(_schema().get("$defs", {}).get(name))
+    if schema.get("type") == "array":
+        return _node(schema.get("items"))
+    return schema
+
+
+def _in_schema_order(data: dict[str, Any], schema: dict[str, Any]) -> list[tuple[str, Any]]:
+    """The stored tree's keys in the schema's order (PostgreSQL's jsonb does not keep the
+    submitter's); keys the schema does not name come last, alphabetically."""
+    order = {key: index for index, key in enumerate(schema.get("properties") or {})}
+    return sorted(data.items(), key=lambda item: (order.get(item[0], len(order)), item[0]))
+
+
+def _rows(data: dict[str, Any], schema: dict[str, Any], prefix: str = "") -> list[tuple[str, str]]:
+    """Flatten nested objects into "Processor > Frequency" rows (shown with a single right
+    angle quote); lists of objects are numbered."""
     rows: list[tuple[str, str]] = []
-    for key, value in data.items():
+    for key, value in _in_schema_order(data, schema):
         label = f"{prefix}{human_label(key)}"
+        inner = _node((schema.get("properties") or {}).get(key))
         if isinstance(value, dict) and not _is_quantity(value):
-            rows += _rows(value, f"{label} \u203a ")
+            rows += _rows(value, inner, f"{label} \u203a ")
         elif isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
             for index, item in enumerate(value, 1):
                 name = f"{label} {index}" if len(value) > 1 else label
-                rows += _rows(item, f"{name} \u203a ")
+                rows += _rows(item, inner, f"{name} \u203a ")
         else:
             rows.append((label, human_value(value)))
     return rows
@@ -142,11 +169,13 @@ def description_groups(description: Any) -> list[dict[str, Any]]:
     if not isinstance(data, dict) or not data:
         return _column_group(description)
     groups = []
-    for section, value in data.items():
+    top = _schema()
+    for section, value in _in_schema_order(data, top):
         if section in HIDDEN_SECTIONS:
             continue
+        schema = _node((top.get("properties") or {}).get(section))
         if isinstance(value, dict):
-            rows = _rows(value)
+            rows = _rows(value, schema)
             if rows:
                 title = SECTION_TITLES.get(section, human_label(section))
                 groups.append({"title": title, "rows": rows})
@@ -154,7 +183,7 @@ def description_groups(description: Any) -> list[dict[str, Any]]:
             items = [v for v in value if isinstance(v, dict)]
             for index, item in enumerate(items, 1):
                 title = _group_title(section, item, index, len(items))
-                groups.append({"title": title, "rows": _rows(item)})
+                groups.append({"title": title, "rows": _rows(item, schema)})
         elif value not in (None, ""):
             groups.append({"title": human_label(section), "rows": [("Value", human_value(value))]})
     return groups

@@ -74,3 +74,8 @@ def questionnaire_answers(questionnaire: Any) -> dict[str, Any]:
 @register.inclusion_tag("portal/rule_checks.html")
 def rule_checks(issues: Any, pending: bool = False) -> dict[str, Any]:
     return {"checks": [run_page.plain_issue(i) for i in issues], "pending": pending}
+
+
+@register.simple_tag
+def any_stragglers(spread: Any) -> bool:
+    return any(s.get("flags") or s.get("host_flags") for s in spread or [])
