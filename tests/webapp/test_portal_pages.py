@@ -61,6 +61,14 @@ def test_visitor_pages_share_the_base_and_the_public_navigation(path: str) -> No
         assert f'href="/accounts/login/?next={path.replace("/", "%2F")}"' in page
 
 
+@pytest.mark.django_db
+def test_api_docs_have_the_site_header() -> None:
+    page = _client().get("/api/v1/docs/").content.decode()
+    assert _nav(page)[1:] == [*NAV, "Log in"]
+    assert page.count("/static/css/site.css") == 1 and '<redoc id="main"' in page
+    assert re.findall(r'<a href="([^"]+)" aria-current="page">', page) == ["/api/v1/docs/"]
+
+
 def test_each_role_sees_its_own_links(cast: Any) -> None:
     expected = {
         "submitter": ["Upload", "My submissions", "Tokens", "Log out"],
