@@ -84,6 +84,14 @@
       legend: { orientation: "h", y: -0.2 }, hovermode: "closest"
     };
     Object.keys(extra || {}).forEach(function (key) { layout[key] = extra[key]; });
+    // plotly.js 3+ ignores a plain-string axis or chart title: wrap it as {text: ...}.
+    ["title", "xaxis", "yaxis"].forEach(function (key) {
+      var part = layout[key];
+      if (key === "title" && typeof part === "string") { layout.title = { text: part }; }
+      if (key !== "title" && part && typeof part.title === "string") {
+        part.title = { text: part.title };
+      }
+    });
     return layout;
   }
 
@@ -208,38 +216,63 @@
     drawScoreBars(document.getElementById("bars-scores"), data.bars.scores);
   }
 
+  // Bandwidth phases on the left axis (GiB/s), metadata phases on the right one (kIOPS).
   function drawTimeseries(data) {
     var node = document.getElementById("timeseries");
     if (!node || !data.timeseries || !data.timeseries.length) { return; }
     var traces = data.timeseries.map(function (s, i) {
-      return { type: "scatter", mode: "lines", name: plain(s.phase), x: s.t, y: s.rate,
+      return { type: "scatter", mode: "lines+markers", name: plain(s.phase) + " (" + plain(s.unit) + ")",
+               x: s.t, y: s.rate, yaxis: s.unit === "GiB/s" ? "y" : "y2",
                line: { color: PALETTE[i % PALETTE.length] } };
     });
     Plotly.newPlot(node, traces, baseLayout({
-      xaxis: { title: "seconds since phase start" }, yaxis: { title: "items/s", type: "log" }
+      xaxis: { title: "seconds since phase start", rangemode: "tozero" },
+      yaxis: { title: "GiB/s (ior phases)", type: "log" },
+      yaxis2: { title: { text: "kIOPS (mdtest, find)" }, type: "log", overlaying: "y",
+                side: "right" },
+      margin: { l: 70, r: 70, t: 30, b: 60 }
     }), CONFIG);
   }
 
+  // Work rate per rank for one phase at a time (units differ between phases); stragglers are
+  // the results library's (ioscore.results.stragglers), computed on the server.
   function drawSpread(data) {
     var node = document.getElementById("spread");
     if (!node || !data.spread || !data.spread.length) { return; }
-    var traces = [];
-    data.spread.forEach(function (s, i) {
-      traces.push({ type: "scatter", mode: "markers", name: plain(s.phase), x: s.ranks, y: s.end,
-                    text: s.hosts.map(plain), marker: { color: PALETTE[i % PALETTE.length], size: 7 },
-                    hovertemplate: "rank %{x} (%{text}): %{y:.2f} s<extra>%{fullData.name}</extra>" });
-      var sx = [], sy = [];
-      s.ranks.forEach(function (rank, k) {
-        if (s.stragglers.indexOf(rank) >= 0) { sx.push(rank); sy.push(s.end[k]); }
+    var picker = document.getElementById("spread-phase");
+    var draw = function (index) {
+      var s = data.spread[index];
+      var flagged = {};
+      s.flags.forEach(function (flag) { flagged[flag.rank] = flag.reason; });
+      var labels = s.ranks.map(function (rank, k) {
+        return s.hosts[k] ? rank + " (" + plain(s.hosts[k]) + ")" : String(rank);
       });
-      if (sx.length) {
-        traces.push({ type: "scatter", mode: "markers", name: plain(s.phase) + " stragglers",
-                      x: sx, y: sy, marker: { symbol: "x-open", size: 13, color: "#c0392b" } });
-      }
-    });
-    Plotly.newPlot(node, traces, baseLayout({
-      xaxis: { title: "MPI rank" }, yaxis: { title: "end time (s since phase start)" }
-    }), CONFIG);
+      var bars = { type: "bar", name: "work rate", x: labels, y: s.rate,
+                   marker: { color: s.ranks.map(function (rank) {
+                     return rank in flagged ? "#b03a2e" : PALETTE[0]; }) },
+                   customdata: s.ranks.map(function (rank) { return plain(flagged[rank] || ""); }),
+                   hovertemplate: "rank %{x}: %{y:.3g} " + plain(s.unit) +
+                                  "<br>%{customdata}<extra></extra>" };
+      var median = { type: "scatter", mode: "lines", name: "median rank",
+                     x: [labels[0], labels[labels.length - 1]], y: [s.median, s.median],
+                     line: { dash: "dot", color: "#5d6b7a" } };
+      var count = s.flags.length;
+      Plotly.react(node, [bars, median], baseLayout({
+        title: { text: plain(s.phase) + ": work rate per rank" +
+                       (count ? " (" + count + " straggler" + (count > 1 ? "s" : "") + " in red)"
+                              : " (no stragglers)") },
+        xaxis: { title: "MPI rank (host)", type: "category" },
+        yaxis: { title: plain(s.unit) + " per rank", rangemode: "tozero" },
+        margin: { l: 60, r: 20, t: 50, b: 80 }, showlegend: false
+      }), CONFIG);
+    };
+    var first = 0;
+    data.spread.forEach(function (s, i) { if (!first && s.flags.length) { first = i; } });
+    if (picker) {
+      picker.value = String(first);
+      picker.addEventListener("change", function () { draw(Number(picker.value)); });
+    }
+    draw(first);
   }
 
   /* Trends: a release without entries is a shaded, labelled gap on the category axis. */

@@ -38,7 +38,7 @@ def test_anonymous_visitor_gets_the_styled_log_in_page(private_submission: Submi
     page = response.content.decode()
     assert "This submission is private — log in" in page
     assert f'href="/accounts/login/?next=%2Fsubmissions%2F{private_submission.pk}%2F"' in page
-    assert "<header>" in page  # the site's layout, not a bare error body
+    assert '<header class="site-header">' in page  # the site's layout, not a bare error body
     assert "fixture.tar.gz" not in page
 
 
@@ -78,7 +78,7 @@ def test_owner_logging_in_through_the_link_sees_the_page(
         follow=True,
     )
     assert response.redirect_chain[-1][0] == path
-    assert f"Submission {private_submission.pk}" in response.content.decode()
+    assert f"Submission #{private_submission.pk}" in response.content.decode()
 
 
 def test_create_account_makes_a_reviewer_with_a_private_password_file(tmp_path: Path) -> None:

@@ -353,6 +353,9 @@ LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
 USE_I18N = False
 USE_TZ = True
+# Dates print as YYYY-MM-DD everywhere (ioscore_site/formats; the filters in
+# rankings/templatetags/formatting.py do the rest).
+FORMAT_MODULE_PATH = ["ioscore_site.formats"]
 
 LOGGING = {
     "version": 1,

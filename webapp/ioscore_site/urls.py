@@ -1,7 +1,8 @@
 """URL root: each app mounts its own urls module.
 
-The rankings app owns the public pages, including "/" (namespace ``rankings``); the
-submissions app owns intake, status, review and the submission API.
+The rankings app owns the public pages, including "/" (namespace ``rankings``), and the
+submission/status page (``submission-page``, the private twin of the result page); the
+submissions app owns intake, review and the submission API.
 """
 
 from django.contrib import admin
@@ -9,6 +10,7 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView
 
 from accounts.views import LoginView
+from rankings.views import run_status_page
 from submissions import urls as submission_urls
 
 from .health import healthz
@@ -29,6 +31,12 @@ urlpatterns = [
         name="api-docs",
     ),
     path("", include("acceptance.urls")),  # /acceptance/… pages and /api/v1/acceptance/…
+    path("submissions/<int:pk>/", run_status_page, name="submission-page"),
     path("", include(submission_urls.page_urlpatterns)),
     path("", include("rankings.urls")),
 ]
+
+# Styled error pages (ioscore_site.errors): 403 names the role, 404 what was not found.
+handler403 = "ioscore_site.errors.permission_denied"
+handler404 = "ioscore_site.errors.page_not_found"
+handler500 = "ioscore_site.errors.server_error"

@@ -7,10 +7,10 @@ from functools import wraps
 from typing import Any
 
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
 
 from accounts import roles
+from ioscore_site.errors import RoleRequired
 
 
 def admin_only(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
@@ -18,7 +18,7 @@ def admin_only(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]
     @wraps(view)
     def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         if not roles.is_admin(request.user):
-            raise PermissionDenied("managing releases, lists and roles needs the admin role")
+            raise RoleRequired(roles.ADMIN, "manage releases, lists and roles")
         return view(request, *args, **kwargs)
 
     return wrapped

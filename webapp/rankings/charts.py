@@ -3,19 +3,19 @@
 
 from __future__ import annotations
 
-import statistics
+import dataclasses
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from django.db.models import Max, QuerySet
 
-from submissions.models import PhaseResult, Submission, SystemDescription
+from ioscore.results.model import PhaseResult as LibraryPhase
+from ioscore.results.model import RankStat
+from ioscore.results.stragglers import median_without, phase_spread, work_rates
+from submissions.models import PhaseResult, Submission
 
 from .models import RankedList
 from .phases import PHASE_FIELDS, PHASES, unit
-
-# A rank whose phase ended this much later than the median rank counts as a straggler.
-STRAGGLER_FACTOR = 1.10
 
 
 def list_best(ranked_list: RankedList) -> dict[str, float]:
@@ -91,48 +91,77 @@ def bars_payload(
 
 
 def timeseries_payload(phases: Iterable[PhaseResult]) -> list[dict[str, Any]]:
-    """Aggregate throughput over time per phase, for runs that recorded a time series."""
+    """Aggregate throughput over time per phase in the phase's unit (GiB/s or kIOPS), from the
+    library's ``throughput_series`` (the CLI report's chart: partial last bucket, bytes per
+    transfer), for runs that recorded a time series."""
+    from ioscore.report.charts import throughput_series  # imports plotly: only when needed
+
     out = []
-    for phase in phases:
-        series = phase.timeseries or {}
-        aggregate = series.get("aggregate") if isinstance(series, dict) else None
-        bucket = series.get("bucket_s") if isinstance(series, dict) else None
-        if not aggregate or not isinstance(bucket, int | float) or bucket <= 0:
+    for row in phases:
+        series = throughput_series(library_phase(row))
+        if series is None or not any(series[1]):
             continue
-        out.append(
-            {
-                "phase": phase.name,
-                "unit": "items/s",
-                "t": [round(i * bucket, 6) for i in range(len(aggregate))],
-                "rate": [v / bucket if isinstance(v, int | float) else None for v in aggregate],
-            }
-        )
+        out.append({"phase": row.name, "unit": row.unit, "t": series[0], "rate": series[1]})
     return out
 
 
+_RANK_FIELDS = frozenset(f.name for f in dataclasses.fields(RankStat))
+
+
+def library_phase(row: PhaseResult) -> LibraryPhase:
+    """A stored phase as the results library's model, so its rules run on what was stored."""
+    ranks = [
+        RankStat(**{k: v for k, v in r.items() if k in _RANK_FIELDS})
+        for r in (row.ranks or [])
+        if isinstance(r, dict) and isinstance(r.get("rank"), int)
+    ]
+    return LibraryPhase(
+        name=row.name,
+        value=row.value,
+        unit=row.unit,
+        time=row.time,
+        valid=row.valid,
+        ranks=ranks,
+        timeseries=row.timeseries if isinstance(row.timeseries, dict) else None,
+        extra=row.extra if isinstance(row.extra, dict) else {},
+    )
+
+
 def spread_payload(phases: Iterable[PhaseResult]) -> list[dict[str, Any]]:
-    """Per-rank end times per phase with stragglers (end > 1.1 x median end) marked."""
+    """Work rate per rank, per phase, with the library's stragglers
+    (``ioscore.results.stragglers``: the rule ``ioscore report`` applies) and their reasons."""
+    from ioscore.report.summary import rate_scale  # imports plotly: only when a page needs it
+
     out = []
-    for phase in phases:
-        ranks = [
-            r
-            for r in (phase.ranks or [])
-            if isinstance(r, dict) and isinstance(r.get("end"), int | float)
-        ]
-        if len(ranks) < 2:
-            continue
-        ends = [float(r["end"]) for r in ranks]
-        median = statistics.median(ends)
-        limit = median * STRAGGLER_FACTOR
+    for row in phases:
+        phase = library_phase(row)
+        rates = work_rates(phase)
+        rated = [r for r in phase.ranks if r.rank in rates]
+        if not rated or max(rates.values()) <= 0:
+            continue  # nothing measured per rank (e.g. the timestamp step, IO500 bash runs)
+        spread = phase_spread(phase)
+        scale = rate_scale(phase.unit)
+        ordered = sorted(rates.values())  # the library's peers: every other rank
         out.append(
             {
                 "phase": phase.name,
-                "ranks": [r.get("rank", i) for i, r in enumerate(ranks)],
-                "hosts": [str(r.get("host") or "") for r in ranks],
-                "end": ends,
-                "median": median,
-                "stragglers": [
-                    r.get("rank", i) for i, r in enumerate(ranks) if float(r["end"]) > limit
+                "unit": phase.unit,
+                "ranks": [r.rank for r in rated],
+                "hosts": [r.host or "" for r in rated],
+                "rate": [rates[r.rank] / scale for r in rated],
+                "median": (spread.rate_median or 0.0) / scale,
+                "flags": [
+                    {
+                        "rank": f.rank,
+                        "host": f.host or "",
+                        "rate": rates[f.rank] / scale,
+                        "peer_rate": median_without(ordered, rates[f.rank]) / scale,
+                        "reason": f.reason,
+                    }
+                    for f in spread.rank_stragglers
+                ],
+                "host_flags": [
+                    {"host": f.host, "reason": f.reason} for f in spread.host_stragglers
                 ],
             }
         )
@@ -248,17 +277,6 @@ DESCRIPTION_FIELDS: tuple[tuple[str, str], ...] = (
     ("client_network_bw", "Client network (bytes/s)"),
     ("server_network_bw", "Server network (bytes/s)"),
 )
-
-
-def description_rows(description: SystemDescription | None) -> list[tuple[str, Any]]:
-    if description is None:
-        return []
-    rows = []
-    for name, label in DESCRIPTION_FIELDS:
-        value = getattr(description, name)
-        if value not in (None, ""):
-            rows.append((label, value))
-    return rows
 
 
 def description_diff(subs: Sequence[Submission]) -> list[dict[str, Any]]:

@@ -16,7 +16,7 @@ from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
 from .listview import LEVEL_LABELS, Column
-from .templatetags.rankings_tags import num
+from .templatetags.formatting import num
 
 # Column key -> attribute of an entry from listview.annotated_entries.
 ATTRIBUTES = {"release": "origin_acronym", "vendor": "storage_vendor", "procs": "total_procs"}

@@ -22,7 +22,9 @@ from django.utils import timezone
 from django.views.decorators.http import require_POST
 
 from accounts.models import Site
+from accounts.roles import REVIEWER
 from ioscore.results import Severity
+from ioscore_site.errors import RoleRequired
 
 from . import access
 from .forms import ReviewForm
@@ -86,7 +88,7 @@ class QueueFilter(forms.Form):
 
 def _committee_only(request: HttpRequest) -> None:
     if not access.can_review(request.user):
-        raise PermissionDenied("only the committee (reviewer or admin role) may review")
+        raise RoleRequired(REVIEWER, "review submissions")
 
 
 @login_required

@@ -17,8 +17,10 @@ from django.db import DataError, transaction
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 
+from accounts.roles import SUBMITTER
 from ioscore.results import Severity
 from ioscore_site import ratelimit
+from ioscore_site.errors import RoleRequired
 
 from . import access, archive_guide, contact, guided
 from .forms import MetadataForm, UploadForm
@@ -32,7 +34,7 @@ from .intake import (
 )
 from .models import Status, Submission
 from .upload_limit import upload_refusal
-from .views import _viewable
+from .views import viewable
 from .workflow import OWNER, TransitionError, transition
 
 
@@ -58,7 +60,7 @@ def _page(
 @login_required
 def upload(request: HttpRequest) -> HttpResponse:
     if not access.can_submit(request.user):
-        raise PermissionDenied("only submitters may upload")
+        raise RoleRequired(SUBMITTER, "upload runs")
     page = "submissions/upload.html"
     if request.method == "POST" and not guided.changes_form_only(request):
         checks = ratelimit.upload_checks(request)
@@ -155,7 +157,7 @@ def _stored_tree(submission: Submission) -> dict[str, Any] | None:
 
 @login_required
 def edit(request: HttpRequest, pk: int) -> HttpResponse:
-    submission = _viewable(request, pk)
+    submission = viewable(request, pk)
     if not access.can_edit(request.user, submission):
         raise PermissionDenied(
             "only the owner may edit, and only in draft, validation failed or changes requested"

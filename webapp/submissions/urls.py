@@ -24,7 +24,6 @@ api_urlpatterns = [
 page_urlpatterns: list[URLPattern | URLResolver] = [
     path("submissions/new/", upload_views.upload, name="submission-upload"),
     path("submissions/mine/", views.mine, name="submission-mine"),
-    path("submissions/<int:pk>/", views.detail, name="submission-page"),
     path("submissions/<int:pk>/archive/", views.archive, name="submission-archive"),
     path("submissions/<int:pk>/edit/", upload_views.edit, name="submission-edit"),
     path("submissions/<int:pk>/withdraw/", views.withdraw, name="submission-withdraw"),

@@ -7,6 +7,8 @@ from typing import Any
 from django import template
 from django.utils.html import format_html, format_html_join
 
+from . import formatting
+
 register = template.Library()
 
 # Column key -> attribute of an annotated ListEntry (see listview.annotated_entries).
@@ -33,24 +35,9 @@ def web_url(value: Any) -> str:
     return ""
 
 
-@register.filter
-def num(value: Any, digits: int = 2) -> str:
-    """Fixed decimals with thousands separators; a dash for missing values."""
-    if value is None or value == "":
-        return "\u2013"
-    if isinstance(value, int) and not isinstance(value, bool):
-        return f"{value:,}"
-    try:
-        return f"{float(value):,.{int(digits)}f}"
-    except (TypeError, ValueError):
-        return str(value)
-
-
-@register.filter
-def ratio(value: Any) -> str:
-    if value is None:
-        return "\u2013"
-    return f"{float(value):.2f}\u00d7"
+# Numbers are formatted by the one formatting module; list templates load them from here too.
+register.filter("num", formatting.num)
+register.filter("ratio", formatting.ratio)
 
 
 @register.filter

@@ -10,6 +10,7 @@ from .compare import compare
 from .home import home, list_index
 from .lists import changelog, export_csv, export_json, ranked_list
 from .result import io500_result, submission_archive, submission_page
+from .run import run_status_page
 from .trends import trends
 
 __all__ = [
@@ -21,6 +22,7 @@ __all__ = [
     "io500_result",
     "list_index",
     "ranked_list",
+    "run_status_page",
     "submission_archive",
     "submission_page",
     "trends",

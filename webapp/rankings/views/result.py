@@ -3,7 +3,6 @@ download and the redirect from an IO500 website id."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -119,11 +118,7 @@ def submission_page(request: HttpRequest, pk: int) -> HttpResponse:
             ],
             "context_entry": context_entry,
             "description": description,
-            "description_rows": charts.description_rows(description),
             "as_submitted": as_submitted(description),
-            "description_tree": json.dumps(description.data, indent=2, sort_keys=True)
-            if description is not None and description.data
-            else "",
             "questionnaire": questionnaire,
             "level_label": LEVEL_LABELS.get(questionnaire.assigned_level, "")
             if questionnaire
