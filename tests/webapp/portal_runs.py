@@ -30,7 +30,7 @@ def store_run(run_dir: Path, owner: Any, site: Any, release: Any, status: str) -
     the schema's example description with a complete questionnaire."""
     from submissions.intake import save_metadata
     from submissions.models import PhaseResult, Submission
-    from validation.pipeline import aware, phase_rows
+    from submissions.run_rows import aware, phase_rows
 
     run = load_run(run_dir)
     printed = run.printed

@@ -19,7 +19,7 @@ from ioscore.acceptance import results as library
 from ioscore.acceptance.modality import operation_hints
 from ioscore.acceptance.report import PLAN_FILE, AcceptanceReport, build_report
 from ioscore.acceptance.targets import BANDWIDTH, UNITS, Target, TargetError
-from ioscore.results.errors import ResultFormatError
+from ioscore.results import ResultFormatError
 from submissions.intake import IntakeError
 
 RESULT_NAME = "result.json"

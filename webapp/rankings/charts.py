@@ -9,9 +9,8 @@ from typing import Any
 
 from django.db.models import Max, QuerySet
 
-from ioscore.results.model import PhaseResult as LibraryPhase
-from ioscore.results.model import RankStat
-from ioscore.results.stragglers import median_without, phase_spread, work_rates
+from ioscore.results import PhaseResult as LibraryPhase
+from ioscore.results import RankStat, median_without, phase_spread, work_rates
 from submissions.models import PhaseResult, Submission
 
 from .models import RankedList

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ioscore import system_description
-from ioscore.results.model import SCORED_PHASES
+from ioscore.results import SCORED_PHASES
 from submissions.models import ReproducibilityLevel, Status
 from submissions.questionnaire import LEVEL_KEY, OPTIONAL, QUESTIONS
 

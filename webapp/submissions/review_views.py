@@ -86,14 +86,14 @@ class QueueFilter(forms.Form):
         return rows.order_by("submitted_at", "id")
 
 
-def _committee_only(request: HttpRequest) -> None:
+def _committee_only(request: HttpRequest, action: str) -> None:
     if not access.can_review(request.user):
-        raise RoleRequired(REVIEWER, "review submissions")
+        raise RoleRequired(REVIEWER, action)
 
 
 @login_required
 def queue(request: HttpRequest) -> HttpResponse:
-    _committee_only(request)
+    _committee_only(request, "see the review queue")
     params = request.GET.copy()
     if "state" not in params:
         params["state"] = Status.UNDER_REVIEW  # what the committee has to do
@@ -147,7 +147,7 @@ def _review_context(request: HttpRequest, submission: Submission, form: ReviewFo
 
 @login_required
 def review_page(request: HttpRequest, pk: int) -> HttpResponse:
-    _committee_only(request)
+    _committee_only(request, "review submissions")
     submission = get_object_or_404(
         Submission.objects.select_related("release", "site", "client_system", "owner"), pk=pk
     )
@@ -192,7 +192,7 @@ def _decide(request: HttpRequest, submission: Submission, data: dict[str, Any]) 
 @login_required
 def review(request: HttpRequest, pk: int) -> HttpResponse:
     """The decision form posted from the submission page; answers with a redirect to it."""
-    _committee_only(request)
+    _committee_only(request, "record a review decision")
     submission = get_object_or_404(Submission, pk=pk)
     form = ReviewForm(request.POST)
     if not form.is_valid():

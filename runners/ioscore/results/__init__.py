@@ -27,6 +27,8 @@ Public API (the service imports these names; keep them stable):
 * What an upload must hold, for pages that explain it: ``RUN_MARKERS``,
   ``JOB_SCRIPT_SUFFIXES``, ``JOB_OUTPUT_SUFFIXES``, ``JOB_OUTPUT_PREFIXES``,
   ``ARCHIVE_SUFFIXES``, ``MIN_WRITE_SECONDS`` / ``MIN_WRITE_SECONDS_SCC``.
+* Stragglers and imbalance (one rule for the CLI report and the service): ``phase_spread``,
+  ``work_rates``, ``median_without``.
 * ``ResultFormatError``: unreadable, unknown, truncated or wrongly encoded input; its message
   names the file and line (attributes ``path``, ``line``, ``reason``).
 
@@ -88,6 +90,7 @@ from ioscore.results.rules import (
 from ioscore.results.scoring import recompute_extended_scores, recompute_scores
 from ioscore.results.storable_json import UnstorableJSON
 from ioscore.results.storable_json import loads as loads_storable_json
+from ioscore.results.stragglers import median_without, phase_spread, work_rates
 
 __all__ = [
     "ARCHIVE_SUFFIXES",
@@ -136,10 +139,13 @@ __all__ = [
     "load_run",
     "load_summary_lines",
     "loads_storable_json",
+    "median_without",
+    "phase_spread",
     "rank_csv",
     "recompute_extended_scores",
     "recompute_scores",
     "score_hash",
     "storable_text",
     "verify_hashes",
+    "work_rates",
 ]
