@@ -96,6 +96,7 @@ struct ios_phase_result {
 };
 
 struct ios_run;
+struct ios_json;
 
 /* What a phase's run callback works with. */
 struct ios_phase_ctx {
@@ -155,6 +156,8 @@ struct ios_run {
     /* the ior/mdtest subcommands: the command line's backend for every phase (NULL: the INI's) */
     const struct ios_backend *backend;
     int unscored; /* the ior/mdtest subcommands: no IO500 score (result.json "scores": null) */
+    /* the ior/mdtest subcommands: adds their top-level result.json members (rank 0), or NULL */
+    void (*json_extra)(struct ios_json *j, const struct ios_run *run);
     enum ios_packet packet;
     int valid;
     int n_reasons;
