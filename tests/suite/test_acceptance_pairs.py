@@ -177,3 +177,20 @@ def test_an_mdtest_use_launch_of_another_shape_or_short_files_is_refused(tmp: Pa
     stderr = refused(mdtest(tmp, tree(tmp, ["-E", "-e", "100", "--resultdir", "x"])))
     assert f"file {victim} is 7 bytes, the create part wrote 100" in stderr
     assert not (tmp / "x").exists()
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("", "expected '{' at byte 0"),
+        ('{"schema": "other/1", "id": "x"}', "not an ioscore test manifest"),
+        ('{"schema": "ioscore-acceptance-test/1", "block": [1, 2', "expected ',' or ']' at byte"),
+        ("{" + '"k": 1, ' * 100 + "}", "too many members"),
+    ],
+)
+def test_a_damaged_manifest_is_refused_with_its_reason(tmp: Path, text: str, message: str) -> None:
+    write_part(tmp, ["-F"])
+    manifest_of(tmp / "f").write_text(text)
+    stderr = refused(run_ior(tmp, ["-r", *SIZES, "-F", "-o", str(tmp / "f"), "--resultdir", "x"]))
+    assert f"{tmp}/f.ioscore-test.json: {message}" in stderr
+    assert not (tmp / "x").exists() and (tmp / "f.00000000").exists(), "nothing lost"

@@ -192,8 +192,8 @@ void ios_acc_data_vs_ram(const struct ios_run *run, double my_bytes, double *hos
 struct ios_acc_member {
     char key[48];
     int is_str;
-    char str[2048];
-    int n; /* numbers: 1 for a scalar, the length for an array */
+    char str[IOS_PATH_MAX]; /* a test file path or a command line */
+    int n;                  /* numbers: 1 for a scalar, the length for an array */
     double num[IOS_ACC_MAX_ITERS];
 };
 

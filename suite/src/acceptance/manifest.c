@@ -291,7 +291,8 @@ void ios_acc_part_from_manifest(const struct ios_acc_manifest *m, const char *un
 {
     memset(part, 0, sizeof *part);
     snprintf(part->role, sizeof part->role, "%.15s", ios_acc_manifest_str(m, "part.role"));
-    snprintf(part->command, sizeof part->command, "%s", ios_acc_manifest_str(m, "part.command"));
+    snprintf(part->command, sizeof part->command, "%.2047s",
+             ios_acc_manifest_str(m, "part.command"));
     snprintf(part->run_started, sizeof part->run_started, "%.39s",
              ios_acc_manifest_str(m, "part.run_started"));
     snprintf(part->result_dir, sizeof part->result_dir, "%s",
