@@ -107,6 +107,11 @@ def test_ior_notes_follow_fsync_shift_and_odirect(tmp: Path) -> None:
     assert NO_SHIFT not in notes(shifted, "read")
     assert not [t for t in notes(shifted, "read") if "fits in client cache" in t]
 
+    one_node = ior_notes(tmp, ["-C"])  # IOR's shift is Q x tasks per node: 0 on one node
+    (read,) = [t for t, level in notes(one_node, "read").items() if "task shift" in t]
+    assert "-C but a task shift of 0 (one node)" in read
+    assert notes(one_node, "read")[read] == "client-cache"
+
     direct = ior_notes(tmp, ["--posix.odirect"])
     for op in ("write", "read"):
         assert notes(direct, op) == {"O_DIRECT: client cache bypassed": "server-cache"}

@@ -504,7 +504,9 @@ static void add_notes(const struct ios_run *run, const struct ios_ior_params *p,
     else if (same_host)
         ios_acc_note(rep, "read", "client-cache",
                      "read of data written by this node with %s: client page cache likely",
-                     shift ? "a task shift within the node" : "no task shift (-C/-Q not set)");
+                     shift        ? "a task shift within the node"
+                     : p->reorder ? "-C but a task shift of 0 (one node)"
+                                  : "no task shift (-C/-Q not set)");
     else
         ios_acc_note(rep, "read", "server-cache",
                      "read of data written by another node (-C shift %d): no client cache hit, "
