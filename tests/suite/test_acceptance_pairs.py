@@ -194,3 +194,28 @@ def test_a_damaged_manifest_is_refused_with_its_reason(tmp: Path, text: str, mes
     stderr = refused(run_ior(tmp, ["-r", *SIZES, "-F", "-o", str(tmp / "f"), "--resultdir", "x"]))
     assert f"{tmp}/f.ioscore-test.json: {message}" in stderr
     assert not (tmp / "x").exists() and (tmp / "f.00000000").exists(), "nothing lost"
+
+
+def test_a_fixed_time_write_is_read_back_as_far_as_it_got(tmp: Path) -> None:
+    """-D with wear-out: the manifest records the transfers every rank wrote ("pairs"); the read
+    launch reads exactly those and checks the files hold them, not the full -b x -s."""
+    sizes = ["-b", "512k", "-t", "64k", "-s", "1", "-F", "-o", str(tmp / "f")]
+    fixed = ["-D", "5", "-O", "stoneWallingWearOut=1"]
+    ok(run_ior(tmp, ["-w", "-k", *sizes, *fixed, "--resultdir", "w"]))
+    manifest = json.loads(manifest_of(tmp / "f").read_text())
+    assert manifest["pairs"] == 8, "a write that finished before -D wrote every transfer"
+    assert result(tmp / "w")["phases"][0]["stonewall"]["deadline_s"] == 5
+
+    # a write stopped by -D after 3 transfers per rank: what its manifest and files would hold
+    manifest["pairs"] = 3
+    manifest_of(tmp / "f").write_text(json.dumps(manifest))
+    for r in range(2):
+        os.truncate(tmp / f"f.{r:08d}", 3 * 65536)
+    ok(run_ior(tmp, ["-r", "-R", "-k", *sizes, "--resultdir", "r"]))  # -R: no -D, as IOR
+    read, reread = result(tmp / "r")["phases"]
+    assert read["items"] == reread["items"] == 2 * 3 and reread["verify_errors"] == 0
+
+    os.truncate(tmp / "f.00000001", 2 * 65536)
+    stderr = refused(run_ior(tmp, ["-r", *sizes, "--resultdir", "x"]))
+    assert "is 131072 bytes, the write part of test" in stderr
+    assert "wrote 3 transfers per rank (stopped by -D), which need 196608" in stderr

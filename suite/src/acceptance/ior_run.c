@@ -39,8 +39,14 @@ struct ior_state {
     struct ios_xfer_job x;
     const struct ior_phase *ph;
     int nranks;
-    uint64_t per_block, key;
+    uint64_t all, key; /* transfers of a full block x segments; the -z key */
 };
+
+/* Transfers per rank the write part of this read-only launch's test wrote (its manifest's
+ * "pairs"; fewer than -b/-t x -s after a fixed-time -D write), UINT64_MAX: no limit. */
+static uint64_t read_pairs = UINT64_MAX;
+/* Rank 0: transfers every rank wrote in this launch's last write (min over ranks). */
+static uint64_t written_pairs;
 
 /* splitmix64 finaliser: the round function of the -z permutation. */
 static uint64_t mix(uint64_t z)
@@ -81,16 +87,28 @@ static void file_of(const struct ios_ior_params *p, int rank, char *buf, size_t 
         ios_path(buf, len, "%s", p->test_file);
 }
 
-/* Transfer i of this rank: the block and segment IOR's layout gives it, -z permuted. */
+/* The -z permutation's key of one reader/writer's transfers (the target's and the seed's). */
+static uint64_t order_key(int32_t seed, int target)
+{
+    return mix((uint64_t)(uint32_t)seed ^ ((uint64_t)target << 32));
+}
+
+/* File offset of transfer i (of count) of `target`: IOR's block and segment, -z permuted. */
+static uint64_t ior_offset(const struct ios_ior_params *p, int nranks, int target, uint64_t i,
+                           uint64_t count, uint64_t key)
+{
+    uint64_t per_block = p->block / p->xfer;
+    uint64_t idx = p->random ? ios_ior_permute(i, count, key) : i;
+    uint64_t seg = idx / per_block, k = idx % per_block;
+    if (p->fpp)
+        return seg * p->block + k * p->xfer;
+    return (seg * (uint64_t)nranks + (uint64_t)target) * p->block + k * p->xfer;
+}
+
 static uint64_t offset_op(const struct ios_xfer_job *x, uint64_t i)
 {
     const struct ior_state *st = x->arg;
-    const struct ios_ior_params *p = st->ph->p;
-    uint64_t idx = p->random ? ios_ior_permute(i, x->count, st->key) : i;
-    uint64_t seg = idx / st->per_block, k = idx % st->per_block;
-    if (p->fpp)
-        return seg * p->block + k * p->xfer;
-    return (seg * (uint64_t)st->nranks + (uint64_t)x->target) * p->block + k * p->xfer;
+    return ior_offset(st->ph->p, st->nranks, x->target, i, st->all, st->key);
 }
 
 /* The rank shift of -C: IOR's (Q * tasks per node) mod N; 0 without -C. */
@@ -128,12 +146,12 @@ static void ior_phase_run(struct ios_phase_ctx *ctx)
     ios_phase_key(ctx, "ordering", "%s", p->random ? "random" : "sequential");
     ios_phase_key(ctx, "read_shift", "%d", write ? 0 : read_shift(run, p));
     ios_phase_key(ctx, "signature", "%d", ph->seed);
-    st.per_block = p->block / p->xfer;
-    st.key = mix((uint64_t)(uint32_t)ph->seed ^ ((uint64_t)x->target << 32));
+    st.all = p->block / p->xfer * p->segments;
+    st.key = order_key(ph->seed, x->target);
     x->write = write;
     x->shared = !p->fpp;
     x->xfer = p->xfer;
-    x->count = st.per_block * p->segments;
+    x->count = write || st.all < read_pairs ? st.all : read_pairs; /* after a -D write */
     x->deadline = p->deadline;
     x->wearout = p->wearout;
     x->fsync = p->fsync;
@@ -202,8 +220,14 @@ static int match_write_part(const struct ios_run *run, const struct ios_ior_para
             }
             *seed = p->seed_given ? p->seed : (int32_t)sig;
             snprintf(id, 40, "%.39s", ios_acc_manifest_str(m, "id"));
+            double pairs = ios_acc_manifest_num(m, "pairs", -1);
+            if (pairs >= 0 && pairs < (double)UINT64_MAX)
+                read_pairs = (uint64_t)pairs;
         }
     }
+    unsigned long long limit = read_pairs;
+    MPI_Bcast(&limit, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
+    read_pairs = limit;
     MPI_Bcast(id, 40, MPI_CHAR, 0, MPI_COMM_WORLD);
     MPI_Bcast(found, 1, MPI_INT, 0, MPI_COMM_WORLD);
     MPI_Bcast(seed, 1, MPI_INT32_T, 0, MPI_COMM_WORLD);
@@ -215,10 +239,11 @@ static int match_write_part(const struct ios_run *run, const struct ios_ior_para
  * with `seed`: a cheap sample before any timing. Read with plain POSIX and dropped from the
  * page cache again, so it does not warm the cache the timed read measures. 1 on a mismatch.
  */
-static int sample_mismatch(const struct ios_ior_params *p, const char *path, int target,
+static int sample_mismatch(const struct ios_ior_params *p, int nranks, const char *path, int target,
                            int32_t seed)
 {
-    uint64_t off = p->fpp ? 0 : (uint64_t)target * p->block;
+    uint64_t all = p->block / p->xfer * p->segments;
+    uint64_t off = ior_offset(p, nranks, target, 0, all, order_key(seed, target));
     size_t len = (size_t)p->xfer;
     int fd = open(path, O_RDONLY);
     if (fd < 0)
@@ -232,6 +257,20 @@ static int sample_mismatch(const struct ios_ior_params *p, const char *path, int
     int bad = n != (ssize_t)len || !ios_pattern_matches(buf, len, seed, target, p->packet, off);
     free(buf);
     return bad;
+}
+
+/* Bytes a file must hold for `target`'s first read_pairs transfers (of `all`). */
+static uint64_t read_extent(const struct ios_ior_params *p, int nranks, int target, int32_t seed,
+                            uint64_t all)
+{
+    uint64_t key = order_key(seed, target), end = 0;
+    if (!p->random) /* sequential: the last transfer is the farthest */
+        return read_pairs ? ior_offset(p, nranks, target, read_pairs - 1, all, key) + p->xfer : 0;
+    for (uint64_t i = 0; i < read_pairs; i++) { /* -z: the farthest of the permuted prefix */
+        uint64_t off = ior_offset(p, nranks, target, i, all, key) + p->xfer;
+        end = off > end ? off : end;
+    }
+    return end;
 }
 
 static int check_before_io(struct ios_run *run, const struct ios_ior_params *p,
@@ -260,14 +299,25 @@ static int check_before_io(struct ios_run *run, const struct ios_ior_params *p,
     int target = (run->rank + read_shift(run, p)) % run->size;
     file_of(p, target, path, sizeof path);
     uint64_t need = p->fpp ? p->block * p->segments : p->block * p->segments * (uint64_t)run->size;
+    uint64_t all = p->block / p->xfer * p->segments;
+    int partial = read_pairs < all; /* a fixed-time write: the file ends where its data does */
+    if (partial)                    /* each rank checks the extent of the transfers it will read */
+        need = read_extent(p, run->size, target, seed, all);
     int64_t size = -1;
     int rc = be->ops->stat_size((struct ios_backend *)be, path, &size);
-    int checks = p->fpp || run->rank == 0; /* one rank checks a shared file's size */
+    int checks = p->fpp || run->rank == 0 || partial; /* one rank checks a full shared file */
     if (checks && rc != 0) {
         fprintf(stderr, "ioscore-suite ior: ERROR: rank %d: cannot read %s: %s\n", run->rank, path,
                 strerror(-rc));
         bad = 1;
-    } else if (checks && test_id[0] && (uint64_t)size != need) {
+    } else if (checks && partial && (uint64_t)size < need) {
+        fprintf(stderr,
+                "ioscore-suite ior: ERROR: file %s is %" PRId64 " bytes, the write part of "
+                "test %s wrote %" PRIu64 " transfers per rank (stopped by -D), which need %" PRIu64
+                "\n",
+                path, size, test_id, read_pairs, need);
+        bad = 1;
+    } else if (checks && test_id[0] && !partial && (uint64_t)size != need) {
         fprintf(stderr,
                 "ioscore-suite ior: ERROR: file %s is %" PRId64 " bytes, the write part of "
                 "test %s wrote %" PRIu64 "\n",
@@ -284,7 +334,7 @@ static int check_before_io(struct ios_run *run, const struct ios_ior_params *p,
         return 2;
     /* the pattern: known from the manifest or -G; skipped when neither says it */
     if ((test_id[0] || p->seed_given) && (be->ops->caps & IOS_CAP_STORES_DATA) &&
-        sample_mismatch(p, path, target, seed)) {
+        sample_mismatch(p, run->size, path, target, seed)) {
         fprintf(stderr,
                 "ioscore-suite ior: ERROR: rank %d: pattern of another test (or damaged data) "
                 "in %s: its first transfer is not the data of rank %d with signature -G %d%s%s\n",
@@ -616,6 +666,7 @@ static void record_test(const struct ios_run *run, const struct ios_ior_params *
     ios_json_int(&j, "segments", (int64_t)p->segments);
     ios_json_int(&j, "tasks", run->size);
     ios_json_int(&j, "fpp", p->fpp);
+    ios_json_int(&j, "pairs", (int64_t)written_pairs); /* transfers every rank wrote */
     ios_json_int(&j, "file_bytes",
                  (int64_t)(p->block * p->segments * (p->fpp ? 1 : (uint64_t)run->size)));
     ios_json_string(&j, "packet", p->packet_name);
@@ -734,6 +785,12 @@ int ios_ior_run(struct ios_run *run, const struct ios_ior_params *p)
             struct ior_row row;
             row_of(res, p, &row);
             steps[s].series->rows[steps[s].series->n++] = row;
+            if (steps[s].access == ACC_WRITE) { /* what every rank wrote (less after -D) */
+                written_pairs = UINT64_MAX;
+                for (int r = 0; r < res->n_ranks; r++)
+                    if ((uint64_t)res->ranks[r].items < written_pairs)
+                        written_pairs = (uint64_t)res->ranks[r].items;
+            }
             struct ios_acc_series *acc =
                 steps[s].verify ? NULL : ios_acc_series_of(rep, steps[s].what, "MiB/s");
             if (acc) { /* what the summary table's row of this operation is made of */
