@@ -666,9 +666,10 @@ static void record_test(const struct ios_run *run, const struct ios_ior_params *
     ios_json_int(&j, "segments", (int64_t)p->segments);
     ios_json_int(&j, "tasks", run->size);
     ios_json_int(&j, "fpp", p->fpp);
-    ios_json_int(&j, "pairs", (int64_t)written_pairs); /* transfers every rank wrote */
-    ios_json_int(&j, "file_bytes",
-                 (int64_t)(p->block * p->segments * (p->fpp ? 1 : (uint64_t)run->size)));
+    ios_json_int(&j, "pairs", (int64_t)written_pairs);     /* transfers every rank wrote */
+    if (written_pairs == p->block / p->xfer * p->segments) /* not stopped by -D */
+        ios_json_int(&j, "file_bytes",
+                     (int64_t)(p->block * p->segments * (p->fpp ? 1 : (uint64_t)run->size)));
     ios_json_string(&j, "packet", p->packet_name);
     ios_json_int(&j, "signature", seed);
     int rc = ios_acc_manifest_finish(&j, &rep->parts[0], path);

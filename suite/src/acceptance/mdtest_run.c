@@ -44,8 +44,10 @@ struct md_state {
     int owner;
     void *buf;
     size_t buf_len;
-    void *expected; /* -X: the first -w bytes the owner wrote */
-    uint64_t count; /* items of this rank in this phase */
+    void *expected;    /* -X: the first -w bytes the owner wrote */
+    uint64_t count;    /* items of this rank in this phase */
+    uint64_t dir_node; /* the tree node whose path `dir` holds (dir[0] == 0: none yet) */
+    char dir[IOS_PATH_MAX];
 };
 
 static const char *dir_of(const struct ios_mdtest_params *p, int rank)
@@ -87,6 +89,19 @@ static void item_path(const struct ios_mdtest_params *p, enum md_what what, int 
     char dir[IOS_PATH_MAX];
     node_path(p, owner, node, dir, sizeof dir);
     ios_path(buf, len, "%s/%s.mdtest.%d.%" PRIu64, dir, what == MD_DIR ? "dir" : "file", owner, i);
+}
+
+/* item_path in the phase loop: consecutive items share their node's path, built once. */
+static void phase_item_path(struct md_state *st, uint64_t i, char *buf, size_t len)
+{
+    const struct ios_mdtest_params *p = st->ph->p;
+    uint64_t node = i / p->per_node + (p->leaf ? p->nodes - p->leaves : 0);
+    if (!st->dir[0] || st->dir_node != node) {
+        node_path(p, st->owner, node, st->dir, sizeof st->dir);
+        st->dir_node = node;
+    }
+    ios_path(buf, len, "%s/%s.mdtest.%d.%" PRIu64, st->dir, st->ph->what == MD_DIR ? "dir" : "file",
+             st->owner, i);
 }
 
 /*
@@ -132,7 +147,7 @@ static int md_item(void *state, uint64_t i)
         node_path(p, st->owner, k, path, sizeof path);
         rc = ph->op == MD_CREATE ? be->ops->mkdir(be, path, 0700) : be->ops->rmdir(be, path);
     } else {
-        item_path(p, ph->what, st->owner, i, path, sizeof path);
+        phase_item_path(st, i, path, sizeof path);
         int64_t h = 0, size = 0;
         switch (ph->op) {
         case MD_CREATE:
