@@ -13,7 +13,6 @@ goal >= 0.9). Not a test: it prints numbers only.
 
 from __future__ import annotations
 
-import argparse
 import json
 import resource
 import statistics
@@ -21,7 +20,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from suite_env import ENV, SUITE
+from suite_env import ENV, SUITE, ratio_bench_args
 
 ANCHOR_SRC = Path(__file__).resolve().with_name("suite_md_anchor.c")
 FILE_LIMIT = 2 * 1024**3  # ulimit -f for both
@@ -78,11 +77,7 @@ def run_anchor(binary: Path, np: int, mode: str, files: int, root: Path) -> floa
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--np", type=int, default=2)
-    parser.add_argument("--reps", type=int, default=5)
-    parser.add_argument("--dir", default="/dev/shm")
-    args = parser.parse_args()
+    args = ratio_bench_args(__doc__)
     with tempfile.TemporaryDirectory(prefix="ioscore-mdtest-bench-", dir=args.dir) as tmp:
         root = Path(tmp)
         binary = build_anchor(root)
