@@ -6,7 +6,10 @@ suite's own bench (suite_md_anchor.c: the same syscalls, a directory per rank ("
 one shared directory with 3901-byte files ("hard", -w/-e 3901), a sync after the creates as -Y)
 alternately in the same directory (--dir, default a temp dir in /dev/shm), and prints per test
 and operation the median ops/s of each over --reps runs and their ratio (ioscore / anchor;
-goal >= 0.9). Not a test: it prints numbers only.
+goal >= 0.9). Not a test: it prints numbers only. mdtest's layout puts every file two
+directories deeper than the anchor's (test-dir.0-0/mdtest_tree.<r>.0/): on tmpfs, perf shows the
+kernel's path walk (__d_lookup_rcu, link_path_walk) as the largest cost of stat and unlink, so
+their ratios there measure the namespace, not the loop.
 
     .venv/bin/python bench/acceptance_mdtest_bench.py [--np 2] [--reps 5] [--dir /dev/shm]
 """
