@@ -14,7 +14,6 @@ numbers only.
 
 from __future__ import annotations
 
-import argparse
 import json
 import resource
 import statistics
@@ -22,7 +21,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from suite_env import ENV, SUITE
+from suite_env import ENV, SUITE, ratio_bench_args
 
 FILE_LIMIT = 2 * 1024**3  # ulimit -f for both: no file grows past 2 GiB
 # name -> (IOR options without -o; fpp, transfer, bytes per rank, fsync, random)
@@ -76,11 +75,7 @@ def run_fio(np: int, fpp: int, xfer: str, mib: int, fsync: int, random: int, roo
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--np", type=int, default=2)
-    parser.add_argument("--reps", type=int, default=5)
-    parser.add_argument("--dir", default="/dev/shm")
-    args = parser.parse_args()
+    args = ratio_bench_args(__doc__)
     with tempfile.TemporaryDirectory(prefix="ioscore-ior-bench-", dir=args.dir) as tmp:
         root = Path(tmp)
         print(f"{'test':24} {'ioscore MiB/s':>14} {'fio MiB/s':>10} {'ratio':>6}")

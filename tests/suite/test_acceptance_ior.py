@@ -140,8 +140,17 @@ def result_rows(stdout: str) -> list[list[str]]:
     ]
 
 
+def manifest_of(base: Path) -> Path:
+    """The test manifest a keeping write launch leaves beside its files."""
+    return base.parent / f"{base.name}.ioscore-test.json"
+
+
 def data_files(base: Path) -> dict[str, int]:
-    return {p.name: p.stat().st_size for p in base.parent.glob(base.name + "*")}
+    return {
+        p.name: p.stat().st_size
+        for p in base.parent.glob(base.name + "*")
+        if p != manifest_of(base)
+    }
 
 
 def phases_of(args: list[str]) -> list[str]:
@@ -194,6 +203,8 @@ def check_run(tmp: Path, args: list[str], stdout: str, np: int, resdir: Path) ->
     base = Path(value(args, "-o") or "testFile")
     base = base if base.is_absolute() else tmp / base
     files = data_files(base)
+    write, read = access_of(args)
+    test = doc["acceptance_test"]
     if keep:
         expect = (
             {f"{base.name}.{r:08d}": block * segs for r in range(np)}
@@ -201,8 +212,20 @@ def check_run(tmp: Path, args: list[str], stdout: str, np: int, resdir: Path) ->
             else {base.name: np * block * segs}
         )
         assert files == expect
+        manifest = json.loads(manifest_of(base).read_text())
+        assert test["id"] == manifest["id"]
+        assert test["parts"][-1]["role"] == (
+            "read" if not write else "write+read" if read else "write"
+        )
     else:
         assert files == {}, "without -k IOR removes its files, also after a read-only launch"
+        assert not manifest_of(base).exists(), "the manifest goes with the files"
+        assert test is None or test["parts"][-1]["role"] == "read"
+    for series in doc["summary"]:  # the summary table's rows, number for number
+        row = summary[series["operation"]]
+        for column, key in (("Max(MiB)", "max"), ("Min(MiB)", "min"), ("Mean(MiB)", "mean")):
+            assert abs(float(row[column]) - series[key]) <= 0.006 + series[key] * 1e-9
+    assert {s["operation"] for s in doc["summary"]} == set(summary)
 
 
 def run_checked(tmp: Path, args: list[str], np: int = 2) -> str:
@@ -233,7 +256,7 @@ def test_published_command_line(tmp: Path, line: str) -> None:
     if "-H" in args:
         assert "MPI-IO hints given to MPI_File_open" in stdout
     if "-e" in args and write:
-        assert "fsync inside the timing (-e)" in stdout
+        assert "fsync inside the write timing (-e)" in stdout
 
 
 def test_four_ranks_oversubscribed_with_rank_shift(tmp: Path) -> None:
@@ -247,8 +270,9 @@ def test_four_ranks_oversubscribed_with_rank_shift(tmp: Path) -> None:
 
 
 def corrupt(path: Path) -> None:
+    """Damages the second transfer: the first one is the read launch's pre-timing sample."""
     with path.open("r+b") as f:
-        f.seek(4096)
+        f.seek(65536 + 4096)
         f.write(b"\xff" * 64)
 
 
@@ -276,7 +300,13 @@ def test_separate_read_launch_verifies_with_the_writers_signature(tmp: Path) -> 
     ok(run_ior(tmp, [*common, "-w", "-k", "-G", "5", "--resultdir", str(tmp / "w")]))
     ok(run_ior(tmp, [*common, "-r", "-R", "-k", "-G", "5", "--resultdir", str(tmp / "r")]))
     proc = run_ior(tmp, [*common, "-r", "-R", "-G", "6", "--resultdir", str(tmp / "r6")])
-    assert proc.returncode == 1 and "data mismatch" in proc.stderr
+    assert proc.returncode == 2, "the manifest's signature refuses it before timing"
+    assert "pattern of another test: the files hold test" in proc.stderr
+    assert "(signature -G 5), this read asks for -G 6" in proc.stderr
+    (tmp / "shared.ioscore-test.json").unlink()  # no manifest: -G 6 checked on a sample
+    proc = run_ior(tmp, [*common, "-r", "-R", "-G", "6", "--resultdir", str(tmp / "r6")])
+    assert proc.returncode == 2 and "its first transfer is not the data of rank" in proc.stderr
+    assert not (tmp / "r6").exists()
 
 
 def test_random_offsets_write_every_block_once(tmp: Path) -> None:
@@ -376,6 +406,10 @@ def test_bad_command_lines_are_refused_before_any_io(
 
 def test_a_read_of_files_too_small_is_refused(tmp: Path) -> None:
     ok(run_ior(tmp, ["-w", "-k", "-F", "-b", "64k", "-t", "64k", "--resultdir", "w"]))
+    proc = run_ior(tmp, ["-r", "-F", "-b", "128k", "-t", "64k", "--resultdir", "r"])
+    assert proc.returncode == 2
+    assert "ran with -b 65536, this launch with 131072" in proc.stderr  # the manifest says it
+    manifest_of(tmp / "testFile").unlink()  # files of unknown origin: their size says it
     proc = run_ior(tmp, ["-r", "-F", "-b", "128k", "-t", "64k", "--resultdir", "r"])
     assert proc.returncode == 2
     assert "testFile.00000000 has 65536 bytes; this read needs 131072" in proc.stderr

@@ -127,6 +127,12 @@ def check(tmp: Path, args: list[str], stdout: str, np: int = 2) -> None:
     on_disk = items_on_disk(dirs)
     created = any(o == "write" for _, o in phases)
     removed = any(o == "delete" for _, o in phases)
+    for series in doc["summary"]:  # result.json's summary is the printed table's numbers
+        assert abs(rates[series["operation"]] - series["mean"]) <= 0.0006 + series["mean"] * 1e-9
+    assert {s["operation"] for s in doc["summary"]} == set(rates)
+    if created and not removed:  # a create that keeps its tree starts a recorded test
+        assert doc["acceptance_test"]["parts"][-1]["role"] == "create"
+        assert (dirs[0] / "ioscore-test.json").exists()
     if removed:
         assert on_disk == {} and all(list(d.iterdir()) == [] for d in dirs)
     elif created:
@@ -161,6 +167,10 @@ def test_stat_of_the_neighbours_items_with_stride(tmp: Path) -> None:
     for f in (tmp / "d").rglob("file.mdtest.1.*"):
         f.unlink()
     proc = run_subcommand(tmp, "mdtest", [*base, "-T", "-N", "1", "--resultdir", str(tmp / "s")])
+    assert proc.returncode == 2, "the create part's manifest: a sample file is checked first"
+    assert "file.mdtest.1.0: No such file or directory (the create part made it)" in proc.stderr
+    (tmp / "d" / "ioscore-test.json").unlink()  # without it the stat phase finds out
+    proc = run_subcommand(tmp, "mdtest", [*base, "-T", "-N", "1", "--resultdir", str(tmp / "s")])
     assert proc.returncode == 3
     assert "rank 0: stat" in proc.stderr and "file.mdtest.1." in proc.stderr
     proc = run_subcommand(tmp, "mdtest", [*base, "-T", "--resultdir", str(tmp / "s0")])
@@ -171,7 +181,7 @@ def test_stat_of_the_neighbours_items_with_stride(tmp: Path) -> None:
     ("args", "message"),
     [
         (["-n", "5", "-I", "3"], "not supported: -I with -n"),
-        (["-n", "5", "-t"], "not supported: -t (time the unique working directory overhead)"),
+        (["-n", "5", "-U", "-i", "7"], "-U adds a phase per iteration: at most 6"),
         (["-n", "5", "-w", "10", "-e", "20", "-X"], "-e must not exceed -w"),
         (["-n", "5", "--posix.odirect"], "not supported: '--posix.odirect'"),
         (["-F"], "-n N (items per rank) or -I N (items per directory) is required"),
@@ -238,3 +248,55 @@ def test_stonewalled_create_wears_out_and_later_phases_follow(tmp: Path) -> None
     for name in ("mdtest-file-stat-0", "mdtest-file-read-0", "mdtest-file-delete-0"):
         assert [r["items"] for r in phases[name]["ranks"]] == per_rank
     assert list((tmp / "d").iterdir()) == []
+
+
+def test_rename_phase_renames_each_ranks_directories_as_a_chain(tmp: Path) -> None:
+    """-U: rank r renames the directories of rank r+N (mdtest's rename_dir_test): the first to
+    <name>-XX, each next one to its predecessor's name, <first>-XX to the second-to-last name.
+    Seen through inode numbers across two launches (create, then stat + rename)."""
+    base = ["-n", "5", "-D", "-u", "-d", str(tmp / "d")]
+    ok(run_subcommand(tmp, "mdtest", [*base, "-C", "--resultdir", str(tmp / "c")]))
+
+    def inodes() -> dict[tuple[int, int], int]:
+        out = {}
+        for path in (tmp / "d").rglob("dir.mdtest.*"):
+            _, _, rank, item = path.name.split(".")
+            out[int(rank), int(item)] = path.stat().st_ino
+        return out
+
+    before = inodes()
+    assert len(before) == 10
+    stdout = ok(run_subcommand(tmp, "mdtest", [*base, "-T", "-U", "-N", "1", "--resultdir", "u"]))
+    after = inodes()
+    for rank in range(2):
+        expected = [before[rank, i + 1] for i in range(3)] + [before[rank, 0], before[rank, 4]]
+        assert [after[rank, i] for i in range(5)] == expected
+    phases = {p["name"]: p for p in result(tmp / "u", "mdtest")["phases"]}
+    rename = phases["mdtest-dir-rename-0"]
+    assert rename["items"] == 10 and [r["items"] for r in rename["ranks"]] == [5, 5]
+    rates = summary(stdout)
+    assert (
+        abs(rates["Directory rename"] - rename["score"] * 1000)
+        <= 0.0006 + rates["Directory rename"] * 1e-9
+    )
+    assert not list((tmp / "d").rglob("*-XX"))
+
+
+def test_time_unique_dir_overhead_is_in_the_phase_time_with_t(tmp: Path) -> None:
+    """-t (with -u): each phase's time starts before the rank reaches its unique working
+    directory (mdtest's barrier and lookup); without -t it starts after."""
+    for flag, expect in (([], "excluded (no -t)"), (["-t"], "timed (-t)")):
+        res = tmp / f"r{len(flag)}"
+        args = ["-n", "4", "-u", "-F", "-d", str(tmp / "d"), *flag, "--resultdir", str(res)]
+        ok(run_subcommand(tmp, "mdtest", args))
+        phases = {p["name"]: p for p in result(res, "mdtest")["phases"]}
+        for name in ("mdtest-file-write-0", "mdtest-file-stat-0", "mdtest-file-delete-0"):
+            keys = phases[name]["extra"]["result_keys"]
+            assert keys["unique_dir_overhead"] == expect
+            access = float(keys["unique_dir_access_s"])
+            rank0 = phases[name]["ranks"][0]
+            if flag:  # rank 0's timed span holds its access to the directory
+                assert rank0["end"] - rank0["start"] >= access
+        assert (
+            phases["mdtest-tree-write-0"]["extra"]["result_keys"]["unique_dir_overhead"] == "none"
+        )

@@ -10,6 +10,7 @@
 
 #include <stdint.h>
 
+#include "ioscore/json.h"
 #include "ioscore/pattern.h"
 #include "ioscore/run.h"
 #include "ioscore/util.h"
@@ -59,7 +60,7 @@ int ios_ior_parse(struct ios_ior_params *p, int argc, char **argv, int rank);
 /* Runs the parsed test on every rank (run->hosts and placement set). Returns the exit status. */
 int ios_ior_run(struct ios_run *run, const struct ios_ior_params *p);
 
-#define IOS_MDTEST_MAX_REPS 7 /* nine phases each: within IOS_MAX_PHASES */
+#define IOS_MDTEST_MAX_REPS 7 /* nine phases each (ten with -U: 6): within IOS_MAX_PHASES */
 #define IOS_MDTEST_MAX_DIRS 64
 #define IOS_MDTEST_MAX_NODES 1000000 /* directories per tree */
 #define IOS_MDTEST_MAX_DEPTH 64
@@ -71,6 +72,8 @@ struct ios_mdtest_params {
     int depth, branch;              /* -z, -b */
     int files_only, dirs_only;      /* -F, -D */
     int create, stat, read, remove; /* -C -T -E -r (none: all) */
+    int rename_dirs;                /* -U: the directory rename phase */
+    int time_unique;                /* -t: time the unique working directory overhead (-u) */
     int unique;                     /* -u: a tree per rank */
     int leaf;                       /* -L: items in the leaves only */
     int stride;                     /* -N */
@@ -101,5 +104,139 @@ int ios_acceptance_finish(struct ios_run *run, const char *tool);
 
 /* Position `i` of a bijection of [0, n) keyed by `key` (-z order, no table). */
 uint64_t ios_ior_permute(uint64_t i, uint64_t n, uint64_t key);
+
+/* ---------------------------------------------------------------- what a launch reports
+ * (src/acceptance/report.c): the per-operation summary over -i repetitions, the measurement
+ * notes, and the acceptance test a launch belongs to; result.json gets them through
+ * run->json_extra as top-level "summary", "measurement_notes" and "acceptance_test". */
+
+#define IOS_ACC_MAX_ITERS 16 /* >= IOS_IOR_MAX_REPS and IOS_MDTEST_MAX_REPS */
+#define IOS_ACC_MAX_OPS 12
+#define IOS_ACC_MAX_NOTES 16
+
+/* One operation's repetitions as its summary table row prints them. */
+struct ios_acc_series {
+    char operation[32]; /* IOR: "write"/"read"; mdtest: the table's label, "File creation" */
+    const char *unit;   /* "MiB/s" (IOR) or "ops/s" (mdtest) */
+    int n;
+    double values[IOS_ACC_MAX_ITERS]; /* per iteration, in `unit` */
+    double ops[IOS_ACC_MAX_ITERS];    /* IOR: OPs/s per iteration (has_ops) */
+    double time[IOS_ACC_MAX_ITERS];   /* seconds per iteration */
+    int has_ops;
+};
+
+/* max, min, mean and the population standard deviation (divisor n), as IOR's and mdtest's
+ * summary tables compute them (IOR's bw_values/ops_values: var / reps). */
+struct ios_acc_stats {
+    double max, min, mean, stddev;
+};
+void ios_acc_stats(const double *v, int n, struct ios_acc_stats *out);
+
+/* A measurement note: what a number could have measured (client cache, server cache, media). */
+struct ios_acc_note {
+    char operation[32];
+    const char *level; /* "client-cache", "server-cache" or "media-likely" */
+    char text[320];
+};
+
+/* One launch of a test: its role and its operations' repetitions. */
+struct ios_acc_part {
+    char role[16]; /* "write", "read", "write+read" (IOR); "create", "use" (mdtest) */
+    char command[2048];
+    char run_started[40];
+    char result_dir[IOS_PATH_MAX];
+    int n_ops;
+    struct ios_acc_series ops[IOS_ACC_MAX_OPS];
+};
+
+struct ios_acc_report {
+    int n_series;
+    struct ios_acc_series series[IOS_ACC_MAX_OPS];
+    int n_notes;
+    struct ios_acc_note notes[IOS_ACC_MAX_NOTES];
+    char test_id[40]; /* "" = the launch is not part of a recorded test */
+    int n_parts;      /* earlier launches' parts, then this launch's */
+    struct ios_acc_part parts[2];
+};
+
+/* The launch's report (one launch per process); run->json_extra writes it. */
+struct ios_acc_report *ios_acc_report(void);
+void ios_acc_json_extra(struct ios_json *j, const struct ios_run *run);
+/* The series of `operation` (added empty with `unit` when new); NULL past IOS_ACC_MAX_OPS. */
+struct ios_acc_series *ios_acc_series_of(struct ios_acc_report *r, const char *operation,
+                                         const char *unit);
+void ios_acc_note(struct ios_acc_report *r, const char *operation, const char *level,
+                  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* Prints "Measurement notes:" and one line per note (rank 0, after the summary table). */
+void ios_acc_print_notes(const struct ios_acc_report *r);
+/* Appends this launch's part (role, command, start, result dir, the report's series). */
+void ios_acc_add_own_part(struct ios_acc_report *r, const struct ios_run *run, const char *role,
+                          const char *command);
+/* MemTotal of this host in bytes from /proc/meminfo, 0 when unknown. */
+uint64_t ios_acc_host_ram(void);
+/*
+ * Every rank passes the bytes it holds in client memory terms (data it wrote or reads);
+ * rank 0 gets the host whose data / RAM ratio is highest: its data, its RAM (0 = unknown),
+ * its name. Collective.
+ */
+void ios_acc_data_vs_ram(const struct ios_run *run, double my_bytes, double *host_bytes,
+                         double *host_ram, char *host, size_t host_len);
+
+/* ---------------------------------------------------------------- the test manifest
+ * (src/acceptance/manifest.c): a flat JSON object that a keeping write (create) launch leaves
+ * beside its data, so that a later read (stat/read/remove) launch is recorded as the second
+ * part of the same test and refuses data that is not that test's. */
+
+#define IOS_ACC_MANIFEST_MAX 64
+
+struct ios_acc_member {
+    char key[48];
+    int is_str;
+    char str[IOS_PATH_MAX]; /* a test file path or a command line */
+    int n;                  /* numbers: 1 for a scalar, the length for an array */
+    double num[IOS_ACC_MAX_ITERS];
+};
+
+struct ios_acc_manifest {
+    int n;
+    struct ios_acc_member m[IOS_ACC_MANIFEST_MAX];
+};
+
+/* A new test id: 32 random hex digits (rank 0 only needs it). */
+void ios_acc_new_test_id(char *id, size_t len);
+/* Starts a manifest: schema, id, tool. The caller adds its parameters, then the part. */
+void ios_acc_manifest_begin(struct ios_json *j, const char *tool, const char *id);
+/* Ends the manifest with `part` (role, command, start, result dir, "op:<operation>" values)
+ * and writes it atomically. Returns 0 or -errno. */
+int ios_acc_manifest_finish(struct ios_json *j, const struct ios_acc_part *part, const char *path);
+/* Reads a manifest (at most 256 KiB, flat members only). 0; -ENOENT when there is none;
+ * -EINVAL with the reason in err. */
+int ios_acc_manifest_load(const char *path, struct ios_acc_manifest *m, char *err, size_t err_len);
+const struct ios_acc_member *ios_acc_manifest_get(const struct ios_acc_manifest *m,
+                                                  const char *key);
+/* The number `key` (scalar), or `fallback` when absent or not a number. */
+double ios_acc_manifest_num(const struct ios_acc_manifest *m, const char *key, double fallback);
+/* The string `key`, or "" when absent. */
+const char *ios_acc_manifest_str(const struct ios_acc_manifest *m, const char *key);
+/* A number the manifest must hold for this launch to use the data: key, value, option name. */
+struct ios_acc_expect {
+    const char *key;
+    double want;
+    const char *opt;
+};
+/*
+ * Rank 0: loads the manifest at `path` and compares `same`. Returns 0 when there is none, 1
+ * when found (why: "" or the first mismatch, naming the test, `part` and the options), -1
+ * after printing why it cannot be read.
+ */
+int ios_acc_manifest_check(const char *tool, const char *path, struct ios_acc_manifest *m,
+                           const struct ios_acc_expect *same, size_t n, const char *part, char *why,
+                           size_t why_len);
+/* Every rank: 0, or 2 when any rank failed (each printed why); collective. */
+int ios_acceptance_agree(int mine_failed);
+
+/* The earlier launch's part stored in the manifest, with `unit` for its operations. */
+void ios_acc_part_from_manifest(const struct ios_acc_manifest *m, const char *unit,
+                                struct ios_acc_part *part);
 
 #endif

@@ -22,6 +22,8 @@
 #define IOS_MAX_PHASES 64 /* the ior subcommand: up to 4 phases x 16 repetitions */
 #define IOS_MARKER_NAME ".ioscore-data"
 
+struct ios_json;
+
 struct ios_run {
     struct ios_config cfg;
     int rank, size;
@@ -45,6 +47,8 @@ struct ios_run {
     /* the ior/mdtest subcommands: the command line's backend for every phase (NULL: the INI's) */
     const struct ios_backend *backend;
     int unscored; /* the ior/mdtest subcommands: no IO500 score (result.json "scores": null) */
+    /* the ior/mdtest subcommands: adds their top-level result.json members (rank 0), or NULL */
+    void (*json_extra)(struct ios_json *j, const struct ios_run *run);
     enum ios_packet packet;
     int valid;
     int n_reasons;

@@ -26,3 +26,10 @@ int ios_acceptance_finish(struct ios_run *run, const char *tool)
     }
     return 0;
 }
+
+int ios_acceptance_agree(int mine_failed)
+{
+    int any = 0;
+    MPI_Allreduce(&mine_failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    return any ? 2 : 0;
+}

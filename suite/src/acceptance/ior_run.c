@@ -8,6 +8,7 @@
  *   transfer k of a block at k*t; -z visits each rank's transfers in a keyed random order
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <libgen.h>
 #include <math.h>
@@ -18,6 +19,7 @@
 
 #include "ioscore/acceptance.h"
 #include "ioscore/report.h"
+#include "ioscore/xfer.h"
 
 enum ior_access { ACC_WRITE, ACC_READ };
 
@@ -32,15 +34,22 @@ struct ior_phase {
     char name[48];
 };
 
+/* What IOR's offsets need beside the engine's job. */
 struct ior_state {
-    struct ios_phase_ctx *ctx;
+    struct ios_xfer_job x;
     const struct ior_phase *ph;
-    int target; /* the rank whose data is accessed */
-    char path[IOS_PATH_MAX];
-    int64_t handle;
-    void *buf;
-    uint64_t per_block, count, key;
+    int nranks;
+    uint64_t all, key; /* transfers of a full block x segments; the -z key */
 };
+
+/* Transfers per rank the write part of this read-only launch's test wrote (its manifest's
+ * "pairs"; fewer than -b/-t x -s after a fixed-time -D write), UINT64_MAX: no limit. */
+static uint64_t read_pairs = UINT64_MAX;
+/* The write part's -t when a read-only launch found its manifest (0: none); the data pattern
+ * is laid out per write transfer, so the pre-I/O sample follows the write's grid. */
+static uint64_t written_xfer;
+/* Rank 0: transfers every rank wrote in this launch's last write (min over ranks). */
+static uint64_t written_pairs;
 
 /* splitmix64 finaliser: the round function of the -z permutation. */
 static uint64_t mix(uint64_t z)
@@ -81,50 +90,28 @@ static void file_of(const struct ios_ior_params *p, int rank, char *buf, size_t 
         ios_path(buf, len, "%s", p->test_file);
 }
 
-static uint64_t offset_of(const struct ior_state *st, uint64_t i)
+/* The -z permutation's key of one reader/writer's transfers (the target's and the seed's). */
+static uint64_t order_key(int32_t seed, int target)
 {
-    const struct ios_ior_params *p = st->ph->p;
-    uint64_t idx = p->random ? ios_ior_permute(i, st->count, st->key) : i;
-    uint64_t seg = idx / st->per_block, k = idx % st->per_block;
-    if (p->fpp)
-        return seg * p->block + k * p->xfer;
-    uint64_t n = (uint64_t)st->ctx->run->size;
-    return (seg * n + (uint64_t)st->target) * p->block + k * p->xfer;
+    return mix((uint64_t)(uint32_t)seed ^ ((uint64_t)target << 32));
 }
 
-static int transfer_op(void *state, uint64_t i)
+/* File offset of transfer i (of count) of `target`: IOR's block and segment, -z permuted. */
+static uint64_t ior_offset(const struct ios_ior_params *p, int nranks, int target, uint64_t i,
+                           uint64_t count, uint64_t key)
 {
-    struct ior_state *st = state;
-    struct ios_phase_ctx *ctx = st->ctx;
-    const struct ios_ior_params *p = st->ph->p;
-    uint64_t off = offset_of(st, i);
-    int write = st->ph->access == ACC_WRITE;
-    ssize_t n;
-    if (write) {
-        if (ios_packet_varies_per_item(p->packet))
-            ios_pattern_update(st->buf, p->xfer, ctx->seed, ctx->run->rank, p->packet, off);
-        n = ctx->be.ops->pwrite(&ctx->be, st->handle, st->buf, p->xfer, (off_t)off);
-    } else {
-        n = ctx->be.ops->pread(&ctx->be, st->handle, st->buf, p->xfer, (off_t)off);
-    }
-    if (n < 0 || (uint64_t)n != p->xfer) {
-        ios_phase_error(ctx, n < 0 ? (int)n : -EIO, "%s %s at offset %" PRIu64 "%s",
-                        write ? "write" : "read", st->path, off,
-                        n < 0 ? "" : ": short transfer (end of file?)");
-        return -1;
-    }
-    if (!write && st->ph->verify &&
-        !ios_pattern_matches(st->buf, p->xfer, ctx->seed, st->target, p->packet, off)) {
-        if (ctx->mine.verify_errors == 0)
-            fprintf(stderr,
-                    "ioscore-suite ior: rank %d: data mismatch in %s at offset %" PRIu64
-                    " (expected the data of rank %d, -G %d)\n",
-                    ctx->run->rank, st->path, off, st->target, ctx->seed);
-        ctx->mine.verify_errors += 1;
-    }
-    ctx->mine.items += 1;
-    ctx->mine.bytes += (double)p->xfer;
-    return 0;
+    uint64_t per_block = p->block / p->xfer;
+    uint64_t idx = p->random ? ios_ior_permute(i, count, key) : i;
+    uint64_t seg = idx / per_block, k = idx % per_block;
+    if (p->fpp)
+        return seg * p->block + k * p->xfer;
+    return (seg * (uint64_t)nranks + (uint64_t)target) * p->block + k * p->xfer;
+}
+
+static uint64_t offset_op(const struct ios_xfer_job *x, uint64_t i)
+{
+    const struct ior_state *st = x->arg;
+    return ior_offset(st->ph->p, st->nranks, x->target, i, st->all, st->key);
 }
 
 /* The rank shift of -C: IOR's (Q * tasks per node) mod N; 0 without -C. */
@@ -135,7 +122,12 @@ static int read_shift(const struct ios_run *run, const struct ios_ior_params *p)
     return (int)(((int64_t)p->task_offset * run->ppn0) % run->size);
 }
 
-/* open, [barrier], transfers (stonewall, wear-out), [fsync], [barrier], close */
+static void pairs_key(struct ios_phase_ctx *ctx, struct ios_xfer_job *x)
+{
+    ios_phase_key(ctx, "stonewall_pairs_max", "%llu", x->max_pairs);
+}
+
+/* One IOR access on the shared engine (src/core/xfer_engine.c) with IOR's options. */
 static void ior_phase_run(struct ios_phase_ctx *ctx)
 {
     const struct ior_phase *ph = (const struct ior_phase *)ctx->phase;
@@ -144,11 +136,12 @@ static void ior_phase_run(struct ios_phase_ctx *ctx)
     int write = ph->access == ACC_WRITE;
     struct ior_state st;
     memset(&st, 0, sizeof st);
-    st.ctx = ctx;
+    struct ios_xfer_job *x = &st.x;
     st.ph = ph;
+    st.nranks = run->size;
     ctx->seed = ph->seed;
-    st.target = write ? run->rank : (run->rank + read_shift(run, p)) % run->size;
-    file_of(p, st.target, st.path, sizeof st.path);
+    x->target = write ? run->rank : (run->rank + read_shift(run, p)) % run->size;
+    file_of(p, x->target, x->path, sizeof x->path);
     ios_phase_key(ctx, "command", "%s", p->command);
     ios_phase_key(ctx, "access", "%s", write ? "write" : ph->verify ? "read+verify" : "read");
     ios_phase_key(ctx, "iteration", "%d", ph->iteration);
@@ -156,86 +149,168 @@ static void ior_phase_run(struct ios_phase_ctx *ctx)
     ios_phase_key(ctx, "ordering", "%s", p->random ? "random" : "sequential");
     ios_phase_key(ctx, "read_shift", "%d", write ? 0 : read_shift(run, p));
     ios_phase_key(ctx, "signature", "%d", ph->seed);
-    st.per_block = p->block / p->xfer;
-    st.count = st.per_block * p->segments;
-    st.key = mix((uint64_t)(uint32_t)ph->seed ^ ((uint64_t)st.target << 32));
-    st.buf = ios_alloc_buffer(&ctx->be, p->xfer);
-    if (write)
-        ios_pattern_fill(st.buf, p->xfer, ctx->seed, run->rank, p->packet, 0);
-
-    int shared = !p->fpp;
-    if (write && !p->existing) { /* IOR removes the file before writing unless -E */
-        if (!shared || run->rank == 0) {
-            int rc = ctx->be.ops->unlink(&ctx->be, st.path);
-            if (rc != 0 && rc != -ENOENT)
-                ios_phase_error(ctx, rc, "remove the old %s", st.path);
-        }
-        if (shared)
-            MPI_Barrier(MPI_COMM_WORLD);
-    }
-    ctx->lockstep = ctx->be.collective && shared;
-
-    ctx->mine.start = ios_wtime();
-    int flags = write ? IOS_OPEN_WRITE | IOS_OPEN_CREATE : IOS_OPEN_READ;
-    if (shared)
-        flags |= IOS_OPEN_SHARED;
-    int rc = ctx->be.ops->open(&ctx->be, st.path, flags, &st.handle);
-    if (rc != 0)
-        ios_phase_error(ctx, rc, "open %s", st.path);
-    int open_ok = rc == 0;
-    if (p->barriers)
-        MPI_Barrier(MPI_COMM_WORLD);
-
-    double deadline = p->deadline;
-    ctx->mine.loop_start = ios_wtime();
-    ios_instrument_progress_start(&ctx->instr, 1, deadline, (double)st.count * run->size,
-                                  &ctx->mine.items, &ctx->mine.bytes);
-    int ok = open_ok;
-    uint64_t j = ios_run_ops(ctx, transfer_op, &st, 0, st.count, deadline, &ok);
-    ctx->mine.first_done = ios_wtime();
-    ctx->mine.items_at_deadline = (double)j;
-    ctx->mine.bytes_at_deadline = (double)j * (double)p->xfer;
-    if (deadline > 0) {
-        unsigned long long mine = j, max_pairs = 0;
-        MPI_Allreduce(&mine, &max_pairs, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
-        if (p->wearout) /* every rank continues to the busiest rank's count */
-            j = ios_run_ops(ctx, transfer_op, &st, j, max_pairs, 0, &ok);
-        ctx->res->has_stonewall = 1;
-        ctx->res->deadline_s = deadline;
-        ctx->res->stonewall_time = ctx->mine.first_done - ctx->mine.loop_start;
-        ios_phase_key(ctx, "stonewall_pairs_max", "%llu", max_pairs);
-    }
-    int collective_open = shared && (ctx->be.ops->caps & IOS_CAP_COLLECTIVE);
-    if (write && p->fsync && open_ok && (ok || collective_open)) {
-        rc = ctx->be.ops->fsync(&ctx->be, st.handle);
-        if (rc != 0)
-            ios_phase_error(ctx, rc, "fsync %s", st.path);
-    }
-    ctx->mine.loop_end = ios_wtime();
-    if (p->barriers)
-        MPI_Barrier(MPI_COMM_WORLD);
-    if (open_ok) {
-        rc = ctx->be.ops->close(&ctx->be, st.handle);
-        if (rc != 0)
-            ios_phase_error(ctx, rc, "close %s", st.path);
-    }
-    ctx->mine.end = ios_wtime();
-    ctx->mine.end_before_barrier = ctx->mine.end;
-    free(st.buf);
+    st.all = p->block / p->xfer * p->segments;
+    st.key = order_key(ph->seed, x->target);
+    x->write = write;
+    x->shared = !p->fpp;
+    x->xfer = p->xfer;
+    x->count = write || st.all < read_pairs ? st.all : read_pairs; /* after a -D write */
+    x->deadline = p->deadline;
+    x->wearout = p->wearout;
+    x->fsync = p->fsync;
+    x->barriers = p->barriers;
+    x->remove_first = !p->existing; /* IOR removes the file before writing unless -E */
+    x->verify = !write && ph->verify;
+    x->progress_total = (double)x->count * run->size;
+    x->packet = p->packet;
+    x->offset = offset_op;
+    x->arg = &st;
+    x->stonewalled = pairs_key;
+    ios_xfer_run(ctx, x);
 }
 
 /* ---------------------------------------------------------------- checks before any I/O */
 
-/* Every rank: 0, or 2 after the failing ranks printed why (all ranks agree). */
-static int agree(int mine_failed)
+/* The manifest a keeping write launch leaves beside its data (see manifest.c). */
+static void manifest_path(const struct ios_ior_params *p, char *buf, size_t len)
 {
-    int any = 0;
-    MPI_Allreduce(&mine_failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    return any ? 2 : 0;
+    ios_path(buf, len, "%s.ioscore-test.json", p->test_file);
+}
+
+static int reads_only(const struct ios_ior_params *p)
+{
+    return !p->write && (p->read || p->check_read || p->check_write);
+}
+
+/*
+ * A read-only launch and the write part of its test (rank 0 decides, every rank learns):
+ * the manifest must describe the same layout (sizes, tasks, file per process, packet type) and
+ * signature; its signature becomes this launch's when -G is not given. 0, or 2 after the error.
+ */
+static int match_write_part(const struct ios_run *run, const struct ios_ior_params *p,
+                            struct ios_acc_manifest *m, int *found, int32_t *seed, char id[40])
+{
+    int bad = 0;
+    *found = 0;
+    if (run->rank == 0) {
+        char path[IOS_PATH_MAX], why[512];
+        manifest_path(p, path, sizeof path);
+        /* -t may differ (a 4 MiB-transfer dataset read with random 4 KiB transfers, as in
+         * NERSC's IOPS tests): the data pattern depends on the offset, not the transfer. */
+        const struct ios_acc_expect same[] = {
+            {"block", (double)p->block, "-b"},
+            {"segments", (double)p->segments, "-s"},
+            {"tasks", (double)run->size, "tasks"},
+            {"fpp", (double)p->fpp, "-F"},
+        };
+        int rc = ios_acc_manifest_check("ior", path, m, same, sizeof same / sizeof same[0], "write",
+                                        why, sizeof why);
+        bad = rc < 0;
+        if (rc > 0) {
+            *found = 1;
+            double sig = ios_acc_manifest_num(m, "signature", NAN);
+            const char *packet = ios_acc_manifest_str(m, "packet");
+            if (!why[0] && strcmp(packet, p->packet_name) != 0)
+                snprintf(why, sizeof why,
+                         "the write part of test %s wrote --dataPacketType=%s, this read "
+                         "expects %s",
+                         ios_acc_manifest_str(m, "id"), packet, p->packet_name);
+            if (!why[0] && p->seed_given && sig != (double)p->seed)
+                snprintf(why, sizeof why,
+                         "pattern of another test: the files hold test %s (signature -G %.0f), "
+                         "this read asks for -G %d",
+                         ios_acc_manifest_str(m, "id"), sig, p->seed);
+            if (why[0]) {
+                fprintf(stderr, "ioscore-suite ior: ERROR: %s (%s)\n", why, path);
+                bad = 1;
+            }
+            *seed = p->seed_given ? p->seed : (int32_t)sig;
+            snprintf(id, 40, "%.39s", ios_acc_manifest_str(m, "id"));
+            double pairs = ios_acc_manifest_num(m, "pairs", -1);
+            double wrote_xfer = ios_acc_manifest_num(m, "xfer", NAN);
+            double wrote_all = (double)p->block / wrote_xfer * (double)p->segments;
+            if (wrote_xfer > 0 && wrote_xfer < (double)UINT64_MAX)
+                written_xfer = (uint64_t)wrote_xfer;
+            if (wrote_xfer == (double)p->xfer) {
+                if (pairs >= 0 && pairs < (double)UINT64_MAX)
+                    read_pairs = (uint64_t)pairs;
+            } else if (!why[0] && p->check_read) {
+                snprintf(why, sizeof why,
+                         "-R cannot verify test %s with -t %llu: its data pattern is laid out per "
+                         "write transfer (-t %.0f); drop -R or read with -t %.0f",
+                         ios_acc_manifest_str(m, "id"), (unsigned long long)p->xfer, wrote_xfer,
+                         wrote_xfer);
+                fprintf(stderr, "ioscore-suite ior: ERROR: %s (%s)\n", why, path);
+                bad = 1;
+            } else if (!why[0] && !(pairs >= wrote_all)) {
+                /* a -D write that stopped early left a prefix in its own transfer order */
+                snprintf(why, sizeof why,
+                         "the write part of test %s stopped after %.0f of %.0f transfers of "
+                         "-t %.0f (-D); a read with -t %llu cannot tell which data exists: use "
+                         "the write's -t or a write that completes",
+                         ios_acc_manifest_str(m, "id"), pairs, wrote_all, wrote_xfer,
+                         (unsigned long long)p->xfer);
+                fprintf(stderr, "ioscore-suite ior: ERROR: %s (%s)\n", why, path);
+                bad = 1;
+            }
+        }
+    }
+    unsigned long long limit[2] = {read_pairs, written_xfer};
+    MPI_Bcast(limit, 2, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
+    read_pairs = limit[0];
+    written_xfer = limit[1];
+    MPI_Bcast(id, 40, MPI_CHAR, 0, MPI_COMM_WORLD);
+    MPI_Bcast(found, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Bcast(seed, 1, MPI_INT32_T, 0, MPI_COMM_WORLD);
+    return ios_acceptance_agree(bad);
+}
+
+/*
+ * The first transfer of the rank whose data this rank will read holds that rank's pattern
+ * with `seed`: a cheap sample before any timing. Read with plain POSIX and dropped from the
+ * page cache again, so it does not warm the cache the timed read measures. 1 on a mismatch.
+ */
+static int sample_mismatch(const struct ios_ior_params *p, int nranks, const char *path, int target,
+                           int32_t seed)
+{
+    struct ios_ior_params grid = *p; /* the transfers as written: the write part's -t */
+    if (written_xfer && written_xfer != p->xfer) {
+        grid.xfer = written_xfer;
+        grid.random = 0; /* its first transfer in file order */
+    }
+    uint64_t all = grid.block / grid.xfer * grid.segments;
+    uint64_t off = ior_offset(&grid, nranks, target, 0, all, order_key(seed, target));
+    size_t len = (size_t)grid.xfer;
+    int fd = open(path, O_RDONLY);
+    if (fd < 0)
+        return 0; /* the size check reports a missing file */
+    char *buf = malloc(len);
+    if (!buf)
+        ios_fatal("out of memory");
+    ssize_t n = pread(fd, buf, len, (off_t)off);
+    posix_fadvise(fd, (off_t)off, (off_t)len, POSIX_FADV_DONTNEED);
+    close(fd);
+    int bad = n != (ssize_t)len || !ios_pattern_matches(buf, len, seed, target, p->packet, off);
+    free(buf);
+    return bad;
+}
+
+/* Bytes a file must hold for `target`'s first read_pairs transfers (of `all`). */
+static uint64_t read_extent(const struct ios_ior_params *p, int nranks, int target, int32_t seed,
+                            uint64_t all)
+{
+    uint64_t key = order_key(seed, target), end = 0;
+    if (!p->random) /* sequential: the last transfer is the farthest */
+        return read_pairs ? ior_offset(p, nranks, target, read_pairs - 1, all, key) + p->xfer : 0;
+    for (uint64_t i = 0; i < read_pairs; i++) { /* -z: the farthest of the permuted prefix */
+        uint64_t off = ior_offset(p, nranks, target, i, all, key) + p->xfer;
+        end = off > end ? off : end;
+    }
+    return end;
 }
 
 static int check_before_io(struct ios_run *run, const struct ios_ior_params *p,
-                           const struct ios_backend *be)
+                           const struct ios_backend *be, const char *test_id, int32_t seed)
 {
     int bad = 0;
     if (run->rank == 0) {
@@ -251,30 +326,58 @@ static int check_before_io(struct ios_run *run, const struct ios_ior_params *p,
             bad = 1;
         }
     }
-    if (agree(bad))
+    if (ios_acceptance_agree(bad))
         return 2;
-    /* a launch that reads without writing: the files must hold what the read will touch */
-    if (!p->write && (p->read || p->check_read || p->check_write)) {
-        char path[IOS_PATH_MAX];
-        int target = (run->rank + read_shift(run, p)) % run->size;
-        file_of(p, target, path, sizeof path);
-        uint64_t need =
-            p->fpp ? p->block * p->segments : p->block * p->segments * (uint64_t)run->size;
-        int64_t size = -1;
-        int rc = be->ops->stat_size((struct ios_backend *)be, path, &size);
-        if ((p->fpp || run->rank == 0) && rc != 0) {
-            fprintf(stderr, "ioscore-suite ior: ERROR: rank %d: cannot read %s: %s\n", run->rank,
-                    path, strerror(-rc));
-            bad = 1;
-        } else if ((p->fpp || run->rank == 0) && (uint64_t)size < need) {
-            fprintf(stderr,
-                    "ioscore-suite ior: ERROR: rank %d: %s has %" PRId64 " bytes; this read "
-                    "needs %" PRIu64 " (-b x -s%s): not the file this test wrote\n",
-                    run->rank, path, size, need, p->fpp ? "" : " x tasks");
-            bad = 1;
-        }
+    if (!reads_only(p))
+        return 0;
+    /* a launch that reads without writing: the files must be what the write part left */
+    char path[IOS_PATH_MAX];
+    int target = (run->rank + read_shift(run, p)) % run->size;
+    file_of(p, target, path, sizeof path);
+    uint64_t need = p->fpp ? p->block * p->segments : p->block * p->segments * (uint64_t)run->size;
+    uint64_t all = p->block / p->xfer * p->segments;
+    int partial = read_pairs < all; /* a fixed-time write: the file ends where its data does */
+    if (partial)                    /* each rank checks the extent of the transfers it will read */
+        need = read_extent(p, run->size, target, seed, all);
+    int64_t size = -1;
+    int rc = be->ops->stat_size((struct ios_backend *)be, path, &size);
+    int checks = p->fpp || run->rank == 0 || partial; /* one rank checks a full shared file */
+    if (checks && rc != 0) {
+        fprintf(stderr, "ioscore-suite ior: ERROR: rank %d: cannot read %s: %s\n", run->rank, path,
+                strerror(-rc));
+        bad = 1;
+    } else if (checks && partial && (uint64_t)size < need) {
+        fprintf(stderr,
+                "ioscore-suite ior: ERROR: file %s is %" PRId64 " bytes, the write part of "
+                "test %s wrote %" PRIu64 " transfers per rank (stopped by -D), which need %" PRIu64
+                "\n",
+                path, size, test_id, read_pairs, need);
+        bad = 1;
+    } else if (checks && test_id[0] && !partial && (uint64_t)size != need) {
+        fprintf(stderr,
+                "ioscore-suite ior: ERROR: file %s is %" PRId64 " bytes, the write part of "
+                "test %s wrote %" PRIu64 "\n",
+                path, size, test_id, need);
+        bad = 1;
+    } else if (checks && (uint64_t)size < need) {
+        fprintf(stderr,
+                "ioscore-suite ior: ERROR: rank %d: %s has %" PRId64 " bytes; this read "
+                "needs %" PRIu64 " (-b x -s%s): not the file this test wrote\n",
+                run->rank, path, size, need, p->fpp ? "" : " x tasks");
+        bad = 1;
     }
-    return agree(bad);
+    if (ios_acceptance_agree(bad))
+        return 2;
+    /* the pattern: known from the manifest or -G; skipped when neither says it */
+    if ((test_id[0] || p->seed_given) && (be->ops->caps & IOS_CAP_STORES_DATA) &&
+        sample_mismatch(p, run->size, path, target, seed)) {
+        fprintf(stderr,
+                "ioscore-suite ior: ERROR: rank %d: pattern of another test (or damaged data) "
+                "in %s: its first transfer is not the data of rank %d with signature -G %d%s%s\n",
+                run->rank, path, target, seed, test_id[0] ? " of test " : "", test_id);
+        bad = 1;
+    }
+    return ios_acceptance_agree(bad);
 }
 
 /* ---------------------------------------------------------------- IOR's human output */
@@ -390,22 +493,6 @@ struct ior_series {
     struct ior_row rows[IOS_IOR_MAX_REPS];
 };
 
-static void stats(const double *v, int n, double *max, double *min, double *mean, double *sd)
-{
-    *max = -INFINITY;
-    *min = INFINITY;
-    double sum = 0, sq = 0;
-    for (int i = 0; i < n; i++) {
-        *max = fmax(*max, v[i]);
-        *min = fmin(*min, v[i]);
-        sum += v[i];
-    }
-    *mean = n ? sum / n : 0;
-    for (int i = 0; i < n; i++)
-        sq += (v[i] - *mean) * (v[i] - *mean);
-    *sd = n ? sqrt(sq / n) : 0; /* population deviation over the repetitions, as IOR */
-}
-
 static void print_summary(const struct ios_run *run, const struct ios_ior_params *p,
                           const struct ior_series *series, int n_series, int32_t seed)
 {
@@ -423,10 +510,10 @@ static void print_summary(const struct ios_run *run, const struct ios_ior_params
             ops[i] = se->rows[i].iops;
             t[i] = se->rows[i].total;
         }
-        double bmax, bmin, bmean, bsd, omax, omin, omean, osd, tmax, tmin, tmean, tsd;
-        stats(mib, se->n, &bmax, &bmin, &bmean, &bsd);
-        stats(ops, se->n, &omax, &omin, &omean, &osd);
-        stats(t, se->n, &tmax, &tmin, &tmean, &tsd);
+        struct ios_acc_stats bw, op, tm;
+        ios_acc_stats(mib, se->n, &bw);
+        ios_acc_stats(ops, se->n, &op);
+        ios_acc_stats(t, se->n, &tm);
         char sw_t[32] = "NA", sw_m[32] = "NA";
         if (se->rows[0].has_stonewall) {
             snprintf(sw_t, sizeof sw_t, "%.2f", se->rows[0].sw_time);
@@ -435,44 +522,84 @@ static void print_summary(const struct ios_run *run, const struct ios_ior_params
         printf("%-9s %10.2f %10.2f %10.2f %10.2f %10.2f %10.2f %10.2f %10.2f %10.5f %12s "
                "%14s %5d %6d %3d %4d %3d %5d %8d %9d %4d %6" PRIu64 " %8" PRIu64 " %8" PRIu64
                " %9.1f %5s %6d\n",
-               se->access, bmax, bmin, bmean, bsd, omax, omin, omean, osd, tmean, sw_t, sw_m, 0,
-               run->size, run->ppn0, p->reps, p->fpp, p->reorder, read_shift(run, p), 0, seed,
-               p->segments, p->block, p->xfer,
+               se->access, bw.max, bw.min, bw.mean, bw.stddev, op.max, op.min, op.mean, op.stddev,
+               tm.mean, sw_t, sw_m, 0, run->size, run->ppn0, p->reps, p->fpp, p->reorder,
+               read_shift(run, p), 0, seed, p->segments, p->block, p->xfer,
                (double)(p->block * p->segments * (uint64_t)run->size) / 1048576.0, p->api, 0);
     }
 }
 
-/* What each number could have measured (acceptance practice asks it of every number). */
-static void print_notes(const struct ios_run *run, const struct ios_ior_params *p,
-                        const struct ios_backend *be)
+/* Data per node against host RAM: does the client cache hold everything? (rank 0 notes) */
+static void note_ram(struct ios_acc_report *rep, const char *op, double bytes, double ram,
+                     const char *host)
 {
-    printf("\nWhat was measured:\n");
-    if (p->write)
-        printf("  write: %s\n", p->fsync ? "fsync inside the timing (-e): includes write-back"
-                                         : "no fsync in the write timing (-e not given): data "
-                                           "may still be in the client page cache");
-    if (p->read || p->check_read) {
-        int shift = read_shift(run, p);
-        int same_host = 1;
-        for (int r = 0; r < run->size && same_host; r++)
-            same_host = strcmp(run->hosts[r], run->hosts[(r + shift) % run->size]) == 0;
+    if (ram <= 0)
+        return;
+    char size[32];
+    if (bytes < 1073741824.0)
+        snprintf(size, sizeof size, "%.1f MiB", bytes / 1048576.0);
+    else
+        snprintf(size, sizeof size, "%.2f GiB", bytes / 1073741824.0);
+    double ram_gib = ram / 1073741824.0;
+    if (bytes <= ram)
+        ios_acc_note(rep, op, "client-cache",
+                     "file size per node %s vs host RAM %.1f GiB (%s): data fits in client cache",
+                     size, ram_gib, host);
+    else
+        ios_acc_note(rep, op, "server-cache",
+                     "file size per node %s is %.1f x host RAM %.1f GiB (%s): the client cache "
+                     "cannot hold it all",
+                     size, bytes / ram, ram_gib, host);
+}
+
+/* What each number could have measured (acceptance practice asks it of every number). */
+static void add_notes(const struct ios_run *run, const struct ios_ior_params *p,
+                      const struct ios_backend *be, int two_part, double node_bytes,
+                      double node_ram, const char *host)
+{
+    struct ios_acc_report *rep = ios_acc_report();
+    if (p->write) {
         if (be->odirect)
-            printf("  read: O_DIRECT: the client page cache is bypassed\n");
-        else if (same_host && p->write)
-            printf("  read: data this node wrote in this launch, %s: client page cache likely\n",
-                   shift ? "rank shift within one node" : "no rank shift");
-        else if (same_host)
-            printf("  read: data written by this node (no cross-node shift): client page cache "
-                   "possible unless it was dropped between launches\n");
-        else
-            printf("  read: data written by another node (-C shift %d): no client cache hit, "
-                   "server cache possible\n",
-                   shift);
+            ios_acc_note(rep, "write", "server-cache", "O_DIRECT: client cache bypassed");
+        if (p->fsync)
+            ios_acc_note(rep, "write", "media-likely",
+                         "fsync inside the write timing (-e): the data reached the servers' "
+                         "stable storage");
+        else if (!be->odirect)
+            ios_acc_note(rep, "write", "client-cache",
+                         "no fsync in write timing (-e not set): write may end in client cache");
+        if (!be->odirect && !p->fsync)
+            note_ram(rep, "write", node_bytes, node_ram, host);
     }
-    if (p->lustre_stripe_count != -2)
-        printf("  -O lustreStripeCount=%d was NOT applied: this build has no Lustre client "
-               "library; set the layout with lfs setstripe on the directory\n",
-               p->lustre_stripe_count);
+    if (!p->read)
+        return;
+    int shift = read_shift(run, p);
+    int same_host = 1;
+    for (int r = 0; r < run->size && same_host; r++)
+        same_host = strcmp(run->hosts[r], run->hosts[(r + shift) % run->size]) == 0;
+    if (be->odirect) {
+        ios_acc_note(rep, "read", "server-cache", "O_DIRECT: client cache bypassed");
+        return;
+    }
+    if (two_part || !p->write)
+        ios_acc_note(rep, "read", same_host ? "client-cache" : "server-cache",
+                     "read in a separate launch after the write (two-part test): %s",
+                     same_host ? "client page cache possible unless it was dropped between "
+                                 "the launches"
+                               : "each node reads another node's data, server cache possible");
+    else if (same_host)
+        ios_acc_note(rep, "read", "client-cache",
+                     "read of data written by this node with %s: client page cache likely",
+                     shift        ? "a task shift within the node"
+                     : p->reorder ? "-C but a task shift of 0 (one node)"
+                                  : "no task shift (-C/-Q not set)");
+    else
+        ios_acc_note(rep, "read", "server-cache",
+                     "read of data written by another node (-C shift %d): no client cache hit, "
+                     "server cache possible",
+                     shift);
+    if (same_host)
+        note_ram(rep, "read", node_bytes, node_ram, host);
 }
 
 /* ---------------------------------------------------------------- the run */
@@ -535,7 +662,56 @@ static int make_resultdir(struct ios_run *run)
             rc = -EIO;
         }
     }
-    return agree(rc != 0);
+    return ios_acceptance_agree(rc != 0);
+}
+
+/*
+ * Rank 0, at the end: the test this launch belongs to. A launch that keeps what it wrote starts
+ * a test and leaves its manifest; a read-only launch that found one is that test's second
+ * part; a launch that removed the files removes the manifest with them.
+ */
+static void record_test(const struct ios_run *run, const struct ios_ior_params *p,
+                        const struct ios_acc_manifest *manifest, int32_t seed)
+{
+    struct ios_acc_report *rep = ios_acc_report();
+    char path[IOS_PATH_MAX];
+    manifest_path(p, path, sizeof path);
+    if (!p->keep || run->aborted) {
+        if (!p->keep && unlink(path) != 0 && errno != ENOENT)
+            fprintf(stderr, "ioscore-suite ior: WARNING: cannot remove %s: %s\n", path,
+                    strerror(errno));
+        if (!manifest || run->aborted)
+            return;
+    }
+    if (manifest) {
+        snprintf(rep->test_id, sizeof rep->test_id, "%s", ios_acc_manifest_str(manifest, "id"));
+        ios_acc_part_from_manifest(manifest, "MiB/s", &rep->parts[rep->n_parts++]);
+        ios_acc_add_own_part(rep, run, "read", p->command);
+        return;
+    }
+    if (!p->write)
+        return; /* a read-only launch of files without a manifest: no recorded test */
+    ios_acc_new_test_id(rep->test_id, sizeof rep->test_id);
+    ios_acc_add_own_part(rep, run, p->read ? "write+read" : "write", p->command);
+    struct ios_json j;
+    ios_acc_manifest_begin(&j, "ior", rep->test_id);
+    ios_json_string(&j, "test_file", p->test_file);
+    ios_json_string(&j, "api", p->api);
+    ios_json_int(&j, "block", (int64_t)p->block);
+    ios_json_int(&j, "xfer", (int64_t)p->xfer);
+    ios_json_int(&j, "segments", (int64_t)p->segments);
+    ios_json_int(&j, "tasks", run->size);
+    ios_json_int(&j, "fpp", p->fpp);
+    ios_json_int(&j, "pairs", (int64_t)written_pairs);     /* transfers every rank wrote */
+    if (written_pairs == p->block / p->xfer * p->segments) /* not stopped by -D */
+        ios_json_int(&j, "file_bytes",
+                     (int64_t)(p->block * p->segments * (p->fpp ? 1 : (uint64_t)run->size)));
+    ios_json_string(&j, "packet", p->packet_name);
+    ios_json_int(&j, "signature", seed);
+    int rc = ios_acc_manifest_finish(&j, &rep->parts[0], path);
+    if (rc != 0)
+        fprintf(stderr, "ioscore-suite ior: WARNING: cannot write the test manifest %s: %s\n", path,
+                strerror(-rc));
 }
 
 int ios_ior_run(struct ios_run *run, const struct ios_ior_params *p)
@@ -561,11 +737,17 @@ int ios_ior_run(struct ios_run *run, const struct ios_ior_params *p)
                 "ioscore-suite ior: WARNING: -C: the shift -Q %d x %d tasks per node is 0 mod "
                 "%d tasks: every rank reads its own data (as IOR on one node)\n",
                 p->task_offset, run->ppn0, run->size);
-    if (p->check_read && !p->write && !p->seed_given && run->rank == 0)
-        fprintf(stderr, "ioscore-suite ior: WARNING: -R in a read-only launch without -G: the "
-                        "data is compared with this launch's signature and will mismatch; "
-                        "give the writer's -G\n");
-    if (check_before_io(run, p, &be) != 0)
+    static struct ios_acc_manifest manifest;
+    int have_manifest = 0;
+    char test_id[40] = "";
+    int32_t seed = agreed_seed(run, p);
+    if (reads_only(p) && match_write_part(run, p, &manifest, &have_manifest, &seed, test_id) != 0)
+        return 2;
+    if (p->check_read && !p->write && !p->seed_given && !have_manifest && run->rank == 0)
+        fprintf(stderr, "ioscore-suite ior: WARNING: -R in a read-only launch without -G and "
+                        "without the write part's manifest: the data is compared with this "
+                        "launch's signature and will mismatch; give the writer's -G\n");
+    if (check_before_io(run, p, &be, test_id, seed) != 0)
         return 2;
     if (make_resultdir(run) != 0)
         return 2;
@@ -576,7 +758,14 @@ int ios_ior_run(struct ios_run *run, const struct ios_ior_params *p)
     run->quiet = 1; /* the engine's IO500 summary lines go to result_summary.txt only */
     ios_instrument_cfg_init(&run->instr, run->rank, 1, -1, 0);
     run->t_run_start = ios_wtime();
-    int32_t seed = agreed_seed(run, p);
+    run->json_extra = ios_acc_json_extra;
+    struct ios_acc_report *rep = ios_acc_report();
+    if (p->write && run->rank == 0) { /* the files are replaced: an earlier test's manifest
+                                         no longer describes them, even if this launch fails */
+        char path[IOS_PATH_MAX];
+        manifest_path(p, path, sizeof path);
+        unlink(path);
+    }
 
     struct ior_series series[4] = {
         {.access = "write"}, {.access = "read"}, {.access = "readback"}, {.access = "reread"}};
@@ -633,6 +822,20 @@ int ios_ior_run(struct ios_run *run, const struct ios_ior_params *p)
             struct ior_row row;
             row_of(res, p, &row);
             steps[s].series->rows[steps[s].series->n++] = row;
+            if (steps[s].access == ACC_WRITE) { /* what every rank wrote (less after -D) */
+                written_pairs = UINT64_MAX;
+                for (int r = 0; r < res->n_ranks; r++)
+                    if ((uint64_t)res->ranks[r].items < written_pairs)
+                        written_pairs = (uint64_t)res->ranks[r].items;
+            }
+            struct ios_acc_series *acc =
+                steps[s].verify ? NULL : ios_acc_series_of(rep, steps[s].what, "MiB/s");
+            if (acc) { /* what the summary table's row of this operation is made of */
+                acc->has_ops = 1;
+                acc->values[acc->n] = row.mib;
+                acc->ops[acc->n] = row.iops;
+                acc->time[acc->n++] = row.total;
+            }
             print_row(steps[s].what, &row, p, iter);
             if (p->verbose >= 2)
                 print_ranks(res);
@@ -645,9 +848,19 @@ int ios_ior_run(struct ios_run *run, const struct ios_ior_params *p)
         if (!p->keep && !run->aborted) /* IOR: without -k, even after a read-only run */
             remove_files(run, p, &be);
     }
+    double node_bytes = 0, node_ram = 0;
+    char host[IOS_HOST_MAX];
+    ios_acc_data_vs_ram(run, (double)(p->block * p->segments), &node_bytes, &node_ram, host,
+                        sizeof host);
     if (run->rank == 0) {
+        add_notes(run, p, &be, have_manifest, node_bytes, node_ram, host);
         print_summary(run, p, series, 2, seed);
-        print_notes(run, p, &be);
+        ios_acc_print_notes(rep);
+        if (p->lustre_stripe_count != -2)
+            printf("  -O lustreStripeCount=%d was NOT applied: this build has no Lustre client "
+                   "library; set the layout with lfs setstripe on the directory\n",
+                   p->lustre_stripe_count);
+        record_test(run, p, have_manifest ? &manifest : NULL, seed);
         char now[64];
         ios_format_time(ios_wtime(), "%a %b %d %H:%M:%S %Y", now, sizeof now);
         printf("Finished            : %s\n", now);

@@ -37,7 +37,6 @@ static const struct {
     {'R', "random stat order"},
     {'s', "stride between task counts"},
     {'S', "shared file access"},
-    {'t', "time the unique working directory overhead"},
     {'V', "verbosity of one rank"},
     {'x', "stonewall status file"},
     {'y', "sync after each write"},
@@ -138,9 +137,10 @@ int ios_mdtest_parse(struct ios_mdtest_params *p, int argc, char **argv, int ran
         const char *w = argv[i], *next = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(w, "-h") == 0 || strcmp(w, "--help") == 0) {
             if (rank == 0)
-                printf("usage: mpirun -np N ioscore-suite mdtest -n N [-F|-D] [-C] [-T] [-E] "
-                       "[-r] [-u] [-L] [-z depth] [-b branch] [-d dir[@dir...]] [-w bytes] "
-                       "[-e bytes] [-N stride] [-i iterations] [-v] [--resultdir DIR]\n");
+                printf(
+                    "usage: mpirun -np N ioscore-suite mdtest -n N [-F|-D] [-C] [-T] [-E] "
+                    "[-r] [-U] [-u [-t]] [-L] [-z depth] [-b branch] [-d dir[@dir...]] [-w bytes] "
+                    "[-e bytes] [-N stride] [-i iterations] [-v] [--resultdir DIR]\n");
             return 1;
         }
         if (strcmp(w, "--resultdir") == 0 || strncmp(w, "--resultdir=", 12) == 0) {
@@ -154,7 +154,9 @@ int ios_mdtest_parse(struct ios_mdtest_params *p, int argc, char **argv, int ran
         if (w[0] != '-' || !w[1] || w[1] == '-')
             return fail(rank, "not supported: '%s'%s (mdtest takes short options)", w, "");
         for (const char *c = w + 1; *c; c++) {
-            if (strchr("FDCTEruLvPXY", *c)) {
+            if (strchr("FDCTEruLvPXYtU", *c)) {
+                p->time_unique |= *c == 't';
+                p->rename_dirs |= *c == 'U';
                 p->print_time |= *c == 'P';
                 p->verify |= *c == 'X';
                 p->sync |= *c == 'Y';
@@ -193,6 +195,8 @@ int ios_mdtest_parse(struct ios_mdtest_params *p, int argc, char **argv, int ran
                     "");
     if (p->verify && p->read_bytes > p->write_bytes)
         return fail(rank, "-X verifies what -w wrote: -e must not exceed -w%s%s", "", "");
+    if (p->rename_dirs && p->reps > IOS_MDTEST_MAX_REPS - 1)
+        return fail(rank, "-U adds a phase per iteration: at most %s iterations (-i)%s", "6", "");
     if (p->files_only && p->dirs_only)
         return fail(rank, "-F and -D exclude each other%s%s", "", "");
     if (!p->create && !p->stat && !p->read && !p->remove)

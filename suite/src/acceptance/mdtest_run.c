@@ -15,15 +15,27 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "ioscore/acceptance.h"
 #include "ioscore/report.h"
 
 enum md_what { MD_TREE, MD_DIR, MD_FILE };
-enum md_op { MD_CREATE, MD_STAT, MD_READ, MD_REMOVE };
+enum md_op { MD_CREATE, MD_STAT, MD_READ, MD_RENAME, MD_REMOVE };
 
-static const char *const op_names[] = {"write", "stat", "read", "delete"};
+static const char *const op_names[] = {"write", "stat", "read", "rename", "delete"};
 static const char *const what_names[] = {"tree", "dir", "file"};
+
+/* The phase table's operation (CSV column, log label) of each step; IOS_MD_NONE: not one. */
+static const enum ios_md_op table_ops[3][5] = {
+    [MD_TREE] = {[MD_CREATE] = IOS_MD_TREE_CREATE, [MD_REMOVE] = IOS_MD_TREE_REMOVE},
+    [MD_DIR] = {IOS_MD_DIR_CREATE, IOS_MD_DIR_STAT, IOS_MD_DIR_READ, IOS_MD_DIR_RENAME,
+                IOS_MD_DIR_REMOVE},
+    [MD_FILE] = {[MD_CREATE] = IOS_MD_FILE_CREATE,
+                 [MD_STAT] = IOS_MD_FILE_STAT,
+                 [MD_READ] = IOS_MD_FILE_READ,
+                 [MD_REMOVE] = IOS_MD_FILE_REMOVE},
+};
 
 /* ---------------------------------------------------------------- the namespace */
 
@@ -43,7 +55,10 @@ struct md_state {
     int owner;
     void *buf;
     size_t buf_len;
-    void *expected; /* -X: the first -w bytes the owner wrote */
+    void *expected;    /* -X: the first -w bytes the owner wrote */
+    uint64_t count;    /* items of this rank in this phase */
+    uint64_t dir_node; /* the tree node whose path `dir` holds (dir[0] == 0: none yet) */
+    char dir[IOS_PATH_MAX];
 };
 
 static const char *dir_of(const struct ios_mdtest_params *p, int rank)
@@ -77,6 +92,56 @@ static int tree_owner(const struct ios_mdtest_params *p, int rank)
     return p->unique || rank < p->n_dirs;
 }
 
+/* Path of item i (dir or file) of `owner`: in tree node i / per_node (-L: of the leaves). */
+static void item_path(const struct ios_mdtest_params *p, enum md_what what, int owner, uint64_t i,
+                      char *buf, size_t len)
+{
+    uint64_t node = i / p->per_node + (p->leaf ? p->nodes - p->leaves : 0);
+    char dir[IOS_PATH_MAX];
+    node_path(p, owner, node, dir, sizeof dir);
+    ios_path(buf, len, "%s/%s.mdtest.%d.%" PRIu64, dir, what == MD_DIR ? "dir" : "file", owner, i);
+}
+
+/* item_path in the phase loop: consecutive items share their node's path, built once. */
+static void phase_item_path(struct md_state *st, uint64_t i, char *buf, size_t len)
+{
+    const struct ios_mdtest_params *p = st->ph->p;
+    uint64_t node = i / p->per_node + (p->leaf ? p->nodes - p->leaves : 0);
+    if (!st->dir[0] || st->dir_node != node) {
+        node_path(p, st->owner, node, st->dir, sizeof st->dir);
+        st->dir_node = node;
+    }
+    ios_path(buf, len, "%s/%s.mdtest.%d.%" PRIu64, st->dir, st->ph->what == MD_DIR ? "dir" : "file",
+             st->owner, i);
+}
+
+/*
+ * mdtest -U: rename i of a chain over the owner's n directories, as mdtest's rename phase:
+ * the first goes to "<name>-XX", each next one takes its predecessor's name, and the last
+ * rename brings "<first>-XX" to the second-to-last name. n renames; every name exists again
+ * afterwards, so the removal finds the tree complete.
+ */
+static int rename_item(struct md_state *st, uint64_t i, uint64_t n, char *path, size_t len)
+{
+    const struct ios_mdtest_params *p = st->ph->p;
+    char from[IOS_PATH_MAX], to[IOS_PATH_MAX], first[IOS_PATH_MAX];
+    item_path(p, MD_DIR, st->owner, 0, first, sizeof first);
+    ios_path(first + strlen(first), sizeof first - strlen(first), "-XX");
+    if (i == 0) {
+        item_path(p, MD_DIR, st->owner, 0, from, sizeof from);
+        snprintf(to, sizeof to, "%s", first);
+    } else {
+        if (i == n - 1)
+            snprintf(from, sizeof from, "%s", first);
+        else
+            item_path(p, MD_DIR, st->owner, i, from, sizeof from);
+        item_path(p, MD_DIR, st->owner, i - 1, to, sizeof to);
+    }
+    snprintf(path, len, "%s", from);
+    /* the POSIX backend has no rename operation; mdtest's subcommand runs on POSIX only */
+    return rename(from, to) == 0 ? 0 : -errno;
+}
+
 static int md_item(void *state, uint64_t i)
 {
     struct md_state *st = state;
@@ -86,16 +151,14 @@ static int md_item(void *state, uint64_t i)
     struct ios_backend *be = &ctx->be;
     char path[IOS_PATH_MAX];
     int rc = 0;
-    if (ph->what == MD_TREE) { /* removal runs children first: the highest index first */
+    if (ph->op == MD_RENAME) {
+        rc = rename_item(st, i, st->count, path, sizeof path);
+    } else if (ph->what == MD_TREE) { /* removal runs children first: the highest index first */
         uint64_t k = ph->op == MD_CREATE ? i : p->nodes - 1 - i;
         node_path(p, st->owner, k, path, sizeof path);
         rc = ph->op == MD_CREATE ? be->ops->mkdir(be, path, 0700) : be->ops->rmdir(be, path);
     } else {
-        uint64_t node = i / p->per_node + (p->leaf ? p->nodes - p->leaves : 0);
-        char dir[IOS_PATH_MAX];
-        node_path(p, st->owner, node, dir, sizeof dir);
-        ios_path(path, sizeof path, "%s/%s.mdtest.%d.%" PRIu64, dir,
-                 ph->what == MD_DIR ? "dir" : "file", st->owner, i);
+        phase_item_path(st, i, path, sizeof path);
         int64_t h = 0, size = 0;
         switch (ph->op) {
         case MD_CREATE:
@@ -139,6 +202,8 @@ static int md_item(void *state, uint64_t i)
         case MD_REMOVE:
             rc = ph->what == MD_DIR ? be->ops->rmdir(be, path) : be->ops->unlink(be, path);
             break;
+        case MD_RENAME:
+            break;
         }
     }
     if (rc != 0) {
@@ -147,6 +212,24 @@ static int md_item(void *state, uint64_t i)
     }
     ctx->mine.items += 1;
     return 0;
+}
+
+/*
+ * mdtest's unique_dir_access for -u: the creating phases wait for every rank (mdtest's barrier
+ * before the create of its unique directory), then each rank looks up the tree it works in.
+ * mdtest restarts a phase's clock after it unless -t ("time unique working directory
+ * overhead") keeps it in the phase time.
+ */
+static void unique_dir_access(struct ios_phase_ctx *ctx, const struct md_state *st)
+{
+    if (st->ph->op == MD_CREATE)
+        MPI_Barrier(MPI_COMM_WORLD);
+    char path[IOS_PATH_MAX];
+    int64_t size = 0;
+    node_path(st->ph->p, st->owner, 0, path, sizeof path);
+    int rc = ctx->be.ops->stat_size(&ctx->be, path, &size);
+    if (rc != 0)
+        ios_phase_error(ctx, rc, "stat %s", path);
 }
 
 static void md_phase_run(struct ios_phase_ctx *ctx)
@@ -172,12 +255,24 @@ static void md_phase_run(struct ios_phase_ctx *ctx)
         st.expected = ios_alloc_buffer(&ctx->be, (size_t)p->write_bytes);
         ios_pattern_fill(st.expected, (size_t)p->write_bytes, 0, st.owner, IOS_PACKET_TIMESTAMP, 0);
     }
-    ctx->mine.start = ios_wtime();
-    ctx->mine.loop_start = ctx->mine.start;
+    /* -u: the phase first reaches its unique working directory; -t keeps that in the time */
+    double before_access = ios_wtime();
+    int access = p->unique && ph->what != MD_TREE;
+    if (access)
+        unique_dir_access(ctx, &st);
+    ctx->mine.loop_start = ios_wtime();
+    ios_phase_key(ctx, "unique_dir_overhead", "%s",
+                  !access          ? "none"
+                  : p->time_unique ? "timed (-t)"
+                                   : "excluded (no -t)");
+    if (access)
+        ios_phase_key(ctx, "unique_dir_access_s", "%.9f", ctx->mine.loop_start - before_access);
+    ctx->mine.start = p->time_unique ? before_access : ctx->mine.loop_start;
     ios_instrument_progress_start(&ctx->instr, 0, 0, (double)count * run->size, &ctx->mine.items,
                                   &ctx->mine.bytes);
     if (ph->what == MD_FILE && ph->op != MD_CREATE && *ph->created < count)
         count = *ph->created; /* after a stonewalled create: what every rank created */
+    st.count = count;
     int ok = 1;
     int stonewalled = ph->what == MD_FILE && ph->op == MD_CREATE && p->stonewall > 0;
     uint64_t done = ios_run_ops(ctx, md_item, &st, 0, count, stonewalled ? p->stonewall : 0, &ok);
@@ -205,13 +300,6 @@ static void md_phase_run(struct ios_phase_ctx *ctx)
 
 /* ---------------------------------------------------------------- run and output */
 
-static int agree(int failed)
-{
-    int any = 0;
-    MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    return any ? 2 : 0;
-}
-
 /* Before any I/O: the parent of every used -d directory exists, and a launch that does not
  * create (-C) finds the trees of an earlier one. */
 static int prepare(struct ios_run *run, const struct ios_mdtest_params *p, struct ios_backend *be)
@@ -228,7 +316,7 @@ static int prepare(struct ios_run *run, const struct ios_mdtest_params *p, struc
             bad = 1;
         }
     }
-    if (agree(bad))
+    if (ios_acceptance_agree(bad))
         return 2;
     if (!p->create) {
         node_path(p, (run->rank + p->stride) % run->size, 0, path, sizeof path);
@@ -241,7 +329,7 @@ static int prepare(struct ios_run *run, const struct ios_mdtest_params *p, struc
             bad = 1;
         }
     }
-    return agree(bad);
+    return ios_acceptance_agree(bad);
 }
 
 /* Before the tree creation of each iteration: the first rank of each -d directory creates it
@@ -260,15 +348,15 @@ static int make_test_dirs(struct ios_run *run, const struct ios_mdtest_params *p
             bad = 1;
         }
     }
-    return agree(bad);
+    return ios_acceptance_agree(bad);
 }
 
 static const char *row_label(enum md_what what, enum md_op op)
 {
-    static const char *const labels[3][4] = {
-        {"Tree creation", "", "", "Tree removal"},
-        {"Directory creation", "Directory stat", "", "Directory removal"},
-        {"File creation", "File stat", "File read", "File removal"},
+    static const char *const labels[3][5] = {
+        {"Tree creation", "", "", "", "Tree removal"},
+        {"Directory creation", "Directory stat", "", "Directory rename", "Directory removal"},
+        {"File creation", "File stat", "File read", "", "File removal"},
     };
     return labels[what][op];
 }
@@ -282,42 +370,212 @@ static double md_time(const struct ios_phase_result *res)
     return t;
 }
 
-static void print_summary(const char *what, const struct ios_mdtest_params *p,
-                          double rates[3][4][IOS_MDTEST_MAX_REPS], const int n[3][4])
+/* mdtest's SUMMARY table from the report's series: rates, or with -P also the times. */
+static void print_summary(const char *what, const struct ios_mdtest_params *p, int times)
 {
+    const struct ios_acc_report *rep = ios_acc_report();
     printf("\nSUMMARY %s: (of %d iterations)\n", what, p->reps);
     printf("   Operation                     Max            Min           Mean        Std Dev\n");
     printf("   ---------                     ---            ---           ----        -------\n");
-    static const int order[][2] = {
-        {MD_DIR, MD_CREATE},  {MD_DIR, MD_STAT},    {MD_DIR, MD_REMOVE},
-        {MD_FILE, MD_CREATE}, {MD_FILE, MD_STAT},   {MD_FILE, MD_READ},
-        {MD_FILE, MD_REMOVE}, {MD_TREE, MD_CREATE}, {MD_TREE, MD_REMOVE}};
+    static const int order[][2] = {{MD_DIR, MD_CREATE}, {MD_DIR, MD_STAT},    {MD_DIR, MD_RENAME},
+                                   {MD_DIR, MD_REMOVE}, {MD_FILE, MD_CREATE}, {MD_FILE, MD_STAT},
+                                   {MD_FILE, MD_READ},  {MD_FILE, MD_REMOVE}, {MD_TREE, MD_CREATE},
+                                   {MD_TREE, MD_REMOVE}};
     for (size_t k = 0; k < sizeof order / sizeof order[0]; k++) {
-        int w = order[k][0], o = order[k][1], c = n[w][o];
-        if (c == 0)
-            continue;
-        double max = -INFINITY, min = INFINITY, sum = 0, sq = 0;
-        for (int i = 0; i < c; i++) {
-            max = fmax(max, rates[w][o][i]);
-            min = fmin(min, rates[w][o][i]);
-            sum += rates[w][o][i];
+        const char *label = row_label((enum md_what)order[k][0], (enum md_op)order[k][1]);
+        for (int i = 0; i < rep->n_series; i++) {
+            const struct ios_acc_series *se = &rep->series[i];
+            if (strcmp(se->operation, label) != 0 || se->n == 0)
+                continue;
+            struct ios_acc_stats st;
+            ios_acc_stats(times ? se->time : se->values, se->n, &st);
+            printf("   %-22s %14.3f %14.3f %14.3f %14.3f\n", label, st.max, st.min, st.mean,
+                   st.stddev);
         }
-        double mean = sum / c;
-        for (int i = 0; i < c; i++)
-            sq += (rates[w][o][i] - mean) * (rates[w][o][i] - mean);
-        printf("   %-22s %14.3f %14.3f %14.3f %14.3f\n", row_label((enum md_what)w, (enum md_op)o),
-               max, min, mean, sqrt(sq / c));
     }
+}
+
+/* The manifest a keeping create launch leaves in the first -d directory (see manifest.c). */
+static void manifest_path(const struct ios_mdtest_params *p, char *buf, size_t len)
+{
+    ios_path(buf, len, "%s/ioscore-test.json", p->dirs[0]);
+}
+
+/*
+ * A launch that does not create (-C) and the create part of its test (rank 0 decides, every
+ * rank learns): the tree must have the same shape and tasks, and hold at least the bytes -e
+ * reads. *created: files per rank the create made (lower after its -W stonewall). 0 or 2.
+ */
+static int match_create_part(const struct ios_run *run, const struct ios_mdtest_params *p,
+                             struct ios_acc_manifest *m, int *found, uint64_t *created)
+{
+    int bad = 0;
+    *found = 0;
+    double made = -1;
+    if (run->rank == 0) {
+        char path[IOS_PATH_MAX], why[512];
+        manifest_path(p, path, sizeof path);
+        const struct ios_acc_expect same[] = {
+            {"items", (double)p->items, "-n"}, {"depth", p->depth, "-z"},
+            {"branch", p->branch, "-b"},       {"unique", p->unique, "-u"},
+            {"leaf", p->leaf, "-L"},           {"tasks", run->size, "tasks"},
+            {"n_dirs", p->n_dirs, "-d count"},
+        };
+        int rc = ios_acc_manifest_check("mdtest", path, m, same, sizeof same / sizeof same[0],
+                                        "create", why, sizeof why);
+        bad = rc < 0;
+        if (rc > 0) {
+            *found = 1;
+            double wrote = ios_acc_manifest_num(m, "write_bytes", 0);
+            if (!why[0] && p->read && !p->dirs_only && (double)p->read_bytes > wrote)
+                snprintf(why, sizeof why,
+                         "the create part of test %s wrote %.0f bytes per file (-w), this "
+                         "launch reads %" PRIu64 " (-e)",
+                         ios_acc_manifest_str(m, "id"), wrote, p->read_bytes);
+            if (!why[0] && ios_acc_manifest_num(m, "files_only", 0) && !p->files_only)
+                snprintf(why, sizeof why, "the create part of test %s made files only (-F): add -F",
+                         ios_acc_manifest_str(m, "id"));
+            if (!why[0] && ios_acc_manifest_num(m, "dirs_only", 0) && !p->dirs_only)
+                snprintf(why, sizeof why,
+                         "the create part of test %s made directories only (-D): add -D",
+                         ios_acc_manifest_str(m, "id"));
+            if (why[0]) {
+                fprintf(stderr, "ioscore-suite mdtest: ERROR: %s (%s)\n", why, path);
+                bad = 1;
+            }
+            made = ios_acc_manifest_num(m, "created_per_rank", -1);
+        }
+    }
+    MPI_Bcast(found, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Bcast(&made, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    *created = made >= 0 ? (uint64_t)made : UINT64_MAX;
+    if (ios_acceptance_agree(bad))
+        return 2;
+    /* a sample: the first file of the rank whose items this rank uses has the -w size */
+    if (*found && !p->dirs_only) {
+        char path[IOS_PATH_MAX];
+        struct stat sb;
+        double want = 0;
+        if (run->rank == 0)
+            want = ios_acc_manifest_num(m, "write_bytes", 0);
+        MPI_Bcast(&want, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+        item_path(p, MD_FILE, (run->rank + p->stride) % run->size, 0, path, sizeof path);
+        if (stat(path, &sb) != 0) {
+            fprintf(stderr,
+                    "ioscore-suite mdtest: ERROR: rank %d: %s: %s (the create part "
+                    "made it)\n",
+                    run->rank, path, strerror(errno));
+            bad = 1;
+        } else if ((double)sb.st_size != want) {
+            fprintf(stderr,
+                    "ioscore-suite mdtest: ERROR: file %s is %lld bytes, the create part "
+                    "wrote %.0f\n",
+                    path, (long long)sb.st_size, want);
+            bad = 1;
+        }
+    }
+    return ios_acceptance_agree(bad);
+}
+
+/* What each rate could have measured (rank 0). */
+static void add_notes(const struct ios_run *run, const struct ios_mdtest_params *p, int two_part)
+{
+    struct ios_acc_report *rep = ios_acc_report();
+    int same_host = 1;
+    for (int r = 0; r < run->size && same_host; r++)
+        same_host = strcmp(run->hosts[r], run->hosts[(r + p->stride) % run->size]) == 0;
+    for (int i = 0; i < rep->n_series; i++) {
+        const char *op = rep->series[i].operation;
+        if (strstr(op, "creation") || strstr(op, "rename")) {
+            if (p->sync)
+                ios_acc_note(rep, op, "media-likely",
+                             "sync inside the timing (-Y): the entries reached the servers");
+            else
+                ios_acc_note(rep, op, "client-cache",
+                             "no sync in the timing (-Y not set): the changes may end in the "
+                             "client's metadata cache");
+        } else if (strstr(op, "stat") || strstr(op, "read")) {
+            if (two_part)
+                ios_acc_note(rep, op, same_host ? "client-cache" : "server-cache",
+                             "in a separate launch after the create (two-part test): %s",
+                             same_host ? "client caches possible unless they were dropped "
+                                         "between the launches"
+                                       : "entries of another node, server cache possible");
+            else if (same_host)
+                ios_acc_note(rep, op, "client-cache",
+                             "entries this node created in this launch (%s): client "
+                             "attribute%s cache likely",
+                             p->stride ? "-N shift within the node" : "-N not set",
+                             strstr(op, "read") ? " and page" : "");
+            else
+                ios_acc_note(rep, op, "server-cache",
+                             "entries created by another node (-N %d): no client cache hit, "
+                             "server cache possible",
+                             p->stride);
+        }
+    }
+}
+
+/*
+ * Rank 0, at the end: a launch that creates and does not remove starts a test and leaves its
+ * manifest; a launch on a tree with a manifest is that test's second part; a launch that
+ * removed the tree removes the manifest with it.
+ */
+static void record_test(const struct ios_run *run, const struct ios_mdtest_params *p,
+                        const struct ios_acc_manifest *manifest, uint64_t created)
+{
+    struct ios_acc_report *rep = ios_acc_report();
+    char path[IOS_PATH_MAX];
+    manifest_path(p, path, sizeof path);
+    if (run->aborted)
+        return;
+    if (p->remove && unlink(path) != 0 && errno != ENOENT)
+        fprintf(stderr, "ioscore-suite mdtest: WARNING: cannot remove %s: %s\n", path,
+                strerror(errno));
+    if (manifest) {
+        snprintf(rep->test_id, sizeof rep->test_id, "%s", ios_acc_manifest_str(manifest, "id"));
+        ios_acc_part_from_manifest(manifest, "ops/s", &rep->parts[rep->n_parts++]);
+        ios_acc_add_own_part(rep, run, "use", p->command);
+        return;
+    }
+    if (!p->create || p->remove)
+        return;
+    ios_acc_new_test_id(rep->test_id, sizeof rep->test_id);
+    ios_acc_add_own_part(rep, run, "create", p->command);
+    struct ios_json j;
+    ios_acc_manifest_begin(&j, "mdtest", rep->test_id);
+    ios_json_string(&j, "dirs", p->dir_list_text);
+    ios_json_int(&j, "n_dirs", p->n_dirs);
+    ios_json_int(&j, "items", (int64_t)p->items);
+    ios_json_int(&j, "depth", p->depth);
+    ios_json_int(&j, "branch", p->branch);
+    ios_json_int(&j, "unique", p->unique);
+    ios_json_int(&j, "leaf", p->leaf);
+    ios_json_int(&j, "files_only", p->files_only);
+    ios_json_int(&j, "dirs_only", p->dirs_only);
+    ios_json_int(&j, "tasks", run->size);
+    ios_json_int(&j, "write_bytes", (int64_t)p->write_bytes);
+    if (created != UINT64_MAX)
+        ios_json_int(&j, "created_per_rank", (int64_t)created);
+    int rc = ios_acc_manifest_finish(&j, &rep->parts[0], path);
+    if (rc != 0)
+        fprintf(stderr, "ioscore-suite mdtest: WARNING: cannot write the test manifest %s: %s\n",
+                path, strerror(-rc));
 }
 
 int ios_mdtest_run(struct ios_run *run, const struct ios_mdtest_params *p)
 {
-    static struct md_phase phases[9 * IOS_MDTEST_MAX_REPS];
+    static struct md_phase phases[10 * IOS_MDTEST_MAX_REPS];
+    static struct ios_acc_manifest manifest;
     struct ios_backend be;
     char err[IOS_MSG_MAX];
     if (ios_backend_create("POSIX", &be, err, sizeof err) != 0)
         ios_fatal("%s", err);
     if (prepare(run, p, &be) != 0)
+        return 2;
+    int have_manifest = 0;
+    uint64_t made = UINT64_MAX; /* files per rank the create part made */
+    if (!p->create && match_create_part(run, p, &manifest, &have_manifest, &made) != 0)
         return 2;
     int rc = 0;
     if (run->rank == 0) {
@@ -329,13 +587,20 @@ int ios_mdtest_run(struct ios_run *run, const struct ios_mdtest_params *p)
         if (rc != 0)
             fprintf(stderr, "ioscore-suite mdtest: ERROR: cannot create %s\n", run->resdir);
     }
-    if (agree(rc != 0))
+    if (ios_acceptance_agree(rc != 0))
         return 2;
     run->backend = &be;
     run->unscored = 1;
     run->quiet = 1;
+    run->json_extra = ios_acc_json_extra;
+    if (p->create && run->rank == 0) { /* a new tree: an earlier test's manifest is stale */
+        char path[IOS_PATH_MAX];
+        manifest_path(p, path, sizeof path);
+        unlink(path);
+    }
     ios_instrument_cfg_init(&run->instr, run->rank, 1, -1, 0);
     run->t_run_start = ios_wtime();
+    struct ios_acc_report *rep = ios_acc_report();
     if (run->rank == 0) {
         printf("ioscore-suite mdtest %s was launched with %d total task(s) on %d node(s)\n",
                run->version, run->size, run->nnodes);
@@ -346,13 +611,16 @@ int ios_mdtest_run(struct ios_run *run, const struct ios_mdtest_params *p)
                " per directory, %" PRIu64 " directories per tree%s)\n",
                run->size, p->per_node * (p->leaf ? p->leaves : p->nodes), p->per_node,
                p->leaf ? p->leaves : p->nodes, p->leaf ? ", leaves only" : "");
+        if (have_manifest)
+            printf("Test: %s (this launch uses the tree its create part made)\n",
+                   ios_acc_manifest_str(&manifest, "id"));
         fflush(stdout);
     }
-    static double rates[3][4][IOS_MDTEST_MAX_REPS], times[3][4][IOS_MDTEST_MAX_REPS];
-    int n[3][4] = {{0}};
+    uint64_t dirs_per_rank = p->per_node * (p->leaf ? p->leaves : p->nodes);
+    uint64_t created = made;
     int n_phases = 0;
     for (int iter = 0; iter < p->reps && !run->aborted; iter++) {
-        uint64_t created = UINT64_MAX; /* lowered by a stonewalled create */
+        created = made; /* lowered by a stonewalled create */
         if (p->create && make_test_dirs(run, p, &be) != 0) {
             run->aborted = 1;
             snprintf(run->abort_reason, sizeof run->abort_reason, "cannot create test-dir.0-0");
@@ -366,6 +634,7 @@ int ios_mdtest_run(struct ios_run *run, const struct ios_mdtest_params *p)
             {p->create, MD_TREE, MD_CREATE},
             {!p->files_only && p->create, MD_DIR, MD_CREATE},
             {!p->files_only && p->stat, MD_DIR, MD_STAT},
+            {!p->files_only && p->rename_dirs && dirs_per_rank > 1, MD_DIR, MD_RENAME},
             {!p->files_only && p->remove, MD_DIR, MD_REMOVE},
             {!p->dirs_only && p->create, MD_FILE, MD_CREATE},
             {!p->dirs_only && p->stat, MD_FILE, MD_STAT},
@@ -382,10 +651,11 @@ int ios_mdtest_run(struct ios_run *run, const struct ios_mdtest_params *p)
                      op_names[steps[s].op], iter);
             ph->base.name = ph->name;
             ph->base.score_group = IOS_GROUP_NONE;
-            ph->base.type = steps[s].op == MD_CREATE   ? IOS_PHASE_WRITE
-                            : steps[s].op == MD_REMOVE ? IOS_PHASE_REMOVE
-                                                       : IOS_PHASE_READ;
+            ph->base.type = steps[s].op == MD_CREATE || steps[s].op == MD_RENAME ? IOS_PHASE_WRITE
+                            : steps[s].op == MD_REMOVE                           ? IOS_PHASE_REMOVE
+                                                                                 : IOS_PHASE_READ;
             ph->base.metric = IOS_METRIC_MD;
+            ph->base.md_op = table_ops[steps[s].what][steps[s].op];
             ph->base.csv_kind = "mdtest";
             ph->base.run = md_phase_run;
             ph->p = p;
@@ -395,10 +665,14 @@ int ios_mdtest_run(struct ios_run *run, const struct ios_mdtest_params *p)
             ph->created = &created;
             struct ios_phase_result *res = ios_run_one_phase(run, &ph->base);
             if (run->rank == 0) {
-                times[ph->what][ph->op][n[ph->what][ph->op]] = md_time(res);
-                rates[ph->what][ph->op][n[ph->what][ph->op]++] = res->score * 1000.0;
+                const char *label = row_label(ph->what, ph->op);
+                struct ios_acc_series *se = ios_acc_series_of(rep, label, "ops/s");
+                if (se && se->n < IOS_ACC_MAX_ITERS) {
+                    se->time[se->n] = md_time(res);
+                    se->values[se->n++] = res->score * 1000.0;
+                }
                 if (p->verbose > 0)
-                    printf("%s: %.3f ops/s\n", row_label(ph->what, ph->op), res->score * 1000);
+                    printf("%s: %.3f ops/s\n", label, res->score * 1000);
             }
         }
         if (p->remove && !run->aborted) { /* the trees are gone: test-dir.0-0 too */
@@ -410,9 +684,12 @@ int ios_mdtest_run(struct ios_run *run, const struct ios_mdtest_params *p)
         }
     }
     if (run->rank == 0) {
-        print_summary("rate (in ops/sec)", p, rates, n);
+        add_notes(run, p, have_manifest);
+        print_summary("rate (in ops/sec)", p, 0);
         if (p->print_time)
-            print_summary("time (in seconds)", p, times, n);
+            print_summary("time (in seconds)", p, 1);
+        ios_acc_print_notes(rep);
+        record_test(run, p, have_manifest ? &manifest : NULL, created);
         char now[64];
         ios_format_time(ios_wtime(), "%m/%d/%Y %H:%M:%S", now, sizeof now);
         printf("-- finished at %s --\n", now);

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "ioscore/phases.h"
+#include "ioscore/xfer.h"
 
 #define IOR_HARD_RECORD 47008
 #define RND4K_BLOCK 4096
@@ -93,104 +94,74 @@ static uint64_t next_random(uint64_t *state)
     return z ^ (z >> 31);
 }
 
+/* What the offsets of a job need beside the engine's job (rnd4K: the file and its draws). */
 struct io_state {
-    struct ios_phase_ctx *ctx;
+    struct ios_xfer_job x; /* first: the engine's callbacks get it back */
     const struct ior_job *job;
-    int target; /* the rank whose data is accessed */
-    char path[IOS_PATH_MAX];
-    int64_t handle;
-    int open_ok;
-    void *buf;
-    int verify;           /* reads: compare with the writer's pattern */
+    int nranks;
     uint64_t file_blocks; /* rnd4K: blocks in the target file */
     uint64_t rng;
 };
 
-/* One transfer number j; returns 0 or -1 after recording an error. */
-static int transfer_once(struct io_state *st, uint64_t j)
+static uint64_t offset_op(const struct ios_xfer_job *x, uint64_t j)
 {
-    struct ios_phase_ctx *ctx = st->ctx;
-    const struct ior_job *job = st->job;
+    struct io_state *st = x->arg;
+    if (st->job->access == ACCESS_RANDOM_READ)
+        return (next_random(&st->rng) % st->file_blocks) * RND4K_BLOCK;
+    return offset_of(st->job, st->nranks, x->target, j);
+}
+
+/* rnd4K: the target file's size bounds the random offsets (inside the timing, as IOR's). */
+static void rnd4k_opened(struct ios_phase_ctx *ctx, struct ios_xfer_job *x)
+{
+    struct io_state *st = x->arg;
+    int64_t size = 0;
+    int rc = ctx->be.ops->stat_size(&ctx->be, x->path, &size);
+    if (rc != 0)
+        ios_phase_error(ctx, rc, "stat %s", x->path);
+    st->file_blocks = (uint64_t)(size > 0 ? size : 0) / RND4K_BLOCK;
+    if (!(ctx->be.ops->caps & IOS_CAP_STORES_DATA))
+        st->file_blocks = 1;
+    if (rc == 0 && st->file_blocks == 0)
+        ios_phase_error(ctx, -EINVAL, "%s is smaller than one 4 KiB block", x->path);
+    st->rng = (uint64_t)(ios_wtime() * 1e6) ^ ((uint64_t)ctx->run->rank << 40);
+}
+
+/* After the wear-out, inside the timing: the status file and the stonewall keys. */
+static void write_stonewalled(struct ios_phase_ctx *ctx, struct ios_xfer_job *x)
+{
+    struct io_state *st = x->arg;
     struct ios_run *run = ctx->run;
-    uint64_t off;
-    if (job->access == ACCESS_RANDOM_READ)
-        off = (next_random(&st->rng) % st->file_blocks) * RND4K_BLOCK;
-    else
-        off = offset_of(job, run->size, st->target, j);
-    ssize_t n;
-    if (job->access == ACCESS_WRITE) {
-        if (ios_packet_varies_per_item(run->packet))
-            ios_pattern_update(st->buf, job->xfer, ctx->seed, run->rank, run->packet, off);
-        n = ctx->be.ops->pwrite(&ctx->be, st->handle, st->buf, job->xfer, (off_t)off);
-    } else {
-        n = ctx->be.ops->pread(&ctx->be, st->handle, st->buf, job->xfer, (off_t)off);
+    if (st->job->status)
+        ios_status_write(run, st->job->status, (int64_t)x->max_pairs);
+    double sw_bytes = ctx->mine.bytes_at_deadline, sw_sum = 0;
+    MPI_Reduce(&sw_bytes, &sw_sum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+    if (st->job->access == ACCESS_WRITE) {
+        if (run->verbosity > 1)
+            ios_phase_key(ctx, "accessed-pairs", "%llu", x->max_pairs);
+        double t = ctx->res->stonewall_time > 0 ? ctx->res->stonewall_time : 1e-9;
+        ios_phase_key(ctx, "throughput-stonewall", "%.2f", sw_sum / t / 1073741824.0);
     }
-    if (n < 0) {
-        ios_phase_error(ctx, (int)n, "%s %s at offset %" PRIu64,
-                        job->access == ACCESS_WRITE ? "write" : "read", st->path, off);
-        return -1;
-    }
-    if ((uint64_t)n != job->xfer) {
-        ios_phase_error(
-            ctx, -EIO,
-            "short %s of %s at offset %" PRIu64 ": %zd of %" PRIu64 " bytes (end of file?)",
-            job->access == ACCESS_WRITE ? "write" : "read", st->path, off, n, job->xfer);
-        return -1;
-    }
-    if (job->access == ACCESS_READ && st->verify) {
-        if (!ios_pattern_matches(st->buf, job->xfer, ctx->seed, st->target, run->packet, off)) {
-            if (ctx->mine.verify_errors == 0)
-                fprintf(stderr,
-                        "ioscore-suite: %s: rank %d: data mismatch in %s at offset %" PRIu64
-                        " (written by rank %d)\n",
-                        ctx->phase->name, run->rank, st->path, off, st->target);
-            ctx->mine.verify_errors += 1;
-        }
-    }
-    ctx->mine.items += 1;
-    ctx->mine.bytes += (double)job->xfer;
-    return 0;
 }
 
-static int transfer_op(void *st, uint64_t j)
-{
-    return transfer_once(st, j);
-}
-
-/*
- * A writer starts from an empty file, as IOR does (it deletes the file before the write): a
- * reused data directory may hold a longer file of an earlier run whose stale tail the reads
- * (rnd4K takes its range from the file size) would otherwise see. The owner of a private file
- * removes it; rank 0 removes a shared one before anyone opens it.
- */
-static void remove_stale_file(struct ios_phase_ctx *ctx, const struct io_state *st, int shared)
-{
-    if (!shared || ctx->run->rank == 0) {
-        int rc = ctx->be.ops->unlink(&ctx->be, st->path);
-        if (rc != 0 && rc != -ENOENT)
-            ios_phase_error(ctx, rc, "remove the old %s", st->path);
-    }
-    if (shared)
-        MPI_Barrier(MPI_COMM_WORLD);
-}
-
-/* The shared engine: open, barrier, loop (stonewall + wear-out), fsync, barrier, close. */
+/* One IO500 IOR phase on the shared engine: which file, which transfers, how many. */
 static void run_job(struct ios_phase_ctx *ctx, const struct ior_job *job)
 {
     struct ios_run *run = ctx->run;
     struct io_state st;
     memset(&st, 0, sizeof st);
-    st.ctx = ctx;
+    struct ios_xfer_job *x = &st.x;
     st.job = job;
+    st.nranks = run->size;
     int shift = ios_ior_shift(run);
     if (job->access == ACCESS_WRITE)
-        st.target = run->rank;
+        x->target = run->rank;
     else if (job->access == ACCESS_RANDOM_READ)
-        st.target =
+        x->target =
             job->layout == LAYOUT_EASY_FPP ? (run->rank + 2 * shift) % run->size : run->rank;
     else
-        st.target = (run->rank + shift) % run->size;
-    data_path(run, job->layout, st.target, st.path, sizeof st.path);
+        x->target = (run->rank + shift) % run->size;
+    data_path(run, job->layout, x->target, x->path, sizeof x->path);
 
     uint64_t limit = job->max_transfers;
     if (job->access == ACCESS_READ) {
@@ -198,88 +169,23 @@ static void run_job(struct ios_phase_ctx *ctx, const struct ior_job *job)
         if (pairs > 0 && (uint64_t)pairs < limit)
             limit = (uint64_t)pairs;
     }
-    st.buf = ios_alloc_buffer(&ctx->be, job->xfer);
-    if (job->access == ACCESS_WRITE) {
-        ios_pattern_fill(st.buf, job->xfer, ctx->seed, run->rank, run->packet, 0);
-    } else if (job->access == ACCESS_READ) {
-        st.verify = (ctx->be.ops->caps & IOS_CAP_STORES_DATA) != 0;
-    }
-
-    int shared = job->layout != LAYOUT_EASY_FPP;
-    if (job->access == ACCESS_WRITE)
-        remove_stale_file(ctx, &st, shared);
-    /* collective calls on one shared file: every rank must make each call */
-    ctx->lockstep = ctx->be.collective && shared;
-
-    ctx->mine.start = ios_wtime();
-    int flags = job->access == ACCESS_WRITE ? IOS_OPEN_WRITE | IOS_OPEN_CREATE : IOS_OPEN_READ;
-    if (shared)
-        flags |= IOS_OPEN_SHARED;
-    int rc = ctx->be.ops->open(&ctx->be, st.path, flags, &st.handle);
-    if (rc != 0)
-        ios_phase_error(ctx, rc, "open %s", st.path);
-    st.open_ok = rc == 0;
-    if (st.open_ok && job->access == ACCESS_RANDOM_READ) {
-        int64_t size = 0;
-        rc = ctx->be.ops->stat_size(&ctx->be, st.path, &size);
-        if (rc != 0)
-            ios_phase_error(ctx, rc, "stat %s", st.path);
-        st.file_blocks = (uint64_t)(size > 0 ? size : 0) / RND4K_BLOCK;
-        if (!(ctx->be.ops->caps & IOS_CAP_STORES_DATA))
-            st.file_blocks = 1;
-        if (rc == 0 && st.file_blocks == 0)
-            ios_phase_error(ctx, -EINVAL, "%s is smaller than one 4 KiB block", st.path);
-        st.rng = (uint64_t)(ios_wtime() * 1e6) ^ ((uint64_t)run->rank << 40);
-    }
-    MPI_Barrier(MPI_COMM_WORLD); /* -g: after open */
-
-    double deadline = job->access == ACCESS_READ ? 0 : (double)run->stonewall;
-    ctx->mine.loop_start = ios_wtime();
-    ios_instrument_progress_start(&ctx->instr, 1, deadline,
-                                  job->access == ACCESS_READ ? (double)limit * run->size : 0,
-                                  &ctx->mine.items, &ctx->mine.bytes);
-    int ok = ctx->mine.io_error == 0;
-    uint64_t j = ios_run_ops(ctx, transfer_op, &st, 0, limit, deadline, &ok);
-    ctx->mine.first_done = ios_wtime();
-    ctx->mine.items_at_deadline = (double)j;
-    ctx->mine.bytes_at_deadline = (double)j * (double)job->xfer;
-
-    /* wear-out: everyone continues to the busiest rank's count */
-    if (deadline > 0) {
-        unsigned long long mine = j, max_pairs = 0;
-        MPI_Allreduce(&mine, &max_pairs, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
-        j = ios_run_ops(ctx, transfer_op, &st, j, max_pairs, 0, &ok);
-        ctx->res->stonewall_time = ctx->mine.first_done - ctx->mine.loop_start;
-        ctx->res->has_stonewall = 1;
-        ctx->res->deadline_s = deadline;
-        if (job->status)
-            ios_status_write(run, job->status, (int64_t)max_pairs);
-        double sw_bytes = ctx->mine.bytes_at_deadline, sw_sum = 0;
-        MPI_Reduce(&sw_bytes, &sw_sum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
-        if (job->access == ACCESS_WRITE) {
-            if (run->verbosity > 1)
-                ios_phase_key(ctx, "accessed-pairs", "%llu", max_pairs);
-            double t = ctx->res->stonewall_time > 0 ? ctx->res->stonewall_time : 1e-9;
-            ios_phase_key(ctx, "throughput-stonewall", "%.2f", sw_sum / t / 1073741824.0);
-        }
-    }
-    /* MPI_File_sync of a shared file is collective: a rank that failed still takes part */
-    int collective_open = shared && (ctx->be.ops->caps & IOS_CAP_COLLECTIVE);
-    if (job->access == ACCESS_WRITE && st.open_ok && (ok || collective_open)) {
-        rc = ctx->be.ops->fsync(&ctx->be, st.handle); /* -e: inside the timed window */
-        if (rc != 0)
-            ios_phase_error(ctx, rc, "fsync %s", st.path);
-    }
-    ctx->mine.loop_end = ios_wtime();
-    MPI_Barrier(MPI_COMM_WORLD); /* -g: after the I/O loop */
-    if (st.open_ok) {
-        rc = ctx->be.ops->close(&ctx->be, st.handle);
-        if (rc != 0)
-            ios_phase_error(ctx, rc, "close %s", st.path);
-    }
-    ctx->mine.end = ios_wtime();
-    ctx->mine.end_before_barrier = ctx->mine.end;
-    free(st.buf);
+    x->write = job->access == ACCESS_WRITE;
+    x->shared = job->layout != LAYOUT_EASY_FPP;
+    x->xfer = job->xfer;
+    x->count = limit;
+    x->deadline = job->access == ACCESS_READ ? 0 : (double)run->stonewall;
+    x->wearout = 1;
+    x->fsync = 1;    /* -e: inside the timed window */
+    x->barriers = 1; /* -g */
+    x->remove_first = 1;
+    x->verify = job->access == ACCESS_READ && (ctx->be.ops->caps & IOS_CAP_STORES_DATA);
+    x->progress_total = job->access == ACCESS_READ ? (double)limit * run->size : 0;
+    x->packet = run->packet;
+    x->offset = offset_op;
+    x->arg = &st;
+    x->opened = job->access == ACCESS_RANDOM_READ ? rnd4k_opened : NULL;
+    x->stonewalled = write_stonewalled;
+    ios_xfer_run(ctx, x);
 }
 
 static void exe_key(struct ios_phase_ctx *ctx, const struct ior_job *job, const char *access,

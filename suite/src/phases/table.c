@@ -80,39 +80,9 @@ const char *ios_md_op_name(enum ios_md_op op)
     return op <= IOS_MD_OPS ? md_op_names[op] : "";
 }
 
-/*
- * The mdtest subcommand (src/acceptance/mdtest_run.c) builds its phases at run time as
- * "mdtest-<tree|dir|file>-<write|stat|read|delete>-<i>" and does not declare md_op yet; until it
- * does, its operation is read back from that name here, in the phase table.
- */
-static enum ios_md_op subcommand_md_op(const char *name)
-{
-    static const struct {
-        const char *what;
-        enum ios_md_op ops[4]; /* write, stat, read, delete */
-    } kinds[] = {
-        {"mdtest-tree-", {IOS_MD_TREE_CREATE, IOS_MD_NONE, IOS_MD_NONE, IOS_MD_TREE_REMOVE}},
-        {"mdtest-dir-", {IOS_MD_DIR_CREATE, IOS_MD_DIR_STAT, IOS_MD_NONE, IOS_MD_DIR_REMOVE}},
-        {"mdtest-file-",
-         {IOS_MD_FILE_CREATE, IOS_MD_FILE_STAT, IOS_MD_FILE_READ, IOS_MD_FILE_REMOVE}},
-    };
-    static const char *const ops[4] = {"write-", "stat-", "read-", "delete-"};
-    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
-        size_t len = strlen(kinds[k].what);
-        if (strncmp(name, kinds[k].what, len) != 0)
-            continue;
-        for (int o = 0; o < 4; o++)
-            if (strncmp(name + len, ops[o], strlen(ops[o])) == 0)
-                return kinds[k].ops[o];
-    }
-    return IOS_MD_NONE;
-}
-
 enum ios_md_op ios_phase_md_op(const struct ios_phase *p)
 {
-    if (p->md_op != IOS_MD_NONE || p->metric != IOS_METRIC_MD)
-        return p->md_op;
-    return subcommand_md_op(p->name);
+    return p->md_op;
 }
 
 /* The current-table keys of one INI section, space separated. */

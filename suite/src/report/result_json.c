@@ -221,6 +221,8 @@ int ios_report_json(const struct ios_run *run)
         ios_json_null(&j, "score_hash");
         ios_json_null(&j, "scores");
     }
+    if (run->json_extra)
+        run->json_extra(&j, run);
     ios_json_begin_array(&j, "phases");
     for (int i = 0; i < run->n_results; i++)
         write_phase(&j, &run->results[i]);

@@ -1,0 +1,226 @@
+/*
+ * What an ior or mdtest launch reports beyond the engine's phases: the per-operation summary
+ * over the -i repetitions (the numbers of IOR's "Summary of all tests" and mdtest's SUMMARY
+ * table), the measurement notes (what each number could have measured), and the acceptance
+ * test the launch belongs to. result.json gets them as top-level members through
+ * run->json_extra; the schema documents them under "summary", "measurement_notes" and
+ * "acceptance_test".
+ */
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "ioscore/acceptance.h"
+
+static struct ios_acc_report current;
+
+struct ios_acc_report *ios_acc_report(void)
+{
+    return &current;
+}
+
+void ios_acc_stats(const double *v, int n, struct ios_acc_stats *out)
+{
+    out->max = -INFINITY;
+    out->min = INFINITY;
+    double sum = 0, sq = 0;
+    for (int i = 0; i < n; i++) {
+        out->max = fmax(out->max, v[i]);
+        out->min = fmin(out->min, v[i]);
+        sum += v[i];
+    }
+    out->mean = n ? sum / n : 0;
+    for (int i = 0; i < n; i++)
+        sq += (v[i] - out->mean) * (v[i] - out->mean);
+    out->stddev = n ? sqrt(sq / n) : 0; /* population deviation, as IOR and mdtest */
+    if (n == 0)
+        out->max = out->min = 0;
+}
+
+struct ios_acc_series *ios_acc_series_of(struct ios_acc_report *r, const char *operation,
+                                         const char *unit)
+{
+    for (int i = 0; i < r->n_series; i++)
+        if (strcmp(r->series[i].operation, operation) == 0)
+            return &r->series[i];
+    if (r->n_series == IOS_ACC_MAX_OPS)
+        return NULL;
+    struct ios_acc_series *s = &r->series[r->n_series++];
+    memset(s, 0, sizeof *s);
+    snprintf(s->operation, sizeof s->operation, "%s", operation);
+    s->unit = unit;
+    return s;
+}
+
+void ios_acc_note(struct ios_acc_report *r, const char *operation, const char *level,
+                  const char *fmt, ...)
+{
+    if (r->n_notes == IOS_ACC_MAX_NOTES)
+        return;
+    struct ios_acc_note *n = &r->notes[r->n_notes++];
+    snprintf(n->operation, sizeof n->operation, "%s", operation);
+    n->level = level;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(n->text, sizeof n->text, fmt, ap);
+    va_end(ap);
+}
+
+void ios_acc_print_notes(const struct ios_acc_report *r)
+{
+    if (r->n_notes == 0)
+        return;
+    printf("\nMeasurement notes (what each number could have measured):\n");
+    for (int i = 0; i < r->n_notes; i++)
+        printf("  %-9s [%s] %s\n", r->notes[i].operation, r->notes[i].level, r->notes[i].text);
+}
+
+void ios_acc_add_own_part(struct ios_acc_report *r, const struct ios_run *run, const char *role,
+                          const char *command)
+{
+    if (r->n_parts == 2)
+        return;
+    struct ios_acc_part *p = &r->parts[r->n_parts++];
+    memset(p, 0, sizeof *p);
+    snprintf(p->role, sizeof p->role, "%s", role);
+    snprintf(p->command, sizeof p->command, "%s", command);
+    time_t secs = (time_t)run->t_run_start; /* UTC, as result.json's "start" */
+    struct tm tm;
+    gmtime_r(&secs, &tm);
+    strftime(p->run_started, sizeof p->run_started, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    /* absolute: the parts of a test are read from other launches' working directories */
+    char real[PATH_MAX];
+    snprintf(p->result_dir, sizeof p->result_dir, "%s",
+             realpath(run->resdir, real) ? real : run->resdir);
+    p->n_ops = r->n_series;
+    memcpy(p->ops, r->series, sizeof(struct ios_acc_series) * (size_t)r->n_series);
+}
+
+uint64_t ios_acc_host_ram(void)
+{
+    FILE *f = fopen("/proc/meminfo", "r");
+    if (!f)
+        return 0;
+    char line[256];
+    unsigned long long kib = 0;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "MemTotal: %llu kB", &kib) == 1)
+            break;
+    fclose(f);
+    return (uint64_t)kib * 1024;
+}
+
+void ios_acc_data_vs_ram(const struct ios_run *run, double my_bytes, double *host_bytes,
+                         double *host_ram, char *host, size_t host_len)
+{
+    double mine[2] = {my_bytes, (double)ios_acc_host_ram()};
+    double *all = run->rank == 0 ? calloc((size_t)run->size * 2, sizeof(double)) : NULL;
+    if (run->rank == 0 && !all)
+        ios_fatal("out of memory");
+    MPI_Gather(mine, 2, MPI_DOUBLE, all, 2, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    if (run->rank != 0)
+        return;
+    double worst = -1;
+    *host_bytes = *host_ram = 0;
+    host[0] = '\0';
+    for (int r = 0; r < run->size; r++) {
+        int first = 1; /* each host once: at its first rank */
+        for (int q = 0; q < r && first; q++)
+            first = strcmp(run->hosts[q], run->hosts[r]) != 0;
+        if (!first)
+            continue;
+        double bytes = 0, ram = all[2 * r + 1];
+        for (int q = r; q < run->size; q++)
+            if (strcmp(run->hosts[q], run->hosts[r]) == 0)
+                bytes += all[2 * q];
+        double ratio = ram > 0 ? bytes / ram : 0;
+        if (ratio > worst) {
+            worst = ratio;
+            *host_bytes = bytes;
+            *host_ram = ram;
+            snprintf(host, host_len, "%s", run->hosts[r]);
+        }
+    }
+    free(all);
+}
+
+/* ---------------------------------------------------------------- result.json members */
+
+static void json_stats(struct ios_json *j, const double *v, int n)
+{
+    struct ios_acc_stats s;
+    ios_acc_stats(v, n, &s);
+    ios_json_begin_array(j, "values");
+    for (int i = 0; i < n; i++)
+        ios_json_double(j, NULL, v[i]);
+    ios_json_end_array(j);
+    ios_json_double(j, "max", s.max);
+    ios_json_double(j, "min", s.min);
+    ios_json_double(j, "mean", s.mean);
+    ios_json_double(j, "stddev", s.stddev);
+}
+
+static void json_series(struct ios_json *j, const struct ios_acc_series *s)
+{
+    ios_json_begin_object(j, NULL);
+    ios_json_string(j, "operation", s->operation);
+    ios_json_string(j, "unit", s->unit);
+    ios_json_int(j, "iterations", s->n);
+    json_stats(j, s->values, s->n);
+    if (s->has_ops) {
+        ios_json_begin_object(j, "ops_per_s");
+        json_stats(j, s->ops, s->n);
+        ios_json_end_object(j);
+    }
+    ios_json_begin_array(j, "time_s");
+    for (int i = 0; i < s->n; i++)
+        ios_json_double(j, NULL, s->time[i]);
+    ios_json_end_array(j);
+    ios_json_end_object(j);
+}
+
+void ios_acc_json_extra(struct ios_json *j, const struct ios_run *run)
+{
+    (void)run;
+    const struct ios_acc_report *r = &current;
+    ios_json_begin_array(j, "summary");
+    for (int i = 0; i < r->n_series; i++)
+        if (r->series[i].n > 0)
+            json_series(j, &r->series[i]);
+    ios_json_end_array(j);
+    ios_json_begin_array(j, "measurement_notes");
+    for (int i = 0; i < r->n_notes; i++) {
+        ios_json_begin_object(j, NULL);
+        ios_json_string(j, "operation", r->notes[i].operation);
+        ios_json_string(j, "level", r->notes[i].level);
+        ios_json_string(j, "text", r->notes[i].text);
+        ios_json_end_object(j);
+    }
+    ios_json_end_array(j);
+    if (!r->test_id[0]) {
+        ios_json_null(j, "acceptance_test");
+        return;
+    }
+    ios_json_begin_object(j, "acceptance_test");
+    ios_json_string(j, "id", r->test_id);
+    ios_json_begin_array(j, "parts");
+    for (int p = 0; p < r->n_parts; p++) {
+        const struct ios_acc_part *part = &r->parts[p];
+        ios_json_begin_object(j, NULL);
+        ios_json_string(j, "role", part->role);
+        ios_json_string(j, "command", part->command);
+        ios_json_string(j, "run_started", part->run_started);
+        ios_json_string(j, "result_dir", part->result_dir);
+        ios_json_begin_array(j, "summary");
+        for (int o = 0; o < part->n_ops; o++)
+            json_series(j, &part->ops[o]);
+        ios_json_end_array(j);
+        ios_json_end_object(j);
+    }
+    ios_json_end_array(j);
+    ios_json_end_object(j);
+}
