@@ -12,14 +12,11 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts import roles
-from ioscore_site import ratelimit
 from ioscore_site.api_paging import BoundedLimitOffsetPagination
-from submissions.api import site_for
+from submissions.api import refuse_upload, site_for
 from submissions.api_errors import error
 from submissions.intake import IntakeError
 from submissions.models import StorageSystem
-from submissions.upload_limit import upload_refusal
 
 from . import access, history
 from .intake import delete, receive, update
@@ -83,22 +80,10 @@ class RunListCreate(APIView):
         responses={201: UploadAnswerSerializer, 200: UploadAnswerSerializer},
     )
     def post(self, request: Request) -> Response:
-        if not request.user.is_authenticated:
-            return error(401, "authentication required (Authorization: Token <key>)")
-        if not roles.is_submitter(request.user):
-            return error(403, "only submitters may upload")
-        checks = ratelimit.upload_checks(request)
-        wait = ratelimit.retry_after(checks)
-        if wait is not None:
-            response = error(429, ratelimit.too_many_message("uploads", wait))
-            response["Retry-After"] = str(wait)
-            return response
-        ratelimit.record(checks)
-        data = request.data  # parsed here, so a refused body is known before validation
-        refusal = upload_refusal(request)
-        if refusal:
-            return error(413, refusal, "archive")
-        form = AcceptanceUploadSerializer(data=data)
+        refused = refuse_upload(request)
+        if refused is not None:
+            return refused
+        form = AcceptanceUploadSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         fields = form.validated_data
         site = site_for(request, fields.get("site"))

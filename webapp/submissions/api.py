@@ -47,6 +47,28 @@ def status_payload(submission: Submission) -> dict[str, Any]:
     }
 
 
+def refuse_upload(request: Request) -> Response | None:
+    """The answer to an upload that must stop before its fields are read (every upload
+    endpoint: results and acceptance runs): no account, no submitter role, too many uploads,
+    or a body over the size limit (read while streaming). None: go on."""
+    if not request.user.is_authenticated:
+        return error(401, "authentication required (Authorization: Token <key>)")
+    if not access.can_submit(request.user):
+        return error(403, "only submitters may upload")
+    checks = ratelimit.upload_checks(request)
+    wait = ratelimit.retry_after(checks)
+    if wait is not None:
+        response = error(429, ratelimit.too_many_message("uploads", wait))
+        response["Retry-After"] = str(wait)
+        return response
+    ratelimit.record(checks)
+    _ = request.data  # parsed here, so a refused body is known before validation
+    refusal = upload_refusal(request)
+    if refusal:
+        return error(413, refusal, "archive")
+    return None
+
+
 def site_for(request: Request, requested: int | None) -> Site | Response:
     token = request.auth if isinstance(request.auth, ApiToken) else None
     if token is not None:
@@ -78,22 +100,10 @@ class SubmissionListCreate(APIView):
         responses={201: UploadResponseSerializer, 200: UploadResponseSerializer},
     )
     def post(self, request: Request) -> Response:
-        if not request.user.is_authenticated:
-            return error(401, "authentication required (Authorization: Token <key>)")
-        if not access.can_submit(request.user):
-            return error(403, "only submitters may upload")
-        checks = ratelimit.upload_checks(request)
-        wait = ratelimit.retry_after(checks)
-        if wait is not None:
-            response = error(429, ratelimit.too_many_message("uploads", wait))
-            response["Retry-After"] = str(wait)
-            return response
-        ratelimit.record(checks)
-        data = request.data  # parsed here, so a refused body is known before validation
-        refusal = upload_refusal(request)
-        if refusal:
-            return error(413, refusal, "archive")
-        form = UploadSerializer(data=data)
+        refused = refuse_upload(request)
+        if refused is not None:
+            return refused
+        form = UploadSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         site = site_for(request, form.validated_data.get("site"))
         if isinstance(site, Response):
