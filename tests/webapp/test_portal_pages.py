@@ -71,9 +71,17 @@ def test_api_docs_have_the_site_header() -> None:
 
 def test_each_role_sees_its_own_links(cast: Any) -> None:
     expected = {
-        "submitter": ["Upload", "My submissions", "Tokens", "Log out"],
-        "reviewer": ["Upload", "My submissions", "Tokens", "Review queue", "Log out"],
-        "admin": ["Upload", "My submissions", "Tokens", "Review queue", "Log out"],
+        "submitter": ["Upload", "My submissions", "Tokens", "Acceptance", "Log out"],
+        "reviewer": ["Upload", "My submissions", "Tokens", "Acceptance", "Review queue", "Log out"],
+        "admin": [
+            "Upload",
+            "My submissions",
+            "Tokens",
+            "Acceptance",
+            "Review queue",
+            "Manage",
+            "Log out",
+        ],
     }
     for role, links in expected.items():
         page = _client(getattr(cast, role)).get("/lists/").content.decode()
@@ -303,7 +311,7 @@ def test_staff_manage_in_the_admin_which_links_back_to_the_portal(cast: Any) -> 
     cast.admin.is_staff = cast.admin.is_superuser = True
     cast.admin.save()
     client = _client(cast.admin)
-    assert _nav(client.get("/lists/").content.decode())[-2:] == ["Manage", "Log out"]
+    assert _nav(client.get("/lists/").content.decode())[-3:] == ["Manage", "Admin", "Log out"]
     page = client.get("/admin/").content.decode()
     assert "ioscore administration" in page
     portal = page.split('<nav aria-label="Portal"', 1)[1].split("</nav>", 1)[0]
