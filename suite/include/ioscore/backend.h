@@ -8,6 +8,7 @@
 #ifndef IOSCORE_BACKEND_H
 #define IOSCORE_BACKEND_H
 
+#include <stdalign.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -22,6 +23,10 @@
 #define IOS_CAP_GPU_BUFFERS 0x8 /* I/O from GPU memory: [global] io-buffers-on-gpu = TRUE */
 /* With IOS_CAP_COLLECTIVE, open, fsync and close of an IOS_OPEN_SHARED file are collective
  * calls too: every rank makes them. */
+
+/* Modes of a configured backend, set by its option values (ios_backend_modes). */
+#define IOS_MODE_DIRECT 0x1     /* data I/O bypasses the client cache (--posix.odirect) */
+#define IOS_MODE_COLLECTIVE 0x2 /* collective reads and writes (IO500 `collective`, IOR -c) */
 
 /* Open flags (mapped by each backend). */
 #define IOS_OPEN_READ 0x1
@@ -65,18 +70,26 @@ struct ios_backend_ops {
     int (*unlink)(struct ios_backend *be, const char *path);
     int (*stat_size)(struct ios_backend *be, const char *path, int64_t *size);
     int (*sync_all)(struct ios_backend *be); /* what mdtest -Y's shell `sync` does */
+    /* Optional queries of the option values (NULL: none): IOS_MODE_* in effect; the MPI-IO
+     * hints given to every open (returns how many). */
+    unsigned (*modes)(const struct ios_backend *be);
+    int (*hints)(const struct ios_backend *be, const struct ios_hint **hints);
+    /* IOS_CAP_COLLECTIVE: switches collective reads and writes on. */
+    void (*set_collective)(struct ios_backend *be);
 };
+
+/* Room for the largest backend's option values (MPIIO: the hints and the hints file name). */
+#define IOS_BACKEND_STATE_SIZE 12288
 
 struct ios_backend {
     const struct ios_backend_ops *ops;
-    int odirect;            /* POSIX: open data files with O_DIRECT */
-    size_t alignment;       /* buffer alignment the backend needs (O_DIRECT: 4096) */
-    char api[512];          /* the API string it was created from */
-    int collective;         /* MPI-IO: collective reads and writes (IO500 `collective`, IOR -c) */
-    int collective_ignored; /* `collective = TRUE` asked of a backend without it (IOR warns) */
-    char hints_file[1024];  /* MPI-IO: IOR hints file, "" if none */
-    int n_hints;
-    struct ios_hint hints[IOS_MAX_HINTS]; /* MPI-IO: from IOR_HINT__* variables and the file */
+    size_t alignment;      /* buffer alignment the backend needs (O_DIRECT: 4096) */
+    char api[512];         /* the API string it was created from */
+    unsigned ignored_caps; /* IOS_CAP_* asked of a backend without them: IOR warns, runs on */
+    /* The backend's own option values, filled by its init from its option table; only its
+     * file knows their layout (as with sockaddr_storage), the rest asks the ios_backend_* queries.
+     * Storage inside the struct: a backend is copied by value and needs no cleanup. */
+    alignas(max_align_t) unsigned char state[IOS_BACKEND_STATE_SIZE];
 };
 
 struct ios_config;
@@ -108,6 +121,19 @@ int ios_backend_check(const char *api, char *err, size_t err_len);
 /* A flag option word "--name", "--name=1|true" (1) or "--name=0|false" (0); -1 if malformed
  * (src/backends/flag.c). */
 int ios_backend_flag(const char *word);
+
+/* What the backend's option values make it do: IOS_MODE_* (src/backends/queries.c). */
+unsigned ios_backend_modes(const struct ios_backend *be);
+
+/* The MPI-IO hints the backend gives to every open; returns how many (0: none, *hints NULL). */
+int ios_backend_hints(const struct ios_backend *be, const struct ios_hint **hints);
+
+/*
+ * Asks for collective reads and writes (IO500 `collective = TRUE`, IOR -c). Returns 0, or -1
+ * when the backend has no collective I/O: it then runs independent I/O, as IOR does, and
+ * ignored_caps records the request for the caller's warning.
+ */
+int ios_backend_set_collective(struct ios_backend *be);
 
 /* --list: every backend of this build with its options, then those it cannot offer. */
 void ios_backend_list(FILE *out);

@@ -412,7 +412,8 @@ static void print_header(const struct ios_run *run, const struct ios_ior_params 
     printf("api                 : %s\n", p->api);
     printf("test filename       : %s\n", p->test_file);
     printf("access              : %s\n", p->fpp ? "file-per-process" : "single-shared-file");
-    printf("type                : %s\n", be->collective ? "collective" : "independent");
+    printf("type                : %s\n",
+           (ios_backend_modes(be) & IOS_MODE_COLLECTIVE) ? "collective" : "independent");
     printf("segments            : %" PRIu64 "\n", p->segments);
     printf("ordering in a file  : %s\n", p->random ? "random" : "sequential");
     printf("ordering inter file : %s\n", p->reorder ? "constant task offset" : "no tasks offsets");
@@ -558,17 +559,18 @@ static void add_notes(const struct ios_run *run, const struct ios_ior_params *p,
                       double node_ram, const char *host)
 {
     struct ios_acc_report *rep = ios_acc_report();
+    int direct = (ios_backend_modes(be) & IOS_MODE_DIRECT) != 0;
     if (p->write) {
-        if (be->odirect)
+        if (direct)
             ios_acc_note(rep, "write", "server-cache", "O_DIRECT: client cache bypassed");
         if (p->fsync)
             ios_acc_note(rep, "write", "media-likely",
                          "fsync inside the write timing (-e): the data reached the servers' "
                          "stable storage");
-        else if (!be->odirect)
+        else if (!direct)
             ios_acc_note(rep, "write", "client-cache",
                          "no fsync in write timing (-e not set): write may end in client cache");
-        if (!be->odirect && !p->fsync)
+        if (!direct && !p->fsync)
             note_ram(rep, "write", node_bytes, node_ram, host);
     }
     if (!p->read)
@@ -577,7 +579,7 @@ static void add_notes(const struct ios_run *run, const struct ios_ior_params *p,
     int same_host = 1;
     for (int r = 0; r < run->size && same_host; r++)
         same_host = strcmp(run->hosts[r], run->hosts[(r + shift) % run->size]) == 0;
-    if (be->odirect) {
+    if (direct) {
         ios_acc_note(rep, "read", "server-cache", "O_DIRECT: client cache bypassed");
         return;
     }
@@ -725,9 +727,7 @@ int ios_ior_run(struct ios_run *run, const struct ios_ior_params *p)
             fprintf(stderr, "ioscore-suite ior: ERROR: %s\n", err);
         return 2;
     }
-    if (p->collective && (be.ops->caps & IOS_CAP_COLLECTIVE))
-        be.collective = 1;
-    else if (p->collective && run->rank == 0)
+    if (p->collective && ios_backend_set_collective(&be) != 0 && run->rank == 0)
         fprintf(stderr,
                 "ioscore-suite ior: WARNING: -c (collective) has no meaning for -a %s; "
                 "independent I/O\n",
@@ -773,9 +773,11 @@ int ios_ior_run(struct ios_run *run, const struct ios_ior_params *p)
         print_header(run, p, &be, seed);
         if (p->show_hints) {
             printf("\nMPI-IO hints given to MPI_File_open (IOR_HINT__MPI__* variables):\n");
-            for (int h = 0; h < be.n_hints; h++)
-                printf("  %s = %s\n", be.hints[h].key, be.hints[h].value);
-            if (be.n_hints == 0)
+            const struct ios_hint *hints;
+            int n_hints = ios_backend_hints(&be, &hints);
+            for (int h = 0; h < n_hints; h++)
+                printf("  %s = %s\n", hints[h].key, hints[h].value);
+            if (n_hints == 0)
                 printf("  (none: the MPI library's defaults)\n");
         }
         printf("\nResults: \n\n");

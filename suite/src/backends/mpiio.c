@@ -35,6 +35,25 @@ static const struct ios_backend_option mpiio_options[] = {
     {NULL, NULL, NULL, NULL},
 };
 
+/* The option values (struct ios_backend.state). */
+struct mpiio_state {
+    int collective;        /* collective reads and writes (IO500 `collective`, IOR -c) */
+    char hints_file[1024]; /* IOR hints file, "" if none */
+    int n_hints;
+    struct ios_hint hints[IOS_MAX_HINTS]; /* from IOR_HINT__* variables, then the file */
+};
+_Static_assert(sizeof(struct mpiio_state) <= IOS_BACKEND_STATE_SIZE, "MPIIO state fits");
+
+static struct mpiio_state *mpiio_state(struct ios_backend *be)
+{
+    return (struct mpiio_state *)be->state;
+}
+
+static const struct mpiio_state *mpiio_values(const struct ios_backend *be)
+{
+    return (const struct mpiio_state *)be->state;
+}
+
 static MPI_File to_file(int64_t h)
 {
     MPI_File fh;
@@ -65,7 +84,7 @@ static int mpi_errno(int rc)
  * One hint line "IOR_HINT__<layer>__<key>=<value>" (value up to the first space, tab or end of
  * line, as IOR reads it). Returns 1 when added, 0 when the line is not a hint, -1 on error.
  */
-static int add_hint(struct ios_backend *be, const char *line, const char *where, char *err,
+static int add_hint(struct mpiio_state *st, const char *line, const char *where, char *err,
                     size_t err_len)
 {
     if (strncmp(line, HINT_PREFIX, strlen(HINT_PREFIX)) != 0)
@@ -84,17 +103,17 @@ static int add_hint(struct ios_backend *be, const char *line, const char *where,
     size_t key_len = (size_t)(eq - key);
     const char *value = eq + 1;
     size_t value_len = strcspn(value, " \t\r\n");
-    if (key_len == 0 || value_len == 0 || key_len >= sizeof be->hints[0].key ||
-        key_len >= MPI_MAX_INFO_KEY || value_len >= sizeof be->hints[0].value) {
+    if (key_len == 0 || value_len == 0 || key_len >= sizeof st->hints[0].key ||
+        key_len >= MPI_MAX_INFO_KEY || value_len >= sizeof st->hints[0].value) {
         snprintf(err, err_len, "%s: bad MPI-IO hint '%.200s' (empty or too long key or value)",
                  where, line);
         return -1;
     }
-    if (be->n_hints >= IOS_MAX_HINTS) {
+    if (st->n_hints >= IOS_MAX_HINTS) {
         snprintf(err, err_len, "%s: more than %d MPI-IO hints", where, IOS_MAX_HINTS);
         return -1;
     }
-    struct ios_hint *h = &be->hints[be->n_hints++];
+    struct ios_hint *h = &st->hints[st->n_hints++];
     memcpy(h->key, key, key_len);
     h->key[key_len] = '\0';
     memcpy(h->value, value, value_len);
@@ -103,15 +122,15 @@ static int add_hint(struct ios_backend *be, const char *line, const char *where,
 }
 
 /* Adds the MPI hints of an IOR hints file (lines IOR_HINT__MPI__<key>=<value>). */
-static int load_hints_file(struct ios_backend *be, const char *path, char *err, size_t err_len)
+static int load_hints_file(struct mpiio_state *st, const char *path, char *err, size_t err_len)
 {
-    snprintf(be->hints_file, sizeof be->hints_file, "%s", path);
-    struct stat st;
-    if (stat(path, &st) != 0) {
+    snprintf(st->hints_file, sizeof st->hints_file, "%s", path);
+    struct stat sb;
+    if (stat(path, &sb) != 0) {
         snprintf(err, err_len, "MPI-IO hints file %s: %s", path, strerror(errno));
         return -1;
     }
-    if (!S_ISREG(st.st_mode) || st.st_size > (off_t)HINTS_FILE_MAX) {
+    if (!S_ISREG(sb.st_mode) || sb.st_size > (off_t)HINTS_FILE_MAX) {
         snprintf(err, err_len, "MPI-IO hints file %s is not a regular file of at most 1 MiB", path);
         return -1;
     }
@@ -134,7 +153,7 @@ static int load_hints_file(struct ios_backend *be, const char *path, char *err, 
         line_no++;
         char where[1100];
         snprintf(where, sizeof where, "%s:%d", path, line_no);
-        rc = add_hint(be, line, where, err, err_len);
+        rc = add_hint(st, line, where, err, err_len);
         line = next;
     }
     free(text);
@@ -143,12 +162,13 @@ static int load_hints_file(struct ios_backend *be, const char *path, char *err, 
 
 static int mpiio_init(struct ios_backend *be, int argc, char **argv, char *err, size_t err_len)
 {
+    struct mpiio_state *st = mpiio_state(be);
     for (char **env = environ; env && *env; env++) {
-        if (add_hint(be, *env, "environment", err, err_len) < 0)
+        if (add_hint(st, *env, "environment", err, err_len) < 0)
             return -1;
     }
     for (int i = 0; i < argc; i++) { /* only --mpiio.hintsFileName=FILE passes the registry */
-        if (load_hints_file(be, strchr(argv[i], '=') + 1, err, err_len) != 0)
+        if (load_hints_file(st, strchr(argv[i], '=') + 1, err, err_len) != 0)
             return -1;
     }
     return 0;
@@ -163,11 +183,12 @@ static int mpiio_open(struct ios_backend *be, const char *path, int flags, int64
         amode = MPI_MODE_WRONLY;
     if (flags & IOS_OPEN_CREATE)
         amode |= MPI_MODE_CREATE;
+    const struct mpiio_state *st = mpiio_values(be);
     MPI_Info info = MPI_INFO_NULL;
-    if (be->n_hints > 0) {
+    if (st->n_hints > 0) {
         MPI_Info_create(&info);
-        for (int i = 0; i < be->n_hints; i++)
-            MPI_Info_set(info, be->hints[i].key, be->hints[i].value);
+        for (int i = 0; i < st->n_hints; i++)
+            MPI_Info_set(info, st->hints[i].key, st->hints[i].value);
     }
     MPI_File fh = MPI_FILE_NULL;
     MPI_Comm comm = (flags & IOS_OPEN_SHARED) ? MPI_COMM_WORLD : MPI_COMM_SELF;
@@ -186,6 +207,7 @@ static ssize_t transfer(struct ios_backend *be, int64_t h, void *buf, size_t n, 
                         int write)
 {
     MPI_File fh = to_file(h);
+    int collective = mpiio_values(be)->collective;
     size_t done = 0;
     while (done < n) {
         int count = n - done > MAX_CHUNK ? MAX_CHUNK : (int)(n - done);
@@ -194,11 +216,11 @@ static ssize_t transfer(struct ios_backend *be, int64_t h, void *buf, size_t n, 
         char *p = (char *)buf + done;
         int rc;
         if (write)
-            rc = be->collective ? MPI_File_write_at_all(fh, at, p, count, MPI_BYTE, &status)
-                                : MPI_File_write_at(fh, at, p, count, MPI_BYTE, &status);
+            rc = collective ? MPI_File_write_at_all(fh, at, p, count, MPI_BYTE, &status)
+                            : MPI_File_write_at(fh, at, p, count, MPI_BYTE, &status);
         else
-            rc = be->collective ? MPI_File_read_at_all(fh, at, p, count, MPI_BYTE, &status)
-                                : MPI_File_read_at(fh, at, p, count, MPI_BYTE, &status);
+            rc = collective ? MPI_File_read_at_all(fh, at, p, count, MPI_BYTE, &status)
+                            : MPI_File_read_at(fh, at, p, count, MPI_BYTE, &status);
         if (rc != MPI_SUCCESS)
             return mpi_errno(rc);
         int moved = 0;
@@ -247,6 +269,23 @@ static int mpiio_unlink(struct ios_backend *be, const char *path)
     return rc == MPI_SUCCESS ? 0 : mpi_errno(rc);
 }
 
+static unsigned mpiio_modes(const struct ios_backend *be)
+{
+    return mpiio_values(be)->collective ? IOS_MODE_COLLECTIVE : 0;
+}
+
+static int mpiio_hints(const struct ios_backend *be, const struct ios_hint **hints)
+{
+    const struct mpiio_state *st = mpiio_values(be);
+    *hints = st->n_hints > 0 ? st->hints : NULL;
+    return st->n_hints;
+}
+
+static void mpiio_set_collective(struct ios_backend *be)
+{
+    mpiio_state(be)->collective = 1;
+}
+
 const struct ios_backend_ops ios_backend_mpiio = {
     .name = "MPIIO",
     .interface_version = IOS_BACKEND_INTERFACE_VERSION,
@@ -263,4 +302,7 @@ const struct ios_backend_ops ios_backend_mpiio = {
     .unlink = mpiio_unlink,
     .stat_size = ios_posix_stat_size,
     .sync_all = ios_posix_sync_all,
+    .modes = mpiio_modes,
+    .hints = mpiio_hints,
+    .set_collective = mpiio_set_collective,
 };

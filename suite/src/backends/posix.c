@@ -17,9 +17,26 @@ static const struct ios_backend_option posix_options[] = {
     {NULL, NULL, NULL, NULL},
 };
 
+/* The option values (struct ios_backend.state). */
+struct posix_state {
+    int odirect; /* open data files with O_DIRECT */
+};
+_Static_assert(sizeof(struct posix_state) <= IOS_BACKEND_STATE_SIZE, "POSIX state fits");
+
+static struct posix_state *posix_state(struct ios_backend *be)
+{
+    return (struct posix_state *)be->state;
+}
+
+static const struct posix_state *posix_values(const struct ios_backend *be)
+{
+    return (const struct posix_state *)be->state;
+}
+
 /* The registry passes only options of the table. */
 static int posix_init(struct ios_backend *be, int argc, char **argv, char *err, size_t err_len)
 {
+    struct posix_state *st = posix_state(be);
     for (int i = 0; i < argc; i++) {
         int on = ios_backend_flag(argv[i]);
         if (on < 0) {
@@ -27,7 +44,7 @@ static int posix_init(struct ios_backend *be, int argc, char **argv, char *err, 
                      argv[i], be->api);
             return -1;
         }
-        be->odirect = on;
+        st->odirect = on;
         be->alignment = on ? 4096 : 8;
     }
     return 0;
@@ -44,7 +61,7 @@ static int posix_open(struct ios_backend *be, const char *path, int flags, int64
         oflags = O_RDONLY;
     if (flags & IOS_OPEN_CREATE)
         oflags |= O_CREAT;
-    if (be->odirect)
+    if (posix_values(be)->odirect)
         oflags |= O_DIRECT;
     int fd = open(path, oflags | O_CLOEXEC, 0644);
     if (fd < 0)
@@ -136,6 +153,11 @@ int ios_posix_sync_all(struct ios_backend *be)
     return 0;
 }
 
+static unsigned posix_modes(const struct ios_backend *be)
+{
+    return posix_values(be)->odirect ? IOS_MODE_DIRECT : 0;
+}
+
 const struct ios_backend_ops ios_backend_posix = {
     .name = "POSIX",
     .interface_version = IOS_BACKEND_INTERFACE_VERSION,
@@ -152,4 +174,5 @@ const struct ios_backend_ops ios_backend_posix = {
     .unlink = posix_unlink,
     .stat_size = ios_posix_stat_size,
     .sync_all = ios_posix_sync_all,
+    .modes = posix_modes,
 };

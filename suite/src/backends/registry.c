@@ -281,12 +281,8 @@ int ios_backend_for_phase(const struct ios_config *cfg, const char *phase, const
     if (be->ops->init(be, w.n_opts, w.opts, err, err_len) != 0)
         return -1;
     const char *collective = phase_value(cfg, phase, group, "collective");
-    if (collective && strcmp(collective, "TRUE") == 0) {
-        if (be->ops->caps & IOS_CAP_COLLECTIVE)
-            be->collective = 1;
-        else
-            be->collective_ignored = 1; /* IOR: "collective not available in POSIX", reset */
-    }
+    if (collective && strcmp(collective, "TRUE") == 0)
+        (void)ios_backend_set_collective(be); /* IOR: "collective not available in POSIX" */
     return 0;
 }
 

@@ -131,7 +131,7 @@ static int check_phase_backend(const struct ios_run *run, const struct ios_phase
         snprintf(err, err_len, "%s: [%s] API: %s", cfg->filename, p->name, why);
         return -1;
     }
-    if (be.collective_ignored && !*collective_warned && run->rank == 0) {
+    if ((be.ignored_caps & IOS_CAP_COLLECTIVE) && !*collective_warned && run->rank == 0) {
         fprintf(stderr,
                 "ioscore-suite: WARNING: %s: [%s] collective = TRUE: collective I/O is not "
                 "available with API %s; the phase runs independent I/O (as IOR does)\n",

@@ -83,7 +83,7 @@ void ios_xfer_run(struct ios_phase_ctx *ctx, struct ios_xfer_job *job)
     if (job->write && job->remove_first)
         remove_old_file(ctx, job);
     /* collective calls on one shared file: every rank must make each call */
-    ctx->lockstep = ctx->be.collective && job->shared;
+    ctx->lockstep = (ios_backend_modes(&ctx->be) & IOS_MODE_COLLECTIVE) && job->shared;
 
     ctx->mine.start = ios_wtime();
     int flags = job->write ? IOS_OPEN_WRITE | IOS_OPEN_CREATE : IOS_OPEN_READ;

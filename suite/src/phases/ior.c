@@ -192,6 +192,7 @@ static void exe_key(struct ios_phase_ctx *ctx, const struct ior_job *job, const 
                     int stonewalled)
 {
     struct ios_run *run = ctx->run;
+    int collective = (ios_backend_modes(&ctx->be) & IOS_MODE_COLLECTIVE) != 0;
     char extra[128];
     snprintf(extra, sizeof extra, "%s", access);
     if (stonewalled)
@@ -207,8 +208,8 @@ static void exe_key(struct ios_phase_ctx *ctx, const struct ior_job *job, const 
                   ios_cfg_str(&run->cfg, "global", "dataPacketType"), ctx->seed, file, job->xfer,
                   job->layout == LAYOUT_HARD ? job->xfer : job->block,
                   job->layout == LAYOUT_HARD ? job->max_transfers : 1,
-                  job->layout == LAYOUT_EASY_FPP ? " -F" : "", ctx->be.collective ? " -c" : "",
-                  extra, ctx->be.api);
+                  job->layout == LAYOUT_EASY_FPP ? " -F" : "", collective ? " -c" : "", extra,
+                  ctx->be.api);
 }
 
 static void easy_job(const struct ios_run *run, struct ior_job *job, enum ior_access access)
@@ -330,7 +331,7 @@ static void describe_hard(const struct ios_run *run, FILE *out, int write)
     char err[IOS_MSG_MAX];
     const char *phase = write ? "ior-hard-write" : "ior-hard-read";
     if (ios_backend_for_phase(&run->cfg, phase, "ior-hard", &be, err, sizeof err) == 0 &&
-        be.collective)
+        (ios_backend_modes(&be) & IOS_MODE_COLLECTIVE))
         fprintf(out, "  collective MPI-IO: MPI_File_%s_at_all, every rank in lockstep\n",
                 write ? "write" : "read");
     if (write)
