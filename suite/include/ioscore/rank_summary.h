@@ -112,6 +112,40 @@ double ios_rank_sketch_quantile(const struct ios_rank_sketch *sk, enum ios_rs_fi
  * (<= 2K) written to out. */
 int ios_rank_sketch_named(const struct ios_rank_sketch *sk, struct ios_rs_rank *out);
 
+/* Rank 0's view of a summarised phase: res takes sum and keeps its named ranks in ranks, hosts,
+ * lat_ranks and rank_ids (the arrays the reports read), with procs ranks in all. */
+void ios_rank_summary_attach(struct ios_phase_result *res, struct ios_rank_summary *sum,
+                             int procs);
+
+/* ---- simulation without a big machine (src/core/rank_simulate.c) */
+
+/* Rank `rank` of `n` synthetic ranks block-mapped on `hosts` hosts ("sim<h>"): a spread of
+ * rates with a slow host and a few stragglers, deterministic per rank. */
+void ios_rank_synthetic(int64_t rank, int64_t n, int hosts, enum ios_metric metric,
+                        struct ios_rs_rank *out);
+/* What rank 0 holds after gathering a phase of n synthetic ranks in the summary form: every
+ * host's ranks go through its own sketch and host aggregate (the host leader's reduction),
+ * the hosts' sketches are merged (the leaders' reduction) and their aggregates collected. */
+void ios_rank_simulate_phase(int64_t n, int hosts, const struct ios_phase *p,
+                             struct ios_phase_result *res);
+
+/* Rank 0's view of a summarised phase: res takes sum and keeps its named ranks in ranks, hosts,
+ * lat_ranks and rank_ids (the arrays the reports read), with procs ranks in all. */
+void ios_rank_summary_attach(struct ios_phase_result *res, struct ios_rank_summary *sum,
+                             int procs);
+
+/* ---- simulation without a big machine (src/core/rank_simulate.c) */
+
+/* Rank `rank` of `n` synthetic ranks block-mapped on `hosts` hosts ("sim<h>"): a spread of
+ * rates with a slow host and a few stragglers, deterministic per rank. */
+void ios_rank_synthetic(int64_t rank, int64_t n, int hosts, enum ios_metric metric,
+                        struct ios_rs_rank *out);
+/* What rank 0 holds after gathering a phase of n synthetic ranks in the summary form: every
+ * host's ranks go through its own sketch and host aggregate (the host leader's reduction),
+ * the hosts' sketches are merged (the leaders' reduction) and their aggregates collected. */
+void ios_rank_simulate_phase(int64_t n, int hosts, const struct ios_phase *p,
+                             struct ios_phase_result *res);
+
 /* --rank-detail-full: ranks-<phase>.csv.gz (ranks-<phase>.csv without zlib) in resdir, written
  * row by row by rank 0 (src/report/rank_file.c). */
 struct ios_run;

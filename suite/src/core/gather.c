@@ -274,28 +274,10 @@ static void gather_summary(struct ios_run *run, struct ios_phase_ctx *ctx)
     free(part);
     free(node);
 
-    /* rank 0 keeps the named ranks in the per-rank arrays the reports read */
     int64_t first_failed = INT64_MAX;
     if (run->rank == 0) {
-        const struct ios_rank_sketch *sk = &res->summary->sketch;
-        struct ios_rs_rank named[2 * IOS_RS_K];
-        int n = ios_rank_sketch_named(sk, named);
-        res->procs = run->size;
-        res->failed_ranks = (int)sk->totals.failed;
-        first_failed = sk->totals.first_failed;
-        res->n_ranks = n;
-        res->ranks = calloc((size_t)n + 1, sizeof *res->ranks);
-        res->hosts = calloc((size_t)n + 1, sizeof *res->hosts);
-        res->lat_ranks = calloc((size_t)n + 1, sizeof *res->lat_ranks);
-        res->rank_ids = calloc((size_t)n + 1, sizeof *res->rank_ids);
-        if (!res->ranks || !res->hosts || !res->lat_ranks || !res->rank_ids)
-            ios_fatal("out of memory (phase results)");
-        for (int i = 0; i < n; i++) {
-            res->ranks[i] = named[i].stats;
-            memcpy(res->hosts[i], named[i].host, IOS_HOST_MAX);
-            res->lat_ranks[i] = named[i].lat;
-            res->rank_ids[i] = named[i].rank;
-        }
+        ios_rank_summary_attach(res, res->summary, run->size);
+        first_failed = res->summary->sketch.totals.first_failed;
     }
 
     /* the time series: the aggregate only */

@@ -235,6 +235,29 @@ int ios_rank_sketch_named(const struct ios_rank_sketch *sk, struct ios_rs_rank *
     return n;
 }
 
+void ios_rank_summary_attach(struct ios_phase_result *res, struct ios_rank_summary *sum,
+                             int procs)
+{
+    struct ios_rs_rank named[2 * IOS_RS_K];
+    int n = ios_rank_sketch_named(&sum->sketch, named);
+    res->summary = sum;
+    res->procs = procs;
+    res->failed_ranks = (int)sum->sketch.totals.failed;
+    res->n_ranks = n;
+    res->ranks = calloc((size_t)n + 1, sizeof *res->ranks);
+    res->hosts = calloc((size_t)n + 1, sizeof *res->hosts);
+    res->lat_ranks = calloc((size_t)n + 1, sizeof *res->lat_ranks);
+    res->rank_ids = calloc((size_t)n + 1, sizeof *res->rank_ids);
+    if (!res->ranks || !res->hosts || !res->lat_ranks || !res->rank_ids)
+        ios_fatal("out of memory (phase results)");
+    for (int i = 0; i < n; i++) {
+        res->ranks[i] = named[i].stats;
+        memcpy(res->hosts[i], named[i].host, IOS_HOST_MAX);
+        res->lat_ranks[i] = named[i].lat;
+        res->rank_ids[i] = named[i].rank;
+    }
+}
+
 /* ---- hosts */
 
 void ios_rs_host_init(struct ios_rs_host *h, const char *host)
