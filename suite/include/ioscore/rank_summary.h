@@ -70,7 +70,7 @@ struct ios_rank_sketch {
     uint32_t bins[IOS_RS_FIELDS][IOS_RS_BINS];
     int32_t n_slow, n_fast;
     struct ios_rs_rank slow[IOS_RS_K]; /* slowest first (rate ascending, then rank) */
-    struct ios_rs_rank fast[IOS_RS_K]; /* fastest first (rate descending, then rank) */
+    struct ios_rs_rank fast[IOS_RS_K]; /* fastest first (rate descending, then rank descending) */
 };
 
 /* What result.json's summary form holds of a phase (rank 0, after the reductions). */

@@ -120,7 +120,9 @@ double ios_rs_bin_value(int bin)
     return bin <= 0 ? 0.0 : (ios_rs_bin_low(bin) + ios_rs_bin_high(bin)) / 2.0;
 }
 
-/* ---- top-K: slowest by rate ascending, fastest by rate descending; ties by rank */
+/* ---- top-K: in the order (rate, rank), the first K are the slowest and the last K, from the
+ * end, the fastest; so the two lists are disjoint whenever there are 2K ranks, even when every
+ * rate is equal (the timestamp phase) */
 
 static int slower(const struct ios_rs_rank *a, const struct ios_rs_rank *b)
 {
@@ -129,7 +131,7 @@ static int slower(const struct ios_rs_rank *a, const struct ios_rs_rank *b)
 
 static int faster(const struct ios_rs_rank *a, const struct ios_rs_rank *b)
 {
-    return a->rate > b->rate || (a->rate == b->rate && a->rank < b->rank);
+    return a->rate > b->rate || (a->rate == b->rate && a->rank > b->rank);
 }
 
 /* Inserts r into the sorted list (at most K) if it belongs there. */

@@ -1,0 +1,163 @@
+"""The bounded result.json (issue 21) on real MPI: runs above a low rank-detail threshold have
+the summary form (named slowest/fastest ranks, quantiles, histogram, per-host aggregates,
+aggregate time series only), valid against the schema and consistent with the phase totals;
+at or below the threshold the full form is unchanged. 64/128/256 ranks run oversubscribed with
+tiny sizes; the 256-rank run takes minutes here, most of it mpirun starting 256 processes on 2
+cores."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import subprocess
+from pathlib import Path
+
+import jsonschema
+import pytest
+from suite_helpers import MPI_ENV, SCHEMA_PATH, Workspace, only_result_dir, small_ini
+
+from ioscore.results import rank_csv
+
+THRESHOLD = 32
+PPN = 16  # --simulate-ppn: np / 16 hosts
+FILE_LIMIT_KIB = 262144  # ulimit -f on every rank
+# every phase at 64 ranks; at 128 and 256 only an IOR write/read pair and an mdtest write,
+# which exercise both metrics
+FEW_PHASES = "".join(
+    f"[{name}]\nrun = FALSE\n"
+    for name in (
+        "ior-hard-write",
+        "mdtest-hard-write",
+        "find",
+        "mdtest-easy-stat",
+        "ior-hard-read",
+        "mdtest-hard-stat",
+        "mdtest-easy-delete",
+        "mdtest-hard-read",
+        "mdtest-hard-delete",
+        "ior-rnd4K-easy-read",
+    )
+)
+
+
+def tiny_ini(ws: Workspace, extra: str = "") -> str:
+    return small_ini(
+        ws,
+        ior_easy="transferSize = 4k\nblockSize = 16k\n",
+        extra=f"[ior-hard]\nsegmentCount = 2\n[mdtest-easy]\nn = 4\n[mdtest-hard]\nn = 4\n{extra}",
+    ).replace("[ior-easy]\ntransferSize = 64k\nblockSize = 2m\n", "[ior-easy]\n")
+
+
+def run(np: int, ws: Workspace, *args: str, extra: str = "", timeout: float = 900) -> Path:
+    ini = ws.write_ini(tiny_ini(ws, extra))
+    cmd = ["mpirun", "--oversubscribe", "-np", str(np), "bash", "-c",
+           f'ulimit -f {FILE_LIMIT_KIB} && exec "$0" "$@"', str(Path(__file__).resolve().parents[2] / "suite" / "build" / "ioscore-suite"),
+           str(ini), "-q", *args]  # fmt: skip
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=MPI_ENV, timeout=timeout,
+                          stdin=subprocess.DEVNULL)  # fmt: skip
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return only_result_dir(ws)
+
+
+def check_summary_phase(phase: dict, np: int) -> None:
+    summary = phase["rank_summary"]
+    name = phase["name"]
+    assert summary["count"] == np, name
+    ranks = phase["ranks"]
+    ids = [r["rank"] for r in ranks]
+    assert ids == sorted(ids) and len(ids) == len(set(ids)) == 32, name
+    assert set(ids) == set(summary["slowest"]) | set(summary["fastest"]), name
+    rate = {r["rank"]: r["rate"] for r in ranks}
+    slow = [rate[r] for r in summary["slowest"]]
+    fast = [rate[r] for r in summary["fastest"]]
+    assert slow == sorted(slow) and fast == sorted(fast, reverse=True), name
+    assert max(slow) <= min(fast), name
+    q = summary["quantiles"]
+    for field in ("rate", "start", "first_done", "end"):
+        values = [q[field][k] for k in ("p0", "p1", "p5", "p25", "p50", "p75", "p95", "p99", "p100")]
+        assert values == sorted(values), (name, field)
+    # p0 and p100 are exact: the slowest and fastest named ranks
+    assert q["rate"]["p0"] == slow[0] and q["rate"]["p100"] == fast[0], name
+    assert q["start"]["p0"] == 0
+    hist = summary["histogram"]["rate"]
+    assert sum(hist["counts"]) == np and len(hist["edges"]) == len(hist["counts"]) + 1, name
+    assert hist["edges"][0] <= slow[0] and fast[0] <= hist["edges"][-1], name
+    hosts = summary["hosts"]
+    assert [h["host"] for h in hosts] == sorted(h["host"] for h in hosts)
+    assert len(hosts) == np // PPN, name
+    assert sum(h["ranks"] for h in hosts) == np
+    assert sum(h["items"] for h in hosts) == phase["items"], name
+    assert sum(h["bytes"] for h in hosts) == phase["bytes"], name
+    assert min(h["rate_min"] for h in hosts) == slow[0], name
+    assert max(h["rate_max"] for h in hosts) == fast[0], name
+    assert phase["timeseries"]["per_rank"] == [], name
+
+
+@pytest.mark.mpi
+@pytest.mark.parametrize("np", [64, 128, 256])
+def test_summary_form_on_real_mpi(suite_bin: Path, workspace: Workspace, np: int) -> None:
+    full = np == 64  # the per-rank file and every phase once; fewer phases above
+    args = ["--rank-detail-threshold", str(THRESHOLD), "--simulate-ppn", str(PPN)]
+    resdir = run(np, workspace, *args, *(["--rank-detail-full"] if full else []),
+                 extra="" if full else FEW_PHASES)  # fmt: skip
+    doc = json.loads((resdir / "result.json").read_text())
+    jsonschema.validate(doc, json.loads(SCHEMA_PATH.read_text()))
+    assert doc["schema"] == "ioscore-result/1.1"
+    assert doc["rank_detail"] == {
+        "form": "summary",
+        "threshold": THRESHOLD,
+        "full_file": "ranks-{phase}.csv.gz" if full else None,
+    }
+    assert doc["procs"] == np and len(doc["hosts"]) == np // PPN
+    ran = [p for p in doc["phases"] if p["ran"]]
+    assert len(ran) == (14 if full else 4)
+    for phase in ran:
+        check_summary_phase(phase, np)
+    write = next(p for p in doc["phases"] if p["name"] == "ior-easy-write")
+    assert sum(write["timeseries"]["aggregate"]) == write["items"]
+    # the per-rank CSV: the named ranks, which the library's reader takes, and a note
+    rows = rank_csv(resdir, "ior-easy-write")
+    assert [r["rank"] for r in rows] == [r["rank"] for r in write["ranks"]]
+    note = (resdir / "ior-easy-write.csv").read_text().splitlines()[-1]
+    assert note.startswith(f"# summary form: only the 16 slowest and 16 fastest of {np} ranks")
+    if full:
+        assert write["rank_summary"]["full_file"] == "ranks-ior-easy-write.csv.gz"
+        with gzip.open(resdir / "ranks-ior-easy-write.csv.gz", "rt") as f:
+            lines = f.read().splitlines()
+        assert lines[0] == "rank,host,start,first_done,end,items,bytes,rate,verify_errors,io_error"
+        cells = [line.split(",") for line in lines[1:]]
+        assert [int(c[0]) for c in cells] == list(range(np))
+        assert sum(int(c[5]) for c in cells) == write["items"]
+        assert min(float(c[7]) for c in cells) == pytest.approx(write["rank_summary"]["quantiles"]["rate"]["p0"], rel=1e-9)  # fmt: skip
+        assert {c[1] for c in cells} == set(doc["hosts"])
+    else:
+        assert not list(resdir.glob("ranks-*"))
+
+
+@pytest.mark.mpi
+@pytest.mark.parametrize(("threshold", "form"), [(4, "full"), (3, "summary")])
+def test_threshold_boundary(suite_bin: Path, workspace: Workspace, threshold: int, form: str) -> None:
+    """At the threshold the full form; one rank above it the summary, naming every rank."""
+    resdir = run(4, workspace, "--rank-detail-threshold", str(threshold), extra=FEW_PHASES)
+    doc = json.loads((resdir / "result.json").read_text())
+    jsonschema.validate(doc, json.loads(SCHEMA_PATH.read_text()))
+    assert doc["rank_detail"]["form"] == form
+    assert doc["schema"] == ("ioscore-result/1" if form == "full" else "ioscore-result/1.1")
+    for phase in (p for p in doc["phases"] if p["ran"]):
+        assert [r["rank"] for r in phase["ranks"]] == [0, 1, 2, 3]
+        assert ("rank_summary" in phase) == (form == "summary")
+        assert len(phase["timeseries"]["per_rank"]) == (4 if form == "full" else 0)
+        if form == "summary":
+            summary = phase["rank_summary"]
+            assert summary["count"] == 4 and len(summary["slowest"]) == 4
+            assert sorted(summary["slowest"]) == sorted(summary["fastest"]) == [0, 1, 2, 3]
+
+
+def test_bad_threshold_is_refused(suite_bin: Path, workspace: Workspace) -> None:
+    ini = workspace.write_ini(tiny_ini(workspace))
+    for bad in ("0", "-3", "many", "1e9"):
+        proc = subprocess.run([str(suite_bin), str(ini), "--rank-detail-threshold", bad],
+                              capture_output=True, text=True, env=MPI_ENV, timeout=60,
+                              stdin=subprocess.DEVNULL)  # fmt: skip
+        assert proc.returncode == 2, bad
+        assert "--rank-detail-threshold needs a number in 1..100000000" in proc.stderr
