@@ -195,8 +195,8 @@ static void test_scale(void)
     CHECK(memcmp(total->bins, sk->bins, sizeof sk->bins) == 0);
     int same_top = 1;
     for (int i = 0; i < IOS_RS_K; i++)
-        same_top &= total->slow[i].rank == sk->slow[i].rank &&
-                    total->fast[i].rank == sk->fast[i].rank;
+        same_top &=
+            total->slow[i].rank == sk->slow[i].rank && total->fast[i].rank == sk->fast[i].rank;
     CHECK(same_top);
     CHECK(total->totals.items == sk->totals.items && total->min[0] == sk->min[0]);
     free(node);
@@ -220,7 +220,7 @@ static void test_scale(void)
     snprintf(slowest, sizeof slowest, "\"slowest\":[%d,", all[0].rank);
     CHECK(strstr(text, slowest) != NULL);
     CHECK(j.len < (size_t)HOSTS * 400 + 8192); /* O(hosts), not O(ranks) */
-    int64_t hist = 0; /* the histogram's counts add up to every rank */
+    int64_t hist = 0;                          /* the histogram's counts add up to every rank */
     const char *counts = strstr(text, "\"counts\":[");
     CHECK(counts != NULL);
     for (const char *c = counts ? counts + 10 : ""; *c && *c != ']';) {

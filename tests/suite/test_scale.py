@@ -14,7 +14,7 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from suite_helpers import MPI_ENV, SCHEMA_PATH, Workspace, only_result_dir, small_ini
+from suite_helpers import MPI_ENV, SCHEMA_PATH, SUITE_BIN, Workspace, only_result_dir
 
 from ioscore.results import rank_csv
 
@@ -41,20 +41,30 @@ FEW_PHASES = "".join(
 
 
 def tiny_ini(ws: Workspace, extra: str = "") -> str:
-    return small_ini(
-        ws,
-        ior_easy="transferSize = 4k\nblockSize = 16k\n",
-        extra=f"[ior-hard]\nsegmentCount = 2\n[mdtest-easy]\nn = 4\n[mdtest-hard]\nn = 4\n{extra}",
-    ).replace("[ior-easy]\ntransferSize = 64k\nblockSize = 2m\n", "[ior-easy]\n")
+    """Every phase with the smallest sizes that still do I/O; `extra`: more sections."""
+    return (
+        f"[global]\ndatadir = {ws.data}\nresultdir = {ws.results}\n"
+        "[debug]\nstonewall-time = 1\n"
+        "[ior-easy]\ntransferSize = 4k\nblockSize = 16k\n"
+        "[ior-hard]\nsegmentCount = 2\n"
+        "[mdtest-easy]\nn = 4\n"
+        "[mdtest-hard]\nn = 4\n"
+        f"{extra}"
+    )
 
 
 def run(np: int, ws: Workspace, *args: str, extra: str = "", timeout: float = 900) -> Path:
     ini = ws.write_ini(tiny_ini(ws, extra))
-    cmd = ["mpirun", "--oversubscribe", "-np", str(np), "bash", "-c",
-           f'ulimit -f {FILE_LIMIT_KIB} && exec "$0" "$@"', str(Path(__file__).resolve().parents[2] / "suite" / "build" / "ioscore-suite"),
-           str(ini), "-q", *args]  # fmt: skip
-    proc = subprocess.run(cmd, capture_output=True, text=True, env=MPI_ENV, timeout=timeout,
-                          stdin=subprocess.DEVNULL)  # fmt: skip
+    limit = f'ulimit -f {FILE_LIMIT_KIB} && exec "$0" "$@"'
+    cmd = ["mpirun", "--oversubscribe", "-np", str(np), "bash", "-c", limit, str(SUITE_BIN)]
+    proc = subprocess.run(
+        [*cmd, str(ini), "-q", *args],
+        capture_output=True,
+        text=True,
+        env=MPI_ENV,
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     return only_result_dir(ws)
 
@@ -74,7 +84,9 @@ def check_summary_phase(phase: dict, np: int) -> None:
     assert max(slow) <= min(fast), name
     q = summary["quantiles"]
     for field in ("rate", "start", "first_done", "end"):
-        values = [q[field][k] for k in ("p0", "p1", "p5", "p25", "p50", "p75", "p95", "p99", "p100")]
+        values = [
+            q[field][k] for k in ("p0", "p1", "p5", "p25", "p50", "p75", "p95", "p99", "p100")
+        ]
         assert values == sorted(values), (name, field)
     # p0 and p100 are exact: the slowest and fastest named ranks
     assert q["rate"]["p0"] == slow[0] and q["rate"]["p100"] == fast[0], name
@@ -98,8 +110,9 @@ def check_summary_phase(phase: dict, np: int) -> None:
 def test_summary_form_on_real_mpi(suite_bin: Path, workspace: Workspace, np: int) -> None:
     full = np == 64  # the per-rank file and every phase once; fewer phases above
     args = ["--rank-detail-threshold", str(THRESHOLD), "--simulate-ppn", str(PPN)]
-    resdir = run(np, workspace, *args, *(["--rank-detail-full"] if full else []),
-                 extra="" if full else FEW_PHASES)  # fmt: skip
+    if full:
+        args.append("--rank-detail-full")
+    resdir = run(np, workspace, *args, extra="" if full else FEW_PHASES)
     doc = json.loads((resdir / "result.json").read_text())
     jsonschema.validate(doc, json.loads(SCHEMA_PATH.read_text()))
     assert doc["schema"] == "ioscore-result/1.1"
@@ -128,7 +141,8 @@ def test_summary_form_on_real_mpi(suite_bin: Path, workspace: Workspace, np: int
         cells = [line.split(",") for line in lines[1:]]
         assert [int(c[0]) for c in cells] == list(range(np))
         assert sum(int(c[5]) for c in cells) == write["items"]
-        assert min(float(c[7]) for c in cells) == pytest.approx(write["rank_summary"]["quantiles"]["rate"]["p0"], rel=1e-9)  # fmt: skip
+        slowest = write["rank_summary"]["quantiles"]["rate"]["p0"]
+        assert min(float(c[7]) for c in cells) == pytest.approx(slowest, rel=1e-9)
         assert {c[1] for c in cells} == set(doc["hosts"])
     else:
         assert not list(resdir.glob("ranks-*"))
@@ -136,7 +150,9 @@ def test_summary_form_on_real_mpi(suite_bin: Path, workspace: Workspace, np: int
 
 @pytest.mark.mpi
 @pytest.mark.parametrize(("threshold", "form"), [(4, "full"), (3, "summary")])
-def test_threshold_boundary(suite_bin: Path, workspace: Workspace, threshold: int, form: str) -> None:
+def test_threshold_boundary(
+    suite_bin: Path, workspace: Workspace, threshold: int, form: str
+) -> None:
     """At the threshold the full form; one rank above it the summary, naming every rank."""
     resdir = run(4, workspace, "--rank-detail-threshold", str(threshold), extra=FEW_PHASES)
     doc = json.loads((resdir / "result.json").read_text())
@@ -156,8 +172,13 @@ def test_threshold_boundary(suite_bin: Path, workspace: Workspace, threshold: in
 def test_bad_threshold_is_refused(suite_bin: Path, workspace: Workspace) -> None:
     ini = workspace.write_ini(tiny_ini(workspace))
     for bad in ("0", "-3", "many", "1e9"):
-        proc = subprocess.run([str(suite_bin), str(ini), "--rank-detail-threshold", bad],
-                              capture_output=True, text=True, env=MPI_ENV, timeout=60,
-                              stdin=subprocess.DEVNULL)  # fmt: skip
+        proc = subprocess.run(
+            [str(suite_bin), str(ini), "--rank-detail-threshold", bad],
+            capture_output=True,
+            text=True,
+            env=MPI_ENV,
+            timeout=60,
+            stdin=subprocess.DEVNULL,
+        )
         assert proc.returncode == 2, bad
         assert "--rank-detail-threshold needs a number in 1..100000000" in proc.stderr

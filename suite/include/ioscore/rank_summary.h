@@ -114,8 +114,7 @@ int ios_rank_sketch_named(const struct ios_rank_sketch *sk, struct ios_rs_rank *
 
 /* Rank 0's view of a summarised phase: res takes sum and keeps its named ranks in ranks, hosts,
  * lat_ranks and rank_ids (the arrays the reports read), with procs ranks in all. */
-void ios_rank_summary_attach(struct ios_phase_result *res, struct ios_rank_summary *sum,
-                             int procs);
+void ios_rank_summary_attach(struct ios_phase_result *res, struct ios_rank_summary *sum, int procs);
 
 /* ---- simulation without a big machine (src/core/rank_simulate.c) */
 
@@ -131,8 +130,7 @@ void ios_rank_simulate_phase(int64_t n, int hosts, const struct ios_phase *p,
 
 /* Rank 0's view of a summarised phase: res takes sum and keeps its named ranks in ranks, hosts,
  * lat_ranks and rank_ids (the arrays the reports read), with procs ranks in all. */
-void ios_rank_summary_attach(struct ios_phase_result *res, struct ios_rank_summary *sum,
-                             int procs);
+void ios_rank_summary_attach(struct ios_phase_result *res, struct ios_rank_summary *sum, int procs);
 
 /* ---- simulation without a big machine (src/core/rank_simulate.c) */
 

@@ -106,7 +106,6 @@ static void gather_full(struct ios_run *run, struct ios_phase_ctx *ctx)
     }
 }
 
-
 /* ---- the summary form */
 
 struct node_part {
@@ -260,8 +259,8 @@ static void gather_summary(struct ios_run *run, struct ios_phase_ctx *ctx)
         MPI_Reduce(&node->sketch, run->rank == 0 ? &res->summary->sketch : NULL, 1, sketch_type,
                    sketch_op, 0, leaders);
         MPI_Gather(&node->host, (int)sizeof node->host, MPI_BYTE,
-                   run->rank == 0 ? res->summary->hosts : NULL, (int)sizeof node->host, MPI_BYTE,
-                   0, leaders);
+                   run->rank == 0 ? res->summary->hosts : NULL, (int)sizeof node->host, MPI_BYTE, 0,
+                   leaders);
         if (run->rank == 0)
             res->summary->n_hosts = ios_rs_hosts_normalize(res->summary->hosts, n_leaders);
         MPI_Comm_free(&leaders);
@@ -296,8 +295,7 @@ static void gather_summary(struct ios_run *run, struct ios_phase_ctx *ctx)
             ios_fatal("out of memory (time series)");
     }
     if (max_len > 0)
-        MPI_Reduce(buckets, res->ts_aggregate, max_len, MPI_UINT64_T, MPI_SUM, 0,
-                   MPI_COMM_WORLD);
+        MPI_Reduce(buckets, res->ts_aggregate, max_len, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
     free(buckets);
 
     ios_latency_reduce(&ctx->instr.lat, &res->latency);

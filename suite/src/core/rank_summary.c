@@ -237,8 +237,7 @@ int ios_rank_sketch_named(const struct ios_rank_sketch *sk, struct ios_rs_rank *
     return n;
 }
 
-void ios_rank_summary_attach(struct ios_phase_result *res, struct ios_rank_summary *sum,
-                             int procs)
+void ios_rank_summary_attach(struct ios_phase_result *res, struct ios_rank_summary *sum, int procs)
 {
     struct ios_rs_rank named[2 * IOS_RS_K];
     int n = ios_rank_sketch_named(&sum->sketch, named);

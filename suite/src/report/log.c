@@ -27,9 +27,8 @@ static void per_rank_table(FILE *f, const struct ios_phase_result *res)
     for (int r = 0; r < res->n_ranks; r++) {
         const struct ios_rank_stats *s = &res->ranks[r];
         fprintf(f, "%6d %-24s %10.4f %10.4f %10.4f %14.0f %16.0f %8.0f\n",
-                res->rank_ids ? res->rank_ids[r] : r, res->hosts[r],
-                s->start - t0, s->first_done - t0, s->end - t0, s->items, s->bytes,
-                s->verify_errors);
+                res->rank_ids ? res->rank_ids[r] : r, res->hosts[r], s->start - t0,
+                s->first_done - t0, s->end - t0, s->items, s->bytes, s->verify_errors);
     }
 }
 
@@ -67,8 +66,8 @@ int ios_report_log(const struct ios_run *run, const struct ios_phase_result *res
                 "%-9s %-10.2f %-10.2f %-11.6f %-10.2f %-10.2f %-10.6f %-10.6f %-10.6f "
                 "%-10.6f 0\n",
                 access, mib, iops, iops > 0 ? 1.0 / iops * res->procs : 0.0,
-                res->procs ? res->bytes / res->procs / 1024.0 : 0.0, xfer / 1024.0, 0.0,
-                loop_max, 0.0, total);
+                res->procs ? res->bytes / res->procs / 1024.0 : 0.0, xfer / 1024.0, 0.0, loop_max,
+                0.0, total);
         if (res->has_stonewall)
             fprintf(f, "stonewalling pairs accessed max: %.0f -- time: %.3fs\n",
                     res->items_at_deadline_max, res->stonewall_time);

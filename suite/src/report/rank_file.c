@@ -73,9 +73,9 @@ void ios_rank_file_row(struct ios_rank_file *f, const struct ios_rs_rank *r, dou
     const struct ios_rank_stats *s = &r->stats;
     double first_done = s->first_done > 0 ? s->first_done : s->end;
     char line[256];
-    int n = snprintf(line, sizeof line, "%d,%s,%.6f,%.6f,%.6f,%.0f,%.0f,%.10g,%.0f,%.0f\n",
-                     r->rank, r->host, s->start - t0, first_done - t0, s->end - t0, s->items,
-                     s->bytes, r->rate, s->verify_errors, s->io_error);
+    int n = snprintf(line, sizeof line, "%d,%s,%.6f,%.6f,%.6f,%.0f,%.0f,%.10g,%.0f,%.0f\n", r->rank,
+                     r->host, s->start - t0, first_done - t0, s->end - t0, s->items, s->bytes,
+                     r->rate, s->verify_errors, s->io_error);
     put(f, line, n < (int)sizeof line ? n : (int)sizeof line - 1);
 }
 
