@@ -8,6 +8,7 @@
  * any file is created.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -245,15 +246,10 @@ static void placement(struct ios_run *run, int simulate_ppn)
     MPI_Allgather(run->host, IOS_HOST_MAX, MPI_CHAR, run->hosts, IOS_HOST_MAX, MPI_CHAR,
                   MPI_COMM_WORLD);
     run->ppn0 = 0;
-    run->nnodes = 0;
-    for (int r = 0; r < run->size; r++) {
+    for (int r = 0; r < run->size; r++)
         if (strcmp(run->hosts[r], run->hosts[0]) == 0)
             run->ppn0++;
-        int seen = 0;
-        for (int q = 0; q < r && !seen; q++)
-            seen = strcmp(run->hosts[q], run->hosts[r]) == 0;
-        run->nnodes += !seen;
-    }
+    run->nnodes = ios_distinct_hosts((const char(*)[IOS_HOST_MAX])run->hosts, run->size, NULL);
     run->block_mapped = run->size > 1 && strcmp(run->hosts[1], run->hosts[0]) == 0;
 }
 
@@ -282,6 +278,9 @@ static void subcommand_setup(struct ios_run *run, const char *name, const char *
     MPI_Bcast(ts, sizeof ts, MPI_CHAR, 0, MPI_COMM_WORLD);
     snprintf(run->timestamp, sizeof run->timestamp, "%s", ts);
     placement(run, simulate_ppn);
+    /* the acceptance reports read every rank's numbers (minimum items, per-rank tables): the
+     * subcommands keep the full form at any rank count */
+    run->rank_detail_threshold = INT_MAX;
     ios_config_init(&run->cfg, name);
     if (resultdir[0])
         ios_path(run->resdir, sizeof run->resdir, "%s", resultdir);

@@ -12,6 +12,7 @@
 #include "check.h"
 #include "ioscore/json.h"
 #include "ioscore/rank_summary.h"
+#include "ioscore/run.h"
 
 #define N 100000
 #define HOSTS 1000
@@ -233,8 +234,18 @@ static void test_scale(void)
     ios_json_free(&j);
 }
 
+static void test_distinct_hosts(void)
+{
+    char hosts[5][IOS_HOST_MAX] = {"b", "a", "b", "c", "a"};
+    unsigned char first[5];
+    CHECK(ios_distinct_hosts((const char(*)[IOS_HOST_MAX])hosts, 5, first) == 3);
+    CHECK(first[0] && first[1] && !first[2] && first[3] && !first[4]);
+    CHECK(ios_distinct_hosts((const char(*)[IOS_HOST_MAX])hosts, 0, NULL) == 0);
+}
+
 int main(void)
 {
+    test_distinct_hosts();
     test_bins();
     test_small_named();
     test_scale();

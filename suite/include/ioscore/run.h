@@ -72,6 +72,9 @@ struct ios_run {
  * (src/core/placement.c). */
 int ios_ior_shift(const struct ios_run *run);
 int ios_mdtest_shift(const struct ios_run *run);
+/* How many distinct names hosts[0..n-1] has; first (n flags, or NULL) marks the first rank of
+ * each. Sorts instead of comparing every pair: 100,000 ranks take milliseconds, not minutes. */
+int ios_distinct_hosts(const char (*hosts)[IOS_HOST_MAX], int n, unsigned char *first);
 
 /* Records a run-level INVALID reason (rank 0 writes it to result.txt when open). */
 void ios_run_invalidate(struct ios_run *run, const char *fmt, ...)

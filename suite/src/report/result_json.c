@@ -183,34 +183,18 @@ static int summary_form(const struct ios_run *run)
     return 0;
 }
 
-static int by_name_then_rank(const void *a, const void *b)
-{
-    const char *const *x = a, *const *y = b;
-    int c = strcmp(*x, *y);
-    return c ? c : (*x > *y) - (*x < *y);
-}
-
-/* The run's hosts in order of first appearance; sorting (O(N log N)) rather than comparing
- * every pair, which takes minutes at 100,000 ranks. */
+/* The run's hosts in order of first appearance. */
 static void write_hosts(struct ios_json *j, const struct ios_run *run)
 {
-    int n = run->size;
-    const char **sorted = malloc((size_t)n * sizeof *sorted);
-    unsigned char *first = calloc((size_t)n, 1);
-    if (!sorted || !first)
+    unsigned char *first = calloc((size_t)(run->size > 0 ? run->size : 1), 1);
+    if (!first)
         ios_fatal("out of memory (hosts)");
-    for (int r = 0; r < n; r++)
-        sorted[r] = run->hosts[r];
-    qsort(sorted, (size_t)n, sizeof *sorted, by_name_then_rank);
-    for (int i = 0; i < n; i++)
-        if (i == 0 || strcmp(sorted[i], sorted[i - 1]) != 0)
-            first[(sorted[i] - run->hosts[0]) / IOS_HOST_MAX] = 1;
+    ios_distinct_hosts((const char(*)[IOS_HOST_MAX])run->hosts, run->size, first);
     ios_json_begin_array(j, "hosts");
-    for (int r = 0; r < n; r++)
+    for (int r = 0; r < run->size; r++)
         if (first[r])
             ios_json_string(j, NULL, run->hosts[r]);
     ios_json_end_array(j);
-    free(sorted);
     free(first);
 }
 
