@@ -133,6 +133,11 @@ def test_summary_form_on_real_mpi(suite_bin: Path, workspace: Workspace, np: int
     assert [r["rank"] for r in rows] == [r["rank"] for r in write["ranks"]]
     note = (resdir / "ior-easy-write.csv").read_text().splitlines()[-1]
     assert note.startswith(f"# summary form: only the 16 slowest and 16 fastest of {np} ranks")
+    series = (resdir / "ior-easy-write-timeseries.csv").read_text().splitlines()[1:]
+    assert series and {line.split(",")[2] for line in series} == {"all"}
+    log = (resdir / "ior-easy-write.txt").read_text()
+    assert f"phase ior-easy-write, {np} ranks" in log
+    assert f"only the 16 slowest and 16 fastest of {np} ranks" in log
     if full:
         assert write["rank_summary"]["full_file"] == "ranks-ior-easy-write.csv.gz"
         with gzip.open(resdir / "ranks-ior-easy-write.csv.gz", "rt") as f:
