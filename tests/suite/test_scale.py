@@ -187,3 +187,35 @@ def test_bad_threshold_is_refused(suite_bin: Path, workspace: Workspace) -> None
         )
         assert proc.returncode == 2, bad
         assert "--rank-detail-threshold needs a number in 1..100000000" in proc.stderr
+
+
+def test_simulated_100k_ranks_document(suite_bin: Path, workspace: Workspace) -> None:
+    """100,000 synthetic ranks on 1,000 hosts through the suite's summary code and writer: a
+    valid 1.1 document of a few MB; the schema ties the version to the form."""
+    out = workspace.root / "sim"
+    proc = subprocess.run(
+        [str(suite_bin.parent / "ioscore-simulate-ranks"), "100000", "--out", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+    stats = json.loads(proc.stdout)
+    assert stats["ranks"] == 100000 and stats["hosts"] == 1000 and stats["phases"] == 14
+    assert stats["result_json_bytes"] < 10_000_000  # the full form: about 840 MB
+    doc = json.loads((out / "result.json").read_text())
+    schema = json.loads(SCHEMA_PATH.read_text())
+    jsonschema.validate(doc, schema)
+    assert doc["procs"] == 100000 and len(doc["hosts"]) == 1000
+    for phase in doc["phases"]:
+        assert phase["rank_summary"]["count"] == 100000
+        assert len(phase["ranks"]) == 32 and len(phase["rank_summary"]["hosts"]) == 1000
+    first = doc["phases"][0]
+    without_summary = {k: v for k, v in first.items() if k != "rank_summary"}
+    for broken in (
+        dict(doc, schema="ioscore-result/1"),  # a 1.0 reader would take 32 ranks for all
+        dict(doc, phases=[without_summary, *doc["phases"][1:]]),
+        dict(doc, rank_detail=dict(doc["rank_detail"], form="full")),
+    ):
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate(broken, schema)
