@@ -9,13 +9,16 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import shutil
+import signal
 import subprocess
 from pathlib import Path
 
 import jsonschema
 import pytest
 from suite_helpers import MPI_ENV, SCHEMA_PATH, SUITE_BIN, Workspace, only_result_dir
+from test_verify_and_safety import start_suite, wait_for_pause
 
 from ioscore.results import rank_csv
 
@@ -228,3 +231,34 @@ def test_simulated_100k_ranks_document(suite_bin: Path, workspace: Workspace) ->
     ):
         with pytest.raises(jsonschema.ValidationError):
             jsonschema.validate(broken, schema)
+
+
+@pytest.mark.mpi
+def test_summary_form_names_the_first_failed_rank(suite_bin: Path, workspace: Workspace) -> None:
+    """An I/O error in the summary form: the phase counts the failed ranks, quotes the first
+    one's message (sent to rank 0 by that rank) and the run stops."""
+    pause = workspace.root / "pause"
+    pause.mkdir()
+    (pause / "ior-easy-read").touch()
+    ini = workspace.write_ini(
+        tiny_ini(workspace).replace("[debug]\n", f"[debug]\npause-dir = {pause}\n")
+    )
+    # one rank per pretend node: rank r reads rank r+1's file (IOR shift 1)
+    args = ["--timestamp", "fail", "--simulate-ppn", "1", "--rank-detail-threshold", "3"]
+    proc = start_suite(4, str(ini), *args)
+    try:
+        wait_for_pause(workspace, "ior-easy-read", proc)
+        (workspace.data / "fail" / "ior-easy" / "ior_file_easy.00000002").unlink()
+        (pause / "ior-easy-read").unlink()
+        proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    doc = json.loads((only_result_dir(workspace) / "result.json").read_text())
+    jsonschema.validate(doc, json.loads(SCHEMA_PATH.read_text()))
+    read = next(p for p in doc["phases"] if p["name"] == "ior-easy-read")
+    assert "rank_summary" in read and not read["valid"]
+    reason = next(r for r in read["invalid_reasons"] if r.startswith("I/O errors on "))
+    assert reason.startswith("I/O errors on 1 rank(s); first: ")
+    assert "ior_file_easy.00000002" in reason  # rank 1's own message, not rank 0's
+    assert doc["aborted"] and not doc["valid"]
