@@ -8,6 +8,7 @@
  * any file is created.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +33,7 @@ struct cli {
     int dry_run, cleanup, keep_data, verbose, quiet, list, version, config_hash;
     int simulate_ppn;
     int debug_delay_rank; /* -1 if unset */
+    int rank_detail_threshold, rank_detail_full;
     long debug_delay_us;
 };
 
@@ -51,6 +53,12 @@ static void usage(FILE *out)
             "  --version            print the version\n"
             "  --mode=standard      the only mode implemented\n"
             "  --simulate-ppn K     treat ranks as block-mapped on nodes of K ranks (testing)\n"
+            "  --rank-detail-threshold N\n"
+            "                       above N ranks (default 4096) result.json keeps per-rank\n"
+            "                       detail only for the 16 slowest and 16 fastest ranks plus\n"
+            "                       quantiles, a rate histogram and per-host aggregates\n"
+            "  --rank-detail-full   with the summary form, also write every rank's numbers to\n"
+            "                       ranks-<phase>.csv.gz\n"
             "test only (the run is INVALID):\n"
             "  --debug-delay-rank R --debug-delay-us N\n"
             "                       rank R sleeps N us before each I/O or metadata operation\n"
@@ -119,6 +127,21 @@ static int parse_args(int argc, char **argv, struct cli *cli, int rank)
                             next);
                 return 2;
             }
+        } else if (strcmp(a, "--rank-detail-full") == 0) {
+            cli->rank_detail_full = 1;
+        } else if (strcmp(a, "--rank-detail-threshold") == 0 && next) {
+            char *end = NULL;
+            long value = strtol(next, &end, 10);
+            if (end == next || *end || value < 1 || value > 100000000) {
+                if (rank == 0)
+                    fprintf(stderr,
+                            "ioscore-suite: ERROR: --rank-detail-threshold needs a number in "
+                            "1..100000000, got '%s'\n",
+                            next);
+                return 2;
+            }
+            cli->rank_detail_threshold = (int)value;
+            i++;
         } else if ((strcmp(a, "--debug-delay-rank") == 0 || strcmp(a, "--debug-delay-us") == 0) &&
                    next) {
             char *end = NULL;
@@ -223,15 +246,10 @@ static void placement(struct ios_run *run, int simulate_ppn)
     MPI_Allgather(run->host, IOS_HOST_MAX, MPI_CHAR, run->hosts, IOS_HOST_MAX, MPI_CHAR,
                   MPI_COMM_WORLD);
     run->ppn0 = 0;
-    run->nnodes = 0;
-    for (int r = 0; r < run->size; r++) {
+    for (int r = 0; r < run->size; r++)
         if (strcmp(run->hosts[r], run->hosts[0]) == 0)
             run->ppn0++;
-        int seen = 0;
-        for (int q = 0; q < r && !seen; q++)
-            seen = strcmp(run->hosts[q], run->hosts[r]) == 0;
-        run->nnodes += !seen;
-    }
+    run->nnodes = ios_distinct_hosts((const char(*)[IOS_HOST_MAX])run->hosts, run->size, NULL);
     run->block_mapped = run->size > 1 && strcmp(run->hosts[1], run->hosts[0]) == 0;
 }
 
@@ -260,6 +278,9 @@ static void subcommand_setup(struct ios_run *run, const char *name, const char *
     MPI_Bcast(ts, sizeof ts, MPI_CHAR, 0, MPI_COMM_WORLD);
     snprintf(run->timestamp, sizeof run->timestamp, "%s", ts);
     placement(run, simulate_ppn);
+    /* the acceptance reports read every rank's numbers (minimum items, per-rank tables): the
+     * subcommands keep the full form at any rank count */
+    run->rank_detail_threshold = INT_MAX;
     ios_config_init(&run->cfg, name);
     if (resultdir[0])
         ios_path(run->resdir, sizeof run->resdir, "%s", resultdir);
@@ -389,6 +410,8 @@ int main(int argc, char **argv)
     run.quiet = cli.quiet;
     run.keep_data = cli.keep_data;
     run.debug_delay_rank = cli.debug_delay_rank;
+    run.rank_detail_threshold = cli.rank_detail_threshold;
+    run.rank_detail_full = cli.rank_detail_full;
     run.debug_delay_us = cli.debug_delay_us;
     if ((cli.debug_delay_rank >= 0) != (cli.debug_delay_us > 0) ||
         cli.debug_delay_rank >= run.size) {
