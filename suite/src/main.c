@@ -32,6 +32,7 @@ struct cli {
     int dry_run, cleanup, keep_data, verbose, quiet, list, version, config_hash;
     int simulate_ppn;
     int debug_delay_rank; /* -1 if unset */
+    int rank_detail_threshold, rank_detail_full;
     long debug_delay_us;
 };
 
@@ -51,6 +52,12 @@ static void usage(FILE *out)
             "  --version            print the version\n"
             "  --mode=standard      the only mode implemented\n"
             "  --simulate-ppn K     treat ranks as block-mapped on nodes of K ranks (testing)\n"
+            "  --rank-detail-threshold N\n"
+            "                       above N ranks (default 4096) result.json keeps per-rank\n"
+            "                       detail only for the 16 slowest and 16 fastest ranks plus\n"
+            "                       quantiles, a rate histogram and per-host aggregates\n"
+            "  --rank-detail-full   with the summary form, also write every rank's numbers to\n"
+            "                       ranks-<phase>.csv.gz\n"
             "test only (the run is INVALID):\n"
             "  --debug-delay-rank R --debug-delay-us N\n"
             "                       rank R sleeps N us before each I/O or metadata operation\n"
@@ -119,6 +126,21 @@ static int parse_args(int argc, char **argv, struct cli *cli, int rank)
                             next);
                 return 2;
             }
+        } else if (strcmp(a, "--rank-detail-full") == 0) {
+            cli->rank_detail_full = 1;
+        } else if (strcmp(a, "--rank-detail-threshold") == 0 && next) {
+            char *end = NULL;
+            long value = strtol(next, &end, 10);
+            if (end == next || *end || value < 1 || value > 100000000) {
+                if (rank == 0)
+                    fprintf(stderr,
+                            "ioscore-suite: ERROR: --rank-detail-threshold needs a number in "
+                            "1..100000000, got '%s'\n",
+                            next);
+                return 2;
+            }
+            cli->rank_detail_threshold = (int)value;
+            i++;
         } else if ((strcmp(a, "--debug-delay-rank") == 0 || strcmp(a, "--debug-delay-us") == 0) &&
                    next) {
             char *end = NULL;
@@ -389,6 +411,8 @@ int main(int argc, char **argv)
     run.quiet = cli.quiet;
     run.keep_data = cli.keep_data;
     run.debug_delay_rank = cli.debug_delay_rank;
+    run.rank_detail_threshold = cli.rank_detail_threshold;
+    run.rank_detail_full = cli.rank_detail_full;
     run.debug_delay_us = cli.debug_delay_us;
     if ((cli.debug_delay_rank >= 0) != (cli.debug_delay_us > 0) ||
         cli.debug_delay_rank >= run.size) {

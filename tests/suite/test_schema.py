@@ -13,7 +13,8 @@ from suite_helpers import SCHEMA_PATH, SUITE_DIR
 def test_schema_is_valid_and_versioned() -> None:
     schema = json.loads(SCHEMA_PATH.read_text())
     jsonschema.Draft202012Validator.check_schema(schema)
-    assert schema["properties"]["schema"] == {"const": "ioscore-result/1"}
+    # 1: the full per-rank form; 1.1: the summary form above the rank-detail threshold
+    assert schema["properties"]["schema"]["enum"] == ["ioscore-result/1", "ioscore-result/1.1"]
 
 
 @pytest.mark.parametrize(

@@ -111,9 +111,17 @@ struct ios_phase_result {
     struct ios_kv keys[IOS_MAX_KEYS];
     struct ios_latency latency;    /* merged over ranks; latency.ops == 0: not measured */
     struct ios_latency *lat_ranks; /* n_ranks histograms, or NULL */
+    /* Summary form (more ranks than the rank-detail threshold, include/ioscore/rank_summary.h):
+     * ranks/hosts/lat_ranks hold only the named (slowest and fastest) ranks, rank_ids their
+     * rank numbers, ts_per_rank is NULL. Full form: summary and rank_ids are NULL. */
+    struct ios_rank_summary *summary;
+    int32_t *rank_ids;
+    int procs;        /* ranks that ran the phase (n_ranks in the full form) */
+    int failed_ranks; /* ranks with an I/O error */
 };
 
 struct ios_run;
+struct ios_rank_summary;
 
 /* What a phase's run callback works with. */
 struct ios_phase_ctx {

@@ -43,6 +43,10 @@ struct ios_run {
     int keep_data;        /* --keep-data: skip the final cleanup */
     int debug_delay_rank; /* --debug-delay-rank (test only), -1 if unset */
     long debug_delay_us;  /* --debug-delay-us (test only) */
+    /* --rank-detail-threshold: above this many ranks result.json summarises the per-rank data
+     * (include/ioscore/rank_summary.h); 0: IOS_RANK_DETAIL_THRESHOLD */
+    int rank_detail_threshold;
+    int rank_detail_full; /* --rank-detail-full: also ranks-<phase>.csv.gz in the summary form */
     struct ios_instrument_cfg instr;
     /* the ior/mdtest subcommands: the command line's backend for every phase (NULL: the INI's) */
     const struct ios_backend *backend;

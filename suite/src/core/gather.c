@@ -1,13 +1,22 @@
 /*
- * Gathering, scoring and validity: rank 0 collects every rank's numbers of a phase, computes
- * its score by the phase's metric, applies the validity rules of spec §2.6, and at the end
+ * Gathering, scoring and validity: rank 0 collects a phase's per-rank numbers, computes its
+ * score by the phase's metric, applies the validity rules of spec §2.6, and at the end
  * computes the run's scores and score hash (src/core/score.c).
+ *
+ * Up to the rank-detail threshold rank 0 gathers every rank's numbers (the full form). Above it
+ * (the summary form, include/ioscore/rank_summary.h) nothing of size O(ranks) reaches rank 0:
+ * every rank's numbers go into a mergeable sketch, node leaders reduce their node's sketches
+ * and host aggregates, and the leaders' sketches are reduced to rank 0 while their host
+ * aggregates are gathered (O(hosts)). The time series is reduced to the phase aggregate.
  */
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "ioscore/hash.h"
+#include "ioscore/rank_summary.h"
 #include "ioscore/report.h"
 #include "run_steps.h"
 
@@ -24,12 +33,13 @@ void ios_run_invalidate(struct ios_run *run, const char *fmt, ...)
     ios_result_line(run, "; ERROR INVALID %s", msg);
 }
 
-static void gather_results(struct ios_run *run, struct ios_phase_ctx *ctx)
+static void gather_full(struct ios_run *run, struct ios_phase_ctx *ctx)
 {
     struct ios_phase_result *res = ctx->res;
     int n = run->size;
     if (run->rank == 0) {
         res->n_ranks = n;
+        res->procs = n;
         res->ranks = calloc((size_t)n, sizeof *res->ranks);
         res->hosts = calloc((size_t)n, sizeof *res->hosts);
         if (!res->ranks || !res->hosts)
@@ -89,41 +99,261 @@ static void gather_results(struct ios_run *run, struct ios_phase_ctx *ctx)
                     first = all + (size_t)r * IOS_MSG_MAX;
             }
         }
+        res->failed_ranks = failed;
         if (failed)
             ios_phase_invalidate(res, "I/O errors on %d rank(s); first: %.200s", failed, first);
         free(all);
     }
 }
 
-static void compute_score(struct ios_phase_ctx *ctx)
+
+/* ---- the summary form */
+
+struct node_part {
+    struct ios_rank_sketch sketch;
+    struct ios_rs_host host;
+};
+
+static void merge_node_parts(void *in, void *inout, int *len, MPI_Datatype *type)
+{
+    (void)type;
+    struct node_part *a = in, *b = inout;
+    for (int i = 0; i < *len; i++) {
+        ios_rank_sketch_merge(&b[i].sketch, &a[i].sketch);
+        ios_rs_host_merge(&b[i].host, &a[i].host);
+    }
+}
+
+static void merge_sketches(void *in, void *inout, int *len, MPI_Datatype *type)
+{
+    (void)type;
+    struct ios_rank_sketch *a = in, *b = inout;
+    for (int i = 0; i < *len; i++)
+        ios_rank_sketch_merge(&b[i], &a[i]);
+}
+
+/* One communicator per host (shared-memory node, split again by host name so that
+ * --simulate-ppn's hosts count as hosts) and one of the host leaders. */
+static void host_comms(const struct ios_run *run, MPI_Comm *host, MPI_Comm *leaders)
+{
+    MPI_Comm shm;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, run->rank, MPI_INFO_NULL, &shm);
+    int color = (int)(ios_hash_bytes(0, run->host) & 0x7fffffff);
+    MPI_Comm_split(shm, color, run->rank, host);
+    MPI_Comm_free(&shm);
+    int host_rank = 0;
+    MPI_Comm_rank(*host, &host_rank);
+    MPI_Comm_split(MPI_COMM_WORLD, host_rank == 0 ? 0 : MPI_UNDEFINED, run->rank, leaders);
+}
+
+/* --rank-detail-full: rank 0 writes every rank's row, asking CHUNK ranks at a time so that
+ * neither its memory nor its unexpected-message queue grows with the rank count. */
+#define FULL_CHUNK 1024
+static void stream_full_file(struct ios_run *run, struct ios_phase_result *res,
+                             const struct ios_rs_rank *mine, double t0)
+{
+    int go = 0;
+    if (run->rank != 0) {
+        MPI_Recv(&go, 1, MPI_INT, 0, 21, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        if (go)
+            MPI_Send(mine, (int)sizeof *mine, MPI_BYTE, 0, 22, MPI_COMM_WORLD);
+        return;
+    }
+    struct ios_rank_file *file = ios_rank_file_open(run, res);
+    go = file != NULL;
+    struct ios_rs_rank *chunk = malloc(FULL_CHUNK * sizeof *chunk);
+    MPI_Request *reqs = malloc(FULL_CHUNK * sizeof *reqs);
+    if (!chunk || !reqs)
+        ios_fatal("out of memory (per-rank file)");
+    for (int from = 0; from < run->size; from += FULL_CHUNK) {
+        int to = from + FULL_CHUNK < run->size ? from + FULL_CHUNK : run->size;
+        for (int r = from; r < to; r++)
+            if (r != 0)
+                MPI_Send(&go, 1, MPI_INT, r, 21, MPI_COMM_WORLD);
+        if (!go)
+            continue;
+        for (int r = from; r < to; r++) {
+            if (r == 0) {
+                chunk[0] = *mine;
+                reqs[0] = MPI_REQUEST_NULL;
+            } else
+                MPI_Irecv(&chunk[r - from], (int)sizeof *chunk, MPI_BYTE, r, 22, MPI_COMM_WORLD,
+                          &reqs[r - from]);
+        }
+        MPI_Waitall(to - from, reqs, MPI_STATUSES_IGNORE);
+        for (int r = from; r < to; r++)
+            ios_rank_file_row(file, &chunk[r - from], t0);
+    }
+    free(chunk);
+    free(reqs);
+    if (file && ios_rank_file_close(file) == 0)
+        ios_rank_file_name(res->phase, res->summary->full_file, sizeof res->summary->full_file);
+    else
+        fprintf(stderr, "ioscore-suite: WARNING: cannot write the per-rank file of %s\n",
+                res->phase->name);
+}
+
+/* Rank 0 receives the first failed rank's message (every rank knows which one it is). */
+static void first_error(struct ios_run *run, struct ios_phase_ctx *ctx, int64_t first_failed)
+{
+    MPI_Bcast(&first_failed, 1, MPI_INT64_T, 0, MPI_COMM_WORLD);
+    if (first_failed == INT64_MAX)
+        return;
+    char msg[IOS_MSG_MAX];
+    memcpy(msg, ctx->error, sizeof msg);
+    if (first_failed != 0) {
+        if (run->rank == first_failed)
+            MPI_Send(ctx->error, IOS_MSG_MAX, MPI_CHAR, 0, 23, MPI_COMM_WORLD);
+        else if (run->rank == 0)
+            MPI_Recv(msg, IOS_MSG_MAX, MPI_CHAR, (int)first_failed, 23, MPI_COMM_WORLD,
+                     MPI_STATUS_IGNORE);
+    }
+    if (run->rank == 0) {
+        struct ios_phase_result *res = ctx->res;
+        msg[IOS_MSG_MAX - 1] = 0;
+        ios_phase_invalidate(res, "I/O errors on %d rank(s); first: %.200s", res->failed_ranks,
+                             msg);
+    }
+}
+
+static void gather_summary(struct ios_run *run, struct ios_phase_ctx *ctx)
 {
     struct ios_phase_result *res = ctx->res;
-    double min_start = INFINITY, max_end = -INFINITY, max_span = 0;
-    double items = 0, bytes = 0, verify = 0, at_deadline_max = 0, at_deadline_sum = 0;
-    for (int r = 0; r < res->n_ranks; r++) {
-        const struct ios_rank_stats *s = &res->ranks[r];
-        if (s->start < min_start)
-            min_start = s->start;
-        if (s->end > max_end)
-            max_end = s->end;
-        if (s->end - s->start > max_span)
-            max_span = s->end - s->start;
-        items += s->items;
-        bytes += s->bytes;
-        verify += s->verify_errors;
-        if (s->items_at_deadline > at_deadline_max)
-            at_deadline_max = s->items_at_deadline;
-        at_deadline_sum += s->items_at_deadline;
+    double t0 = 0;
+    MPI_Allreduce(&ctx->mine.start, &t0, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
+    struct ios_rs_rank mine;
+    memset(&mine, 0, sizeof mine);
+    mine.rank = run->rank;
+    mine.rate = ios_rank_rate(&ctx->mine, ctx->phase->metric);
+    snprintf(mine.host, sizeof mine.host, "%s", run->host);
+    mine.stats = ctx->mine;
+    mine.lat = ctx->instr.lat;
+
+    /* each host's ranks into its leader, then the leaders into rank 0 */
+    MPI_Comm host, leaders;
+    host_comms(run, &host, &leaders);
+    struct node_part *part = malloc(sizeof *part), *node = malloc(sizeof *node);
+    if (!part || !node)
+        ios_fatal("out of memory (rank sketch)");
+    ios_rank_sketch_init(&part->sketch, t0);
+    ios_rank_sketch_add(&part->sketch, &mine);
+    ios_rs_host_init(&part->host, run->host);
+    ios_rs_host_add(&part->host, &mine);
+    MPI_Datatype part_type, sketch_type;
+    MPI_Op part_op, sketch_op;
+    MPI_Type_contiguous((int)sizeof *part, MPI_BYTE, &part_type);
+    MPI_Type_commit(&part_type);
+    MPI_Type_contiguous((int)sizeof part->sketch, MPI_BYTE, &sketch_type);
+    MPI_Type_commit(&sketch_type);
+    MPI_Op_create(merge_node_parts, 1, &part_op);
+    MPI_Op_create(merge_sketches, 1, &sketch_op);
+    MPI_Reduce(part, node, 1, part_type, part_op, 0, host);
+    if (leaders != MPI_COMM_NULL) {
+        int n_leaders = 0;
+        MPI_Comm_size(leaders, &n_leaders);
+        if (run->rank == 0) {
+            res->summary = calloc(1, sizeof *res->summary);
+            res->summary->hosts = calloc((size_t)n_leaders, sizeof *res->summary->hosts);
+            if (!res->summary || !res->summary->hosts)
+                ios_fatal("out of memory (rank summary)");
+        }
+        MPI_Reduce(&node->sketch, run->rank == 0 ? &res->summary->sketch : NULL, 1, sketch_type,
+                   sketch_op, 0, leaders);
+        MPI_Gather(&node->host, (int)sizeof node->host, MPI_BYTE,
+                   run->rank == 0 ? res->summary->hosts : NULL, (int)sizeof node->host, MPI_BYTE,
+                   0, leaders);
+        if (run->rank == 0)
+            res->summary->n_hosts = ios_rs_hosts_normalize(res->summary->hosts, n_leaders);
+        MPI_Comm_free(&leaders);
     }
+    MPI_Comm_free(&host);
+    MPI_Op_free(&part_op);
+    MPI_Op_free(&sketch_op);
+    MPI_Type_free(&part_type);
+    MPI_Type_free(&sketch_type);
+    free(part);
+    free(node);
+
+    /* rank 0 keeps the named ranks in the per-rank arrays the reports read */
+    int64_t first_failed = INT64_MAX;
+    if (run->rank == 0) {
+        const struct ios_rank_sketch *sk = &res->summary->sketch;
+        struct ios_rs_rank named[2 * IOS_RS_K];
+        int n = ios_rank_sketch_named(sk, named);
+        res->procs = run->size;
+        res->failed_ranks = (int)sk->totals.failed;
+        first_failed = sk->totals.first_failed;
+        res->n_ranks = n;
+        res->ranks = calloc((size_t)n + 1, sizeof *res->ranks);
+        res->hosts = calloc((size_t)n + 1, sizeof *res->hosts);
+        res->lat_ranks = calloc((size_t)n + 1, sizeof *res->lat_ranks);
+        res->rank_ids = calloc((size_t)n + 1, sizeof *res->rank_ids);
+        if (!res->ranks || !res->hosts || !res->lat_ranks || !res->rank_ids)
+            ios_fatal("out of memory (phase results)");
+        for (int i = 0; i < n; i++) {
+            res->ranks[i] = named[i].stats;
+            memcpy(res->hosts[i], named[i].host, IOS_HOST_MAX);
+            res->lat_ranks[i] = named[i].lat;
+            res->rank_ids[i] = named[i].rank;
+        }
+    }
+
+    /* the time series: the aggregate only */
+    int len = ctx->ts.n, max_len = 0;
+    MPI_Allreduce(&len, &max_len, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    uint64_t *buckets = calloc((size_t)(max_len ? max_len : 1), sizeof *buckets);
+    if (!buckets)
+        ios_fatal("out of memory (time series)");
+    if (len > 0)
+        memcpy(buckets, ctx->ts.buckets, (size_t)len * sizeof *buckets);
+    if (run->rank == 0) {
+        res->ts_len = max_len;
+        res->ts_per_rank = NULL;
+        res->ts_aggregate = calloc((size_t)(max_len ? max_len : 1), sizeof(uint64_t));
+        if (!res->ts_aggregate)
+            ios_fatal("out of memory (time series)");
+    }
+    if (max_len > 0)
+        MPI_Reduce(buckets, res->ts_aggregate, max_len, MPI_UINT64_T, MPI_SUM, 0,
+                   MPI_COMM_WORLD);
+    free(buckets);
+
+    ios_latency_reduce(&ctx->instr.lat, &res->latency);
+    first_error(run, ctx, first_failed);
+    if (run->rank_detail_full)
+        stream_full_file(run, res, &mine, t0);
+}
+
+static int summary_form(const struct ios_run *run)
+{
+    int threshold =
+        run->rank_detail_threshold > 0 ? run->rank_detail_threshold : IOS_RANK_DETAIL_THRESHOLD;
+    return run->size > threshold;
+}
+
+/* The phase's totals (rank 0): summed in rank order in the full form, reduced in the summary. */
+static struct ios_rank_totals phase_totals(const struct ios_phase_result *res)
+{
+    if (res->summary)
+        return res->summary->sketch.totals;
+    struct ios_rank_totals t;
+    ios_rank_totals_init(&t);
+    for (int r = 0; r < res->n_ranks; r++)
+        ios_rank_totals_add(&t, r, &res->ranks[r]);
+    return t;
+}
+
+static void compute_score(struct ios_phase_ctx *ctx, const struct ios_rank_totals *t)
+{
+    struct ios_phase_result *res = ctx->res;
+    double min_start = t->min_start, max_end = t->max_end, max_span = t->max_span;
+    double bytes = t->bytes, items = t->items;
     res->items = items;
     res->bytes = bytes;
-    res->verify_errors = verify;
-    res->items_at_deadline_max = at_deadline_max;
-    res->items_at_deadline_sum = at_deadline_sum;
-    res->wearout_items = 0;
-    for (int r = 0; r < res->n_ranks; r++)
-        if (res->ranks[r].hit_deadline)
-            res->wearout_items += res->ranks[r].items - res->ranks[r].items_at_deadline;
+    res->verify_errors = t->verify_errors;
+    res->items_at_deadline_max = t->at_deadline_max;
+    res->items_at_deadline_sum = t->at_deadline_sum;
+    res->wearout_items = t->wearout_items;
     switch (ctx->phase->metric) {
     case IOS_METRIC_BW:
         res->score = max_end > min_start ? bytes / (max_end - min_start) / 1073741824.0 : 0;
@@ -141,7 +371,8 @@ static void compute_score(struct ios_phase_ctx *ctx)
 }
 
 /* Validity checks of spec §2.6 for one phase (rank 0). */
-static void check_phase(const struct ios_run *run, struct ios_phase_ctx *ctx)
+static void check_phase(const struct ios_run *run, struct ios_phase_ctx *ctx,
+                        const struct ios_rank_totals *t)
 {
     struct ios_phase_result *res = ctx->res;
     const struct ios_phase *p = ctx->phase;
@@ -153,12 +384,7 @@ static void check_phase(const struct ios_run *run, struct ios_phase_ctx *ctx)
         ios_phase_invalidate(res, "%.0f data verification errors", res->verify_errors);
     if (p->stonewalled) {
         if (p->metric == IOS_METRIC_BW) {
-            double t_ior = 0, min_start = INFINITY, max_end = -INFINITY;
-            for (int r = 0; r < res->n_ranks; r++) {
-                min_start = fmin(min_start, res->ranks[r].start);
-                max_end = fmax(max_end, res->ranks[r].end);
-            }
-            t_ior = max_end - min_start;
+            double t_ior = t->max_end - t->min_start;
             if (t_ior < run->stonewall)
                 ios_phase_invalidate(res, "write time %.3f s is below the stonewall time %d s",
                                      t_ior, run->stonewall);
@@ -179,10 +405,14 @@ static void check_phase(const struct ios_run *run, struct ios_phase_ctx *ctx)
 void ios_gather_phase(struct ios_run *run, struct ios_phase_ctx *ctx)
 {
     struct ios_phase_result *res = ctx->res;
-    gather_results(run, ctx);
+    if (summary_form(run))
+        gather_summary(run, ctx);
+    else
+        gather_full(run, ctx);
     if (run->rank == 0) {
-        compute_score(ctx);
-        check_phase(run, ctx);
+        struct ios_rank_totals totals = phase_totals(res);
+        compute_score(ctx, &totals);
+        check_phase(run, ctx, &totals);
     }
     MPI_Bcast(&res->score, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     MPI_Bcast(&res->valid, 1, MPI_INT, 0, MPI_COMM_WORLD);

@@ -97,10 +97,7 @@ struct ios_phase_result *ios_run_one_phase(struct ios_run *run, const struct ios
     ios_timeseries_free(&ctx.ts);
 
     /* I/O errors stop the run; every rank agrees through rank 0's view */
-    int failed = 0;
-    if (run->rank == 0)
-        for (int r = 0; r < res->n_ranks; r++)
-            failed |= res->ranks[r].io_error != 0;
+    int failed = run->rank == 0 && res->failed_ranks > 0;
     MPI_Bcast(&failed, 1, MPI_INT, 0, MPI_COMM_WORLD);
     if (failed) {
         run->aborted = 1;

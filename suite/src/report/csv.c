@@ -3,17 +3,34 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ioscore/rank_summary.h"
 #include "ioscore/report.h"
+
+static int rank_id(const struct ios_phase_result *res, int r)
+{
+    return res->rank_ids ? res->rank_ids[r] : r;
+}
+
+/* The summary form's rows are only the named ranks; a last comment line says so (IOR and
+ * mdtest CSV readers skip rows whose rank is not a number). */
+static void summary_note(FILE *f, const struct ios_phase_result *res)
+{
+    if (!res->summary)
+        return;
+    fprintf(f, "# summary form: only the %d slowest and %d fastest of %d ranks; every rank: %s\n",
+            res->summary->sketch.n_slow, res->summary->sketch.n_fast, res->procs,
+            res->summary->full_file[0] ? res->summary->full_file : "run with --rank-detail-full");
+}
 
 static void write_ior(FILE *f, const struct ios_phase_result *res)
 {
     const char *access = res->phase->type == IOS_PHASE_WRITE ? "write" : "read";
-    double avg_bytes = res->n_ranks ? res->bytes / res->n_ranks : 0;
+    double avg_bytes = res->procs ? res->bytes / res->procs : 0;
     fprintf(f, "access,rank,runtime-with-openclose,runtime,throughput-withopenclose,throughput\n");
     for (int r = 0; r < res->n_ranks; r++) {
         const struct ios_rank_stats *s = &res->ranks[r];
         double with_open = s->end - s->start, io = s->loop_end - s->loop_start;
-        fprintf(f, "%s,%d,%.10e,%.10e,%.10e,%.10e\n", access, r, with_open, io,
+        fprintf(f, "%s,%d,%.10e,%.10e,%.10e,%.10e\n", access, rank_id(res, r), with_open, io,
                 with_open > 0 ? avg_bytes / with_open : 0.0, io > 0 ? avg_bytes / io : 0.0);
     }
 }
@@ -29,7 +46,9 @@ static void write_mdtest(FILE *f, const struct ios_phase_result *res)
     for (int r = 0; r < res->n_ranks; r++)
         if (res->ranks[r].end - res->ranks[r].start > max_time)
             max_time = res->ranks[r].end - res->ranks[r].start;
-    double per_rank = res->n_ranks ? res->items / res->n_ranks : 0;
+    if (res->summary)
+        max_time = res->summary->sketch.totals.max_span;
+    double per_rank = res->procs ? res->items / res->procs : 0;
     fprintf(f, "all,%.0f", per_rank);
     for (int i = 0; i < IOS_MD_OPS; i++) {
         if (i == op)
@@ -41,7 +60,7 @@ static void write_mdtest(FILE *f, const struct ios_phase_result *res)
     for (int r = 0; r < res->n_ranks; r++) {
         const struct ios_rank_stats *s = &res->ranks[r];
         double t = s->end_before_barrier - s->start;
-        fprintf(f, "%d,", r);
+        fprintf(f, "%d,", rank_id(res, r));
         for (int i = 0; i < 9; i++) {
             if (i == op)
                 fprintf(f, ",%.10e,%.10e", t > 0 ? s->items / t : 0.0, t);
@@ -63,6 +82,7 @@ int ios_report_csv(const struct ios_run *run, const struct ios_phase_result *res
         write_ior(f, res);
     else
         write_mdtest(f, res);
+    summary_note(f, res);
     return fclose(f) == 0 ? 0 : -errno;
 }
 
@@ -70,7 +90,7 @@ int ios_report_csv(const struct ios_run *run, const struct ios_phase_result *res
  * <phase>-timeseries.csv: items completed per 1 s bucket since the phase start, one row per
  * (bucket, rank) plus a row per bucket for all ranks ("all"), in long format so thousands of
  * ranks stay readable by any CSV tool. Items are IOR transfers or mdtest files, as in
- * result.json's "timeseries".
+ * result.json's "timeseries". The summary form has only the "all" rows.
  */
 int ios_report_timeseries_csv(const struct ios_run *run, const struct ios_phase_result *res)
 {

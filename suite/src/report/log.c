@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ioscore/rank_summary.h"
 #include "ioscore/report.h"
 
 static void per_rank_table(FILE *f, const struct ios_phase_result *res)
@@ -15,12 +16,18 @@ static void per_rank_table(FILE *f, const struct ios_phase_result *res)
     double t0 = INFINITY;
     for (int r = 0; r < res->n_ranks; r++)
         t0 = fmin(t0, res->ranks[r].start);
+    if (res->summary) {
+        t0 = res->summary->sketch.t0;
+        fprintf(f, "\nonly the %d slowest and %d fastest of %d ranks (result.json rank_summary):",
+                res->summary->sketch.n_slow, res->summary->sketch.n_fast, res->procs);
+    }
     fprintf(f, "\nper rank (seconds from the earliest start):\n");
     fprintf(f, "%6s %-24s %10s %10s %10s %14s %16s %8s\n", "rank", "host", "start", "first_done",
             "end", "items", "bytes", "errors");
     for (int r = 0; r < res->n_ranks; r++) {
         const struct ios_rank_stats *s = &res->ranks[r];
-        fprintf(f, "%6d %-24s %10.4f %10.4f %10.4f %14.0f %16.0f %8.0f\n", r, res->hosts[r],
+        fprintf(f, "%6d %-24s %10.4f %10.4f %10.4f %14.0f %16.0f %8.0f\n",
+                res->rank_ids ? res->rank_ids[r] : r, res->hosts[r],
                 s->start - t0, s->first_done - t0, s->end - t0, s->items, s->bytes,
                 s->verify_errors);
     }
@@ -34,7 +41,7 @@ int ios_report_log(const struct ios_run *run, const struct ios_phase_result *res
     if (!f)
         return -errno;
     fprintf(f, "ioscore-suite %s, phase %s, %d ranks\n", run->version, res->phase->name,
-            res->n_ranks);
+            res->procs);
     for (int k = 0; k < res->n_keys; k++)
         fprintf(f, "%s = %s\n", res->keys[k].key, res->keys[k].value);
     double t_min = INFINITY, t_max = -INFINITY, loop_max = 0;
@@ -42,6 +49,11 @@ int ios_report_log(const struct ios_run *run, const struct ios_phase_result *res
         t_min = fmin(t_min, res->ranks[r].start);
         t_max = fmax(t_max, res->ranks[r].end);
         loop_max = fmax(loop_max, res->ranks[r].loop_end - res->ranks[r].loop_start);
+    }
+    if (res->summary) { /* the named ranks are not all: take the extremes of every rank */
+        t_min = res->summary->sketch.totals.min_start;
+        t_max = res->summary->sketch.totals.max_end;
+        loop_max = res->summary->sketch.totals.max_loop;
     }
     double total = t_max - t_min;
     if (strcmp(res->phase->csv_kind, "ior") == 0) {
@@ -54,8 +66,8 @@ int ios_report_log(const struct ios_run *run, const struct ios_phase_result *res
         fprintf(f,
                 "%-9s %-10.2f %-10.2f %-11.6f %-10.2f %-10.2f %-10.6f %-10.6f %-10.6f "
                 "%-10.6f 0\n",
-                access, mib, iops, iops > 0 ? 1.0 / iops * res->n_ranks : 0.0,
-                res->n_ranks ? res->bytes / res->n_ranks / 1024.0 : 0.0, xfer / 1024.0, 0.0,
+                access, mib, iops, iops > 0 ? 1.0 / iops * res->procs : 0.0,
+                res->procs ? res->bytes / res->procs / 1024.0 : 0.0, xfer / 1024.0, 0.0,
                 loop_max, 0.0, total);
         if (res->has_stonewall)
             fprintf(f, "stonewalling pairs accessed max: %.0f -- time: %.3fs\n",
@@ -67,6 +79,10 @@ int ios_report_log(const struct ios_run *run, const struct ios_phase_result *res
             double t = res->ranks[r].end - res->ranks[r].start;
             max_t = fmax(max_t, t);
             min_t = fmin(min_t, t);
+        }
+        if (res->summary) {
+            max_t = res->summary->sketch.totals.max_span;
+            min_t = res->summary->sketch.totals.min_span;
         }
         const char *op = ios_md_op_name(ios_phase_md_op(res->phase));
         if (res->has_stonewall)

@@ -5,10 +5,12 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "ioscore/json.h"
+#include "ioscore/rank_summary.h"
 #include "ioscore/report.h"
 
 static void iso_time(double t, char *buf, size_t len)
@@ -115,16 +117,18 @@ static void write_phase(struct ios_json *j, const struct ios_phase_result *res)
     } else {
         ios_json_null(j, "stonewall");
     }
-    double t0 = INFINITY;
+    double t0 = INFINITY; /* the summary form names only some ranks: its t0 is over all */
     for (int r = 0; r < res->n_ranks; r++)
         t0 = fmin(t0, res->ranks[r].start);
+    if (res->summary)
+        t0 = res->summary->sketch.t0;
     ios_json_begin_array(j, "ranks");
     for (int r = 0; r < res->n_ranks; r++) {
         const struct ios_rank_stats *s = &res->ranks[r];
         double span = s->end - s->start;
         double amount = p->metric == IOS_METRIC_BW ? s->bytes : s->items;
         ios_json_begin_object(j, NULL);
-        ios_json_int(j, "rank", r);
+        ios_json_int(j, "rank", res->rank_ids ? res->rank_ids[r] : r);
         ios_json_string(j, "host", res->hosts[r]);
         ios_json_double(j, "start", s->start - t0);
         ios_json_double(j, "first_done", s->first_done > 0 ? s->first_done - t0 : s->end - t0);
@@ -138,6 +142,8 @@ static void write_phase(struct ios_json *j, const struct ios_phase_result *res)
         ios_json_end_object(j);
     }
     ios_json_end_array(j);
+    if (res->summary)
+        ios_rank_summary_json(j, res->summary);
     if (res->latency.ops > 0)
         write_latency(j, &res->latency, 1);
     ios_json_begin_object(j, "timeseries");
@@ -169,13 +175,71 @@ static void write_phase(struct ios_json *j, const struct ios_phase_result *res)
     ios_json_end_object(j);
 }
 
+static int summary_form(const struct ios_run *run)
+{
+    for (int i = 0; i < run->n_results; i++)
+        if (run->results[i].summary)
+            return 1;
+    return 0;
+}
+
+static int by_name_then_rank(const void *a, const void *b)
+{
+    const char *const *x = a, *const *y = b;
+    int c = strcmp(*x, *y);
+    return c ? c : (*x > *y) - (*x < *y);
+}
+
+/* The run's hosts in order of first appearance; sorting (O(N log N)) rather than comparing
+ * every pair, which takes minutes at 100,000 ranks. */
+static void write_hosts(struct ios_json *j, const struct ios_run *run)
+{
+    int n = run->size;
+    const char **sorted = malloc((size_t)n * sizeof *sorted);
+    unsigned char *first = calloc((size_t)n, 1);
+    if (!sorted || !first)
+        ios_fatal("out of memory (hosts)");
+    for (int r = 0; r < n; r++)
+        sorted[r] = run->hosts[r];
+    qsort(sorted, (size_t)n, sizeof *sorted, by_name_then_rank);
+    for (int i = 0; i < n; i++)
+        if (i == 0 || strcmp(sorted[i], sorted[i - 1]) != 0)
+            first[(sorted[i] - run->hosts[0]) / IOS_HOST_MAX] = 1;
+    ios_json_begin_array(j, "hosts");
+    for (int r = 0; r < n; r++)
+        if (first[r])
+            ios_json_string(j, NULL, run->hosts[r]);
+    ios_json_end_array(j);
+    free(sorted);
+    free(first);
+}
+
+/* "rank_detail": which form the phases' per-rank data has (readers: absent means "full"). */
+static void write_rank_detail(struct ios_json *j, const struct ios_run *run, int summary)
+{
+    int threshold =
+        run->rank_detail_threshold > 0 ? run->rank_detail_threshold : IOS_RANK_DETAIL_THRESHOLD;
+    char pattern[128] = "";
+    const struct ios_phase any = {.name = "{phase}"};
+    for (int i = 0; i < run->n_results && !pattern[0]; i++)
+        if (run->results[i].summary && run->results[i].summary->full_file[0])
+            ios_rank_file_name(&any, pattern, sizeof pattern);
+    ios_json_begin_object(j, "rank_detail");
+    ios_json_string(j, "form", summary ? "summary" : "full");
+    ios_json_int(j, "threshold", threshold);
+    ios_json_string(j, "full_file", pattern[0] ? pattern : NULL);
+    ios_json_end_object(j);
+}
+
 int ios_report_json(const struct ios_run *run)
 {
     struct ios_json j;
     ios_json_init(&j);
     char hex[16];
     ios_json_begin_object(&j, NULL);
-    ios_json_string(&j, "schema", "ioscore-result/1");
+    /* the summary form is 1.1: a reader of 1 would take its named ranks for all of them */
+    int summary = summary_form(run);
+    ios_json_string(&j, "schema", summary ? "ioscore-result/1.1" : "ioscore-result/1");
     ios_json_string(&j, "version", run->version);
     ios_json_string(&j, "mode", run->mode);
     ios_json_string(&j, "timestamp", run->timestamp);
@@ -186,18 +250,11 @@ int ios_report_json(const struct ios_run *run)
     ios_json_int(&j, "procs", run->size);
     ios_json_int(&j, "nodes", run->nnodes);
     ios_json_int(&j, "ppn0", run->ppn0);
-    ios_json_begin_array(&j, "hosts");
-    for (int r = 0; r < run->size; r++) {
-        int seen = 0;
-        for (int q = 0; q < r && !seen; q++)
-            seen = strcmp(run->hosts[q], run->hosts[r]) == 0;
-        if (!seen)
-            ios_json_string(&j, NULL, run->hosts[r]);
-    }
-    ios_json_end_array(&j);
+    write_hosts(&j, run);
     ios_json_string(&j, "result_dir", run->resdir);
     ios_json_string(&j, "data_dir", run->datadir);
     ios_json_int(&j, "stonewall_s", run->stonewall);
+    write_rank_detail(&j, run, summary);
     ios_json_bool(&j, "valid", run->valid && run->finished);
     ios_json_begin_array(&j, "invalid_reasons");
     for (int k = 0; k < run->n_reasons; k++)
