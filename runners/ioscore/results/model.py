@@ -100,6 +100,8 @@ class RankSummary:
     slowest: list[int]  # rank numbers, slowest first
     fastest: list[int]  # rank numbers, fastest first
     hosts: list[HostAggregate]
+    quantile_rel_error: float = 0.0  # bound of the quantiles' relative error (0: exact)
+    full_file: str | None = None  # the phase's every-rank file in the result directory
 
 
 @dataclass

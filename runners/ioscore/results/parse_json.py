@@ -341,6 +341,8 @@ def rank_summary_from_json(raw: Any, where: str) -> RankSummary | None:
         slowest=_numbers(raw.get("slowest") or [], f"{where} slowest", count=True),
         fastest=_numbers(raw.get("fastest") or [], f"{where} fastest", count=True),
         hosts=hosts,
+        quantile_rel_error=float(raw.get("quantile_rel_error") or 0.0),
+        full_file=raw["full_file"] if isinstance(raw.get("full_file"), str) else None,
     )
 
 

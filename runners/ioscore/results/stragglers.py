@@ -54,6 +54,7 @@ import bisect
 import math
 from dataclasses import dataclass, field
 from statistics import mean, median
+from typing import Any
 
 from ioscore.results.model import PhaseResult, RankStat, RunResult
 
@@ -61,6 +62,7 @@ RATE_FRACTION = 0.5
 LATE_FRACTION = 0.25
 LATE_MIN_S = 0.1
 MIN_JUDGED_S = 0.05
+HISTOGRAM_BINS = 32  # as the suite's summary form
 
 
 @dataclass(frozen=True)
@@ -296,6 +298,22 @@ def phase_spread(phase: PhaseResult) -> PhaseSpread:
     spread.rank_stragglers = rank_stragglers(phase)
     spread.host_stragglers = host_stragglers(phase)
     return spread
+
+
+def rate_histogram(rates: list[float], bins: int = HISTOGRAM_BINS) -> dict[str, list[Any]]:
+    """Ranks per rate bin, like the summary form's histogram: ``counts[i]`` rates lie in
+    ``edges[i] <= rate < edges[i+1]`` (the highest in the last bin); equal-width bins from the
+    lowest to the highest rate, one bin when all are equal, none without rates."""
+    if not rates:
+        return {"edges": [], "counts": []}
+    low, high = min(rates), max(rates)
+    if high <= low:
+        return {"edges": [low, high], "counts": [len(rates)]}
+    width = (high - low) / bins
+    counts = [0] * bins
+    for rate in rates:
+        counts[min(bins - 1, int((rate - low) / width))] += 1
+    return {"edges": [low + i * width for i in range(bins)] + [high], "counts": counts}
 
 
 def run_spreads(run: RunResult) -> list[PhaseSpread]:

@@ -15,9 +15,9 @@ import random
 from typing import Any
 
 from ioscore.results.model import BW_PHASES, QUANTILE_KEYS, SCORED_PHASES
+from ioscore.results.stragglers import rate_histogram
 
 EXTREME_RANKS = 16  # K slowest and K fastest ranks named in the summary form
-HISTOGRAM_BINS = 32
 _PERCENT = {key: float(key[1:]) for key in QUANTILE_KEYS}
 _BYTES_PER_ITEM = {"bw": 1 << 20, "md": 3901}
 
@@ -128,20 +128,8 @@ def quantiles(values: list[float]) -> dict[str, float]:
     return {key: ordered[round(pct / 100 * last)] for key, pct in _PERCENT.items()}
 
 
-def rate_histogram(rates: list[float], bins: int = HISTOGRAM_BINS) -> dict[str, list[Any]]:
-    """Equal-width bins from the lowest to the highest rate (one bin when all are equal)."""
-    low, high = min(rates), max(rates)
-    if high <= low:
-        return {"edges": [low, high], "counts": [len(rates)]}
-    width = (high - low) / bins
-    counts = [0] * bins
-    for rate in rates:
-        counts[min(bins - 1, int((rate - low) / width))] += 1
-    return {"edges": [low + i * width for i in range(bins)] + [high], "counts": counts}
-
-
 def _hosts(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    hosts: dict[str, dict[str, Any]] = {}
+    hosts: dict[str, dict[str, Any]] = {}  # by host name, as the suite sorts them
     for r in records:
         host = hosts.setdefault(
             r["host"],
@@ -165,7 +153,7 @@ def _hosts(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
         host["rate_max"] = max(host["rate_max"], r["rate"])
         host["start_min"] = min(host["start_min"], r["start"])
         host["end_max"] = max(host["end_max"], r["end"])
-    return list(hosts.values())
+    return [hosts[name] for name in sorted(hosts)]
 
 
 def summarised_phase(phase: dict[str, Any], k: int = EXTREME_RANKS) -> dict[str, Any]:
@@ -175,6 +163,8 @@ def summarised_phase(phase: dict[str, Any], k: int = EXTREME_RANKS) -> dict[str,
     named = {r["rank"]: r for r in (*slowest, *fastest)}
     summary = {
         "count": len(records),
+        "full_file": None,
+        "quantile_rel_error": 0.0,
         "quantiles": {
             field: quantiles([r[field] for r in records])
             for field in ("rate", "start", "first_done", "end")
@@ -198,4 +188,5 @@ def summarised(document: dict[str, Any], threshold: int = 4096) -> dict[str, Any
     phases = [summarised_phase(p) if len(p["ranks"]) > threshold else p for p in document["phases"]]
     form = "summary" if any("rank_summary" in p for p in phases) else "full"
     detail = {"form": form, "threshold": threshold, "full_file": None}
-    return {**document, "phases": phases, "rank_detail": detail}
+    schema = "ioscore-result/1.1" if form == "summary" else document["schema"]
+    return {**document, "schema": schema, "phases": phases, "rank_detail": detail}

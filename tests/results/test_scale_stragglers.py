@@ -1,0 +1,82 @@
+"""Straggler findings from the summary form equal those from full data (issue 21)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from ioscore.results import ResultFormatError, synthetic
+from ioscore.results.model import RunResult
+from ioscore.results.parse_json import parse_result_json_text
+from ioscore.results.stragglers import PhaseSpread, run_spreads
+
+RANKS, PPN, SLOW_HOST = 480, 8, 7  # 60 hosts; the slow host's 8 ranks fit in the K=16 named
+
+
+def _both_forms(**kwargs: Any) -> tuple[RunResult, RunResult]:
+    full = synthetic.full_document(RANKS, ppn=PPN, **kwargs)
+    summary = synthetic.summarised(full, threshold=64)
+    return (
+        parse_result_json_text(json.dumps(full), "full.json"),
+        parse_result_json_text(json.dumps(summary), "summary.json"),
+    )
+
+
+def _findings(spread: PhaseSpread) -> tuple[list[int], list[str]]:
+    return spread.straggler_ranks, [flag.host for flag in spread.host_stragglers]
+
+
+def test_summary_form_is_read_with_only_the_named_ranks() -> None:
+    full, summary = _both_forms(slow_hosts=(SLOW_HOST,))
+    assert summary.extra["rank_detail"] == {"form": "summary", "threshold": 64, "full_file": None}
+    assert "rank_detail" not in full.extra
+    for name, phase in summary.phases.items():
+        assert phase.rank_summary is not None and full.phases[name].rank_summary is None
+        assert phase.rank_summary.count == RANKS
+        assert len(phase.ranks) == 2 * synthetic.EXTREME_RANKS
+        named = {*phase.rank_summary.slowest, *phase.rank_summary.fastest}
+        assert [r.rank for r in phase.ranks] == sorted(named)
+        assert len(phase.rank_summary.hosts) == RANKS // PPN
+        assert sum(phase.rank_summary.histogram_counts) == RANKS
+        assert phase.timeseries is not None and phase.timeseries["per_rank"] == []
+        # Scores and the phase model are the same in both forms.
+        assert phase.value == full.phases[name].value
+
+
+def test_slow_host_gives_the_same_findings_from_full_data_and_its_summary() -> None:
+    full, summary = _both_forms(slow_hosts=(SLOW_HOST,))
+    slow_ranks = list(range(SLOW_HOST * PPN, (SLOW_HOST + 1) * PPN))
+    for from_full, from_summary in zip(run_spreads(full), run_spreads(summary), strict=True):
+        assert _findings(from_full) == (slow_ranks, [f"node{SLOW_HOST:05d}"]), from_full.phase
+        assert _findings(from_summary) == _findings(from_full), from_full.phase
+        assert from_summary.ranks == from_full.ranks == RANKS
+        assert from_summary.slowest_rank == from_full.slowest_rank
+        assert from_summary.slowest_host == from_full.slowest_host
+        assert from_summary.rate_median == pytest.approx(from_full.rate_median, rel=0.01)
+        assert from_summary.rate_min == pytest.approx(from_full.rate_min, rel=0.01)
+        assert from_summary.tail_s == pytest.approx(from_full.tail_s, rel=0.01)
+        # The host flag names the host's ranks the summary names (all 8 here).
+        (host_flag,) = from_summary.host_stragglers
+        assert list(host_flag.ranks) == slow_ranks
+
+
+def test_uniform_run_has_no_findings_in_either_form() -> None:
+    full, summary = _both_forms()
+    for from_full, from_summary in zip(run_spreads(full), run_spreads(summary), strict=True):
+        assert _findings(from_full) == _findings(from_summary) == ([], [])
+
+
+def test_summary_with_inconsistent_histogram_refused() -> None:
+    document = synthetic.summarised(synthetic.full_document(100, ppn=10), threshold=32)
+    document["phases"][0]["rank_summary"]["histogram"]["rate"]["edges"].pop()
+    with pytest.raises(ResultFormatError, match="histogram needs one edge more than counts"):
+        parse_result_json_text(json.dumps(document), "r.json")
+
+
+def test_summary_form_validated_by_the_schema() -> None:
+    document = synthetic.summarised(synthetic.full_document(100, ppn=10), threshold=32)
+    del document["phases"][4]["rank_summary"]["quantiles"]["rate"]["p99"]
+    with pytest.raises(ResultFormatError, match=r"phases/4/rank_summary/quantiles/rate"):
+        parse_result_json_text(json.dumps(document), "r.json")
