@@ -32,8 +32,9 @@ def measure(path: Path, whole_schema: bool) -> dict[str, Any]:
     """Times of each reading stage of one file, in this process."""
     times: dict[str, Any] = {}
     start = time.perf_counter()
-    text = read_text(path, max_bytes=MAX_RESULT_JSON_BYTES, max_line=None)
-    document = storable_json.loads(text, MAX_JSON_DEPTH)
+    with parse_json._without_gc_pauses():  # as parse_result_json decodes
+        text = read_text(path, max_bytes=MAX_RESULT_JSON_BYTES, max_line=None)
+        document = storable_json.loads(text, MAX_JSON_DEPTH)
     times["load_s"] = time.perf_counter() - start
     start = time.perf_counter()
     parse_json._validate_schema(document, str(path))
@@ -58,7 +59,7 @@ def measure(path: Path, whole_schema: bool) -> dict[str, Any]:
 
 def write(directory: Path, ranks: int) -> dict[str, Path]:
     document = synthetic.full_document(ranks, ppn=100, slow_hosts=(1,))
-    paths = {"full": directory / f"full-{ranks}.json", "summary": directory / f"sum-{ranks}.json"}
+    paths = {form: directory / f"{form}-{ranks}.json" for form in ("full", "summary")}
     with paths["full"].open("w", encoding="utf-8") as handle:
         json.dump(document, handle)
     summary = synthetic.summarised(document, threshold=min(4096, ranks - 1))
@@ -71,9 +72,13 @@ def main() -> None:
     parser.add_argument("--ranks", type=int, nargs="+", default=[1000, 10_000, 100_000])
     parser.add_argument("--jsonschema", action="store_true", help="also time the old pass")
     parser.add_argument("--one", type=Path, help=argparse.SUPPRESS)  # child process
+    parser.add_argument("--write", type=Path, help=argparse.SUPPRESS)  # child process
     args = parser.parse_args()
     if args.one:
         print(json.dumps(measure(args.one, args.jsonschema)))
+        return
+    if args.write:
+        write(args.write, args.ranks[0])
         return
     print(
         f"{'ranks':>7} {'form':>7} {'MB':>8} {'load s':>7} {'valid. s':>8} {'parse s':>8} "
@@ -82,7 +87,12 @@ def main() -> None:
     )
     with tempfile.TemporaryDirectory(dir="/dev/shm", prefix="scale_read.") as tmp:
         for ranks in args.ranks:
-            for form, path in write(Path(tmp), ranks).items():
+            # Generated in a child too: the parent stays small, and a child's peak RSS (which
+            # Linux carries across fork + exec) is its own.
+            generate = [sys.executable, __file__, "--write", tmp, "--ranks", str(ranks)]
+            subprocess.run(generate, check=True)
+            for form in ("full", "summary"):
+                path = Path(tmp) / f"{form}-{ranks}.json"
                 command = [sys.executable, __file__, "--one", str(path)]
                 if args.jsonschema and ranks <= 10_000:
                     command.append("--jsonschema")

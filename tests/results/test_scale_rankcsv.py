@@ -10,8 +10,8 @@ from __future__ import annotations
 import tracemalloc
 from pathlib import Path
 
-from ioscore.results.parse_rankcsv import MAX_CSV_BYTES, rank_csv
 from ioscore.results.model import PhaseResult, RankStat
+from ioscore.results.parse_rankcsv import MAX_CSV_BYTES, rank_csv
 from ioscore.results.stragglers import phase_spread
 
 AURORA_RANKS = 62_400

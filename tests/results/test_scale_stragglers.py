@@ -2,15 +2,23 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import os
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from ioscore.results import ResultFormatError, synthetic
+from ioscore.results import ResultFormatError, find_runs, load_run, synthetic
 from ioscore.results.model import RunResult
 from ioscore.results.parse_json import parse_result_json_text
-from ioscore.results.stragglers import PhaseSpread, run_spreads
+from ioscore.results.parse_rankcsv import suite_rank_file
+from ioscore.results.stragglers import PhaseSpread, phase_spread, run_spreads
+from tests.fixtures.tiny_suite import LIMITED, SUITE, TINY_CONFIG, _scratch_parent
 
 RANKS, PPN, SLOW_HOST = 480, 8, 7  # 60 hosts; the slow host's 8 ranks fit in the K=16 named
 
@@ -80,3 +88,69 @@ def test_summary_form_validated_by_the_schema() -> None:
     del document["phases"][4]["rank_summary"]["quantiles"]["rate"]["p99"]
     with pytest.raises(ResultFormatError, match=r"phases/4/rank_summary/quantiles/rate"):
         parse_result_json_text(json.dumps(document), "r.json")
+
+
+# --- a real suite run in the summary form ---------------------------------------------------
+
+DELAYED_RANK = 1
+MDTEST_JUDGED = (
+    "mdtest-easy-write",
+    "mdtest-hard-write",
+    "mdtest-easy-stat",
+    "mdtest-hard-stat",
+    "mdtest-easy-delete",
+    "mdtest-hard-read",
+    "mdtest-hard-delete",
+)
+
+
+@pytest.mark.mpi
+def test_real_summary_form_run_flags_the_delayed_rank_like_its_full_file() -> None:
+    """4 ranks forced into the summary form (threshold 2) with every rank's numbers in
+    ranks-<phase>.csv.gz: the summary's findings are the delayed rank, and a subset of what the
+    full per-rank data of the same run finds."""
+    if not SUITE.is_file() or shutil.which("mpirun") is None:
+        pytest.fail(f"{SUITE} not built or mpirun missing: run `make -C suite` first")
+    scratch = Path(tempfile.mkdtemp(prefix="ioscore-summary-", dir=_scratch_parent()))
+    try:
+        config = scratch / "tiny.ini"
+        config.write_text(
+            TINY_CONFIG.format(root=scratch) + "\n[ior-rnd4K-easy-read]\nrun = FALSE\n",
+            encoding="utf-8",
+        )
+        env = {**os.environ, "OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}
+        args = ["--debug-delay-rank", str(DELAYED_RANK), "--debug-delay-us", "3000"]
+        args += ["--rank-detail-threshold", "2", "--rank-detail-full"]
+        command = [*LIMITED, "mpirun", "--oversubscribe", "-np", "4", str(SUITE), str(config)]
+        done = subprocess.run(
+            [*command, "-q", *args],
+            cwd=scratch,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=400,
+            check=False,
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+        (run_dir,) = find_runs(scratch / "results")
+        run = load_run(run_dir)
+        detail = run.extra["rank_detail"]
+        assert detail["form"] == "summary" and detail["threshold"] == 2
+        full = {
+            name: dataclasses.replace(
+                phase,
+                rank_summary=None,
+                ranks=suite_rank_file(run_dir / detail["full_file"].format(phase=name)),
+            )
+            for name, phase in run.phases.items()
+        }
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    for name, phase in run.phases.items():
+        assert phase.rank_summary is not None and phase.rank_summary.count == 4, name
+        assert [r.rank for r in full[name].ranks] == [0, 1, 2, 3], name
+        from_summary = phase_spread(phase).straggler_ranks
+        from_full = phase_spread(full[name]).straggler_ranks
+        assert set(from_summary) <= set(from_full), (name, from_summary, from_full)
+        if name in MDTEST_JUDGED:  # the late rule finds it from the first_done quantiles
+            assert from_summary == [DELAYED_RANK], (name, from_summary)

@@ -141,6 +141,15 @@ def work_rates(phase: PhaseResult) -> dict[int, float]:
     return rates
 
 
+def judged_rates(phase: PhaseResult) -> dict[int, float]:
+    """The rates the rank rule compares: work rates, or in the summary form the suite's rate
+    of the named ranks, the quantity the summary's quantiles describe (a work rate against the
+    median suite rate would compare two different things)."""
+    if phase.rank_summary is None:
+        return work_rates(phase)
+    return {r.rank: r.rate for r in phase.ranks if r.rate is not None}
+
+
 def median_without(ordered: list[float], value: float) -> float:
     """Median of `ordered` (sorted) with one occurrence of `value` left out, in O(log n)."""
     gone = bisect.bisect_left(ordered, value)
@@ -191,7 +200,7 @@ def rank_stragglers(phase: PhaseResult) -> list[RankFlag]:
     of ``first_done`` over all ranks (leaving one rank out of 4,096 or more moves a median by
     at most one order statistic).
     """
-    rates = work_rates(phase)
+    rates = judged_rates(phase)
     rated = [r for r in phase.ranks if r.rank in rates]
     duration = _phase_duration(phase, rated)
     counted = phase.rank_summary.count if phase.rank_summary else len(rated)
@@ -273,9 +282,9 @@ def tail_seconds(ranks: list[RankStat]) -> float | None:
 
 def phase_spread(phase: PhaseResult) -> PhaseSpread:
     """The phase's spread; in the summary form min/median/max and the tail come from the
-    quantiles (of the suite's rate and of first_done) and the slowest rank is the slowest of
-    the ranks the file names."""
-    rates = work_rates(phase)
+    quantiles (of the suite's rate and of first_done) and the slowest rank is the one of
+    lowest work rate among the ranks the file names."""
+    rates = work_rates(phase)  # of the named ranks in the summary form
     summary = phase.rank_summary
     spread = PhaseSpread(phase=phase.name, ranks=summary.count if summary else len(rates))
     if not rates:
