@@ -54,7 +54,7 @@ SCORED_PHASES = (
 WRITE_PHASES = ("ior-easy-write", "mdtest-easy-write", "ior-hard-write", "mdtest-hard-write")
 
 
-@dataclass(slots=True)  # slots: a 100,000-rank run holds over a million of these
+@dataclass
 class RankStat:
     """One rank's numbers for one phase (only runs that carry them: ioscore result.json, CSVs)."""
 
