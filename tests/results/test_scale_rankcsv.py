@@ -7,11 +7,14 @@ saveRankPerformanceDetailsCSV and mdtest's -Y per-rank summary with its ``all`` 
 
 from __future__ import annotations
 
+import gzip
 import tracemalloc
 from pathlib import Path
 
+import pytest
+
 from ioscore.results.model import PhaseResult, RankStat
-from ioscore.results.parse_rankcsv import MAX_CSV_BYTES, rank_csv
+from ioscore.results.parse_rankcsv import MAX_CSV_BYTES, rank_csv, suite_rank_file
 from ioscore.results.stragglers import phase_spread
 
 AURORA_RANKS = 62_400
@@ -88,3 +91,39 @@ def test_oversized_csv_leaves_the_phase_without_rank_data(tmp_path: Path) -> Non
         )
         out.truncate(MAX_CSV_BYTES + 1)  # sparse: no disk used
     assert rank_csv(tmp_path, "ior-easy-write") == []
+
+
+# --- the suite's every-rank file of the summary form (--rank-detail-full) --------------------
+
+SUITE_HEADER = "rank,host,start,first_done,end,items,bytes,rate,verify_errors,io_error\n"
+
+
+def test_suite_rank_file_read_from_gzip_in_rank_order(tmp_path: Path) -> None:
+    path = tmp_path / "ranks-ior-easy-write.csv.gz"
+    rows = [f"{r},nid{r // 4:03d},0.0,1.5,1.6,16,1048576,655360.0,0,0\n" for r in (2, 0, 1)]
+    with gzip.open(path, "wt", encoding="utf-8") as out:
+        out.write(SUITE_HEADER + "".join(rows) + "3,nid000,0.0,nan,1.6,16,1,1.0,0,0\n")
+    ranks = suite_rank_file(path)
+    assert [(r.rank, r.host, r.items, r.bytes) for r in ranks] == [
+        (0, "nid000", 16, 1048576),
+        (1, "nid000", 16, 1048576),
+        (2, "nid000", 16, 1048576),
+    ]  # the row with a non-finite number is left out
+    assert ranks[0].first_done == 1.5 and ranks[0].rate == 655360.0
+
+
+@pytest.mark.parametrize("case", ["bomb", "header", "not-gzip", "missing"])
+def test_suite_rank_file_refusals_leave_no_rank_data(tmp_path: Path, case: str) -> None:
+    path = tmp_path / "ranks-find.csv.gz"
+    if case == "bomb":  # 64 MiB + 1 of zeros compress to ~64 kB: refused after the limit
+        with gzip.open(path, "wb") as out:
+            out.write(SUITE_HEADER.encode())
+            for _ in range(MAX_CSV_BYTES // (1 << 20) + 1):
+                out.write(b"0" * (1 << 20))
+        assert path.stat().st_size < 1 << 20
+    elif case == "header":
+        with gzip.open(path, "wt") as out:
+            out.write("rank,host,rate\n0,n,1\n")
+    elif case == "not-gzip":
+        path.write_text(SUITE_HEADER + "0,n,0,1,1,1,1,1,0,0\n", encoding="utf-8")
+    assert suite_rank_file(path) == []
