@@ -13,7 +13,14 @@ from typing import Any
 
 import pytest
 
-from ioscore.results import ResultFormatError, find_runs, load_run, synthetic
+from ioscore.results import (
+    ResultFormatError,
+    check,
+    find_runs,
+    load_run,
+    recompute_scores,
+    synthetic,
+)
 from ioscore.results.model import RunResult
 from ioscore.results.parse_json import parse_result_json_text
 from ioscore.results.parse_rankcsv import suite_rank_file
@@ -154,3 +161,11 @@ def test_real_summary_form_run_flags_the_delayed_rank_like_its_full_file() -> No
         assert set(from_summary) <= set(from_full), (name, from_summary, from_full)
         if name in MDTEST_JUDGED:  # the late rule finds it from the first_done quantiles
             assert from_summary == [DELAYED_RANK], (name, from_summary)
+
+
+def test_scores_and_rules_are_the_same_in_both_forms() -> None:
+    full, summary = _both_forms(slow_hosts=(SLOW_HOST,))
+    assert recompute_scores(summary) == recompute_scores(full)
+    as_tuples = [(i.rule, i.severity, i.message, i.phase) for i in check(full)]
+    assert [(i.rule, i.severity, i.message, i.phase) for i in check(summary)] == as_tuples
+    assert any(i.rule == "write-phase-min-runtime" for i in check(summary))  # rules did run
