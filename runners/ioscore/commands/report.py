@@ -25,6 +25,7 @@ from ioscore.report.acceptance_html import render_acceptance_html
 from ioscore.report.html import NO_RANK_DATA
 from ioscore.report.summary import has_rank_data
 from ioscore.results import ResultFormatError, RunResult, find_runs, load_run
+from ioscore.results.parse_rankcsv import attach_rank_csvs
 
 EXIT_OK, EXIT_TARGET_FAILED, EXIT_UNREADABLE = 0, 1, 2
 
@@ -38,16 +39,23 @@ def add_parser(sub: Any) -> None:
 
 
 def load_one(path: Path) -> tuple[RunResult, str | None]:
-    """The run in `path`, or the newest run below it (with a note naming the others)."""
+    """The run in `path`, or the newest run below it (with a note naming the others); an
+    IO500-format run gets its per-rank CSVs (``<phase>.csv``) as rank data."""
     if not path.is_dir():
         raise ResultFormatError(path, "not a directory")
     runs = find_runs(path)
     if not runs:
         raise ResultFormatError(path, "no result.json or result_summary.txt in this directory")
+    note = None
     if path in runs or len(runs) == 1:
-        return load_run(path if path in runs else runs[0]), None
-    chosen = sorted(runs)[-1]
-    return load_run(chosen), f"{len(runs)} runs below {path}; reporting the newest, {chosen}"
+        chosen = path if path in runs else runs[0]
+    else:
+        chosen = sorted(runs)[-1]
+        note = f"{len(runs)} runs below {path}; reporting the newest, {chosen}"
+    run = load_run(chosen)
+    if run.format != "ioscore-json":
+        attach_rank_csvs(run, Path(run.run_dir or chosen))
+    return run, note
 
 
 def handle_acceptance(args: argparse.Namespace, report: AcceptanceReport) -> int:

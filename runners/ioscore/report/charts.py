@@ -12,10 +12,19 @@ import plotly.graph_objects as go
 
 from ioscore.report.summary import rate_scale
 from ioscore.results.model import PhaseResult, RunResult
-from ioscore.results.stragglers import host_rates, host_stragglers, phase_spread, work_rates
+from ioscore.results.stragglers import (
+    host_rates,
+    host_stragglers,
+    phase_spread,
+    rate_histogram,
+    work_rates,
+)
 
 STRAGGLER_COLOUR = "#d62728"
 NORMAL_COLOUR = "#1f77b4"
+# Above this many ranks a phase is drawn as a histogram of rank rates and one bar per host,
+# not one bar per rank (Aurora's IO500 run had 62,400 processes).
+MAX_RANK_BARS = 256
 _LAYOUT: dict[str, Any] = {
     "template": "plotly_white",
     "margin": {"l": 60, "r": 20, "t": 50, "b": 50},
@@ -67,7 +76,8 @@ def throughput_figure(run: RunResult, unit: str) -> go.Figure | None:
 
 
 def rank_rate_figure(phase: PhaseResult) -> go.Figure | None:
-    """One bar per rank; stragglers in red with the reason as hover text."""
+    """One bar per rank (in the summary form: per rank the file names, its slowest and
+    fastest); stragglers in red with the reason as hover text."""
     rates = work_rates(phase)
     rated = [r for r in phase.ranks if r.rank in rates]
     if not rated or max(rates.values()) <= 0:
@@ -93,8 +103,9 @@ def rank_rate_figure(phase: PhaseResult) -> go.Figure | None:
             annotation_position="top left",
         )
     flagged = ", ".join(str(rank) for rank in reasons) or "none"
+    which = "slowest and fastest ranks" if phase.rank_summary else "work rate per rank"
     figure.update_layout(
-        title=f"{phase.name}: work rate per rank (stragglers in red: {flagged})",
+        title=f"{phase.name}: {which} (stragglers in red: {flagged})",
         xaxis_title="rank (host)",
         yaxis_title=f"{phase.unit} per rank",
         xaxis_type="category",
@@ -171,9 +182,7 @@ def all_figures(run: RunResult) -> list[tuple[str, go.Figure]]:
         if figure is not None:
             figures.append(("Throughput over time", figure))
     for phase in run.phases.values():
-        figure = rank_rate_figure(phase)
-        if figure is not None:
-            figures.append(("Rate per rank", figure))
+        figures.extend(("Rate per rank", figure) for figure in rank_figures(phase))
     for phase in run.phases.values():
         figure = latency_figure(phase)
         if figure is not None:
@@ -205,6 +214,59 @@ def host_rate_figure(phase: PhaseResult) -> go.Figure | None:
         xaxis_title="host",
         yaxis_title=f"{phase.unit} per rank",
         xaxis_type="category",
+        height=300,
+        **_LAYOUT,
+    )
+    return figure
+
+
+def _is_large(phase: PhaseResult) -> bool:
+    return phase.rank_summary is not None or len(phase.ranks) > MAX_RANK_BARS
+
+
+def rank_figures(phase: PhaseResult) -> list[go.Figure]:
+    """The per-rank view of a phase: one bar per rank up to MAX_RANK_BARS ranks; above that
+    (or in the summary form) a histogram of the ranks' rates and one bar per host, plus, in
+    the summary form, the named slowest and fastest ranks."""
+    if not _is_large(phase):
+        figure = rank_rate_figure(phase)
+        return [figure] if figure is not None else []
+    candidates = [rank_histogram_figure(phase), host_rate_figure(phase)]
+    if phase.rank_summary is not None:
+        candidates.append(rank_rate_figure(phase))
+    return [figure for figure in candidates if figure is not None]
+
+
+def rank_histogram_figure(phase: PhaseResult) -> go.Figure | None:
+    """Ranks per rate bin: the summary form's histogram (of the suite's rate), else one built
+    from the ranks' work rates. None when no rank measured anything."""
+    summary = phase.rank_summary
+    if summary is not None:
+        edges, counts, count = summary.histogram_edges, summary.histogram_counts, summary.count
+    else:
+        histogram = rate_histogram(list(work_rates(phase).values()))
+        edges, counts, count = histogram["edges"], histogram["counts"], len(phase.ranks)
+    if not counts or edges[-1] <= 0:
+        return None
+    scale = rate_scale(phase.unit)
+    flagged = [flag.rank for flag in phase_spread(phase).rank_stragglers]
+    shown = ", ".join(map(str, flagged[:16])) + (" ..." if len(flagged) > 16 else "")
+    figure = go.Figure(
+        go.Bar(
+            x=[(low + high) / 2 / scale for low, high in pairwise(edges)],
+            y=counts,
+            width=[(high - low) / scale for low, high in pairwise(edges)],
+            hovertext=[
+                f"{low / scale:.4g} to {high / scale:.4g} {phase.unit}"
+                for low, high in pairwise(edges)
+            ],
+            name="ranks",
+        )
+    )
+    figure.update_layout(
+        title=f"{phase.name}: {count} ranks by rate (stragglers: {shown or 'none'})",
+        xaxis_title=f"{phase.unit} per rank",
+        yaxis_title="ranks",
         height=300,
         **_LAYOUT,
     )

@@ -68,15 +68,17 @@ from ioscore.results.model import (
     MD_PHASES,
     SCORED_PHASES,
     WRITE_PHASES,
+    HostAggregate,
     Issue,
     PhaseResult,
     RankStat,
+    RankSummary,
     RunResult,
     ScoreGroup,
     Scores,
     Severity,
 )
-from ioscore.results.parse_rankcsv import finite_number, rank_csv
+from ioscore.results.parse_rankcsv import finite_number, rank_csv, suite_rank_file
 from ioscore.results.paths import load_path
 from ioscore.results.releases import BUILTIN_RELEASES, Release, get_release
 from ioscore.results.rules import (
@@ -90,7 +92,7 @@ from ioscore.results.rules import (
 from ioscore.results.scoring import recompute_extended_scores, recompute_scores
 from ioscore.results.storable_json import UnstorableJSON
 from ioscore.results.storable_json import loads as loads_storable_json
-from ioscore.results.stragglers import median_without, phase_spread, work_rates
+from ioscore.results.stragglers import median_without, phase_spread, rate_histogram, work_rates
 
 __all__ = [
     "ARCHIVE_SUFFIXES",
@@ -110,9 +112,11 @@ __all__ = [
     "ArchiveMember",
     "CheckContext",
     "HashCheck",
+    "HostAggregate",
     "Issue",
     "PhaseResult",
     "RankStat",
+    "RankSummary",
     "Release",
     "ResultFormatError",
     "RunResult",
@@ -142,10 +146,12 @@ __all__ = [
     "median_without",
     "phase_spread",
     "rank_csv",
+    "rate_histogram",
     "recompute_extended_scores",
     "recompute_scores",
     "score_hash",
     "storable_text",
+    "suite_rank_file",
     "verify_hashes",
     "work_rates",
 ]

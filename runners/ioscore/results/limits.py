@@ -7,9 +7,10 @@ in the IO500 archive (3,783 files) is 600 characters, the largest text file 11 k
 
 * text files (result_summary.txt, result.txt, config*.ini): at most MAX_TEXT_BYTES, lines of
   at most MAX_LINE_CHARS characters;
-* result.json: at most MAX_JSON_BYTES, nested at most MAX_JSON_DEPTH levels, integers within
-  a signed 64-bit range, no NaN/Infinity/overflowing numbers, strings without NUL or lone
-  surrogates (PostgreSQL stores neither);
+* result.json: at most MAX_RESULT_JSON_BYTES (other JSON documents MAX_JSON_BYTES), nested
+  at most MAX_JSON_DEPTH levels, integers within a signed 64-bit range, no
+  NaN/Infinity/overflowing numbers, strings without NUL or lone surrogates (PostgreSQL
+  stores neither);
 * every number of a phase or score is finite and not negative;
 * the version string has at most MAX_VERSION_CHARS characters;
 * run directories are searched at most MAX_TREE_DEPTH levels deep.
@@ -23,6 +24,11 @@ from pathlib import Path
 MAX_TEXT_BYTES = 4 * 1024 * 1024
 MAX_LINE_CHARS = 16 * 1024
 MAX_JSON_BYTES = 64 * 1024 * 1024
+# A full-form result.json holds ~3 kB per rank (rank objects and time-series rows of 12+
+# phases): ~300 MB at 100,000 ranks when the rank-detail threshold is raised that far (the
+# summary form stays under 1 MB). Reading one costs time and memory linear in its size
+# (bench/scale_read.py).
+MAX_RESULT_JSON_BYTES = 1024 * 1024 * 1024
 MAX_JSON_DEPTH = 64
 MAX_VERSION_CHARS = 200
 INT64_MAX = 2**63 - 1

@@ -70,6 +70,40 @@ class RankStat:
     verify_errors: int | None = None
 
 
+QUANTILE_KEYS = ("p0", "p1", "p5", "p25", "p50", "p75", "p95", "p99", "p100")
+
+
+@dataclass
+class HostAggregate:
+    """One host's ranks of one phase, summed (result.json's summary form, issue 21)."""
+
+    host: str
+    ranks: int
+    items: float
+    bytes: float
+    rate_sum: float  # sum of the suite's per-rank rates
+    rate_min: float
+    rate_max: float
+    start_min: float
+    end_max: float
+
+
+@dataclass
+class RankSummary:
+    """A phase's per-rank data above the suite's rank-detail threshold: distributions instead of
+    one record per rank. ``PhaseResult.ranks`` then holds only the named extreme ranks."""
+
+    count: int  # ranks of the phase
+    quantiles: dict[str, dict[str, float]]  # field (rate, start, first_done, end) -> p0..p100
+    histogram_edges: list[float]  # rate histogram: len(counts) + 1 edges
+    histogram_counts: list[int]
+    slowest: list[int]  # rank numbers, slowest first
+    fastest: list[int]  # rank numbers, fastest first
+    hosts: list[HostAggregate]
+    quantile_rel_error: float = 0.0  # bound of the quantiles' relative error (0: exact)
+    full_file: str | None = None  # the phase's every-rank file in the result directory
+
+
 @dataclass
 class PhaseResult:
     name: str  # canonical dashed name, e.g. "ior-easy-write"
@@ -84,6 +118,8 @@ class PhaseResult:
     timeseries: dict[str, Any] | None = None  # ioscore result.json only
     extra: dict[str, Any] = field(default_factory=dict)  # e.g. find found/scanned
     decimals: int | None = None  # decimals of `value` as printed (3 bash, 6 C app)
+    # Summary form (issue 21): set when the file summarised this phase's ranks.
+    rank_summary: RankSummary | None = None
 
 
 @dataclass

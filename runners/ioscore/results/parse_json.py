@@ -7,8 +7,11 @@ Parsed by the contract; always validated against the schema shipped as package d
 
 from __future__ import annotations
 
+import gc
 import itertools
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import datetime
 from functools import cache
 from importlib import resources
@@ -20,11 +23,21 @@ import jsonschema
 from ioscore.results import storable_json
 from ioscore.results.errors import ResultFormatError, read_text
 from ioscore.results.limits import (
-    MAX_JSON_BYTES,
     MAX_JSON_DEPTH,
+    MAX_RESULT_JSON_BYTES,
     number_problem,
 )
-from ioscore.results.model import PhaseResult, RankStat, RunResult, ScoreGroup, Scores
+from ioscore.results.model import (
+    QUANTILE_KEYS,
+    HostAggregate,
+    PhaseResult,
+    RankStat,
+    RankSummary,
+    RunResult,
+    ScoreGroup,
+    Scores,
+)
+from ioscore.results.rank_check import ranks_problem
 
 SCHEMA_ID = "ioscore-result/1"
 SCHEMA_FILE = "ioscore-result-1.schema.json"
@@ -45,12 +58,20 @@ def result_schema() -> dict[str, Any]:
 
 
 @cache
+def schema_ids() -> tuple[str, ...]:
+    """The ``schema`` values the shipped schema accepts (its const or enum): the full and the
+    summary form of the suite's result.json may carry different ones (issue 21)."""
+    declared = result_schema()["properties"]["schema"]
+    return tuple(declared["enum"]) if "enum" in declared else (declared["const"],)
+
+
+@cache
 def _validator() -> jsonschema.protocols.Validator:
     return jsonschema.Draft202012Validator(result_schema())
 
 
 def _validate_schema(document: Any, source: str) -> None:
-    document = _without_count_series(document, source)
+    document = _without_bulk_arrays(document, source)
     # The first errors are enough to explain the problem: a document with 600,000 wrong
     # items would otherwise build (and rank) 600,000 error objects.
     first_errors = itertools.islice(_validator().iter_errors(document), _MAX_SCHEMA_ERRORS)
@@ -64,23 +85,29 @@ def _is_count(value: Any) -> bool:
     return type(value) is int and value >= 0
 
 
-def _without_count_series(document: Any, source: str) -> Any:
-    """The document with each phase's time-series count arrays checked here and emptied.
+def _without_bulk_arrays(document: Any, source: str) -> Any:
+    """The document with each phase's per-rank arrays checked here and emptied.
 
-    These arrays hold most of a large run's numbers (ranks x buckets); jsonschema spends
-    ~60 us on each, this loop well under 1 us, for the schema's own rule: counts >= 0.
+    ``ranks`` and the time-series count arrays hold nearly all of a large run's numbers
+    (ranks x phases); jsonschema spends ~10 us on a rank object and ~60 us on a count array,
+    the hand-written checks (rank_check, the counts loop) well under 1 us for the schema's
+    own rules. The schema then validates the rest, which is small at any rank count.
     """
     if not isinstance(document, dict) or not isinstance(document.get("phases"), list):
         return document
     phases = []
     for index, phase in enumerate(document["phases"]):
-        series = phase.get("timeseries") if isinstance(phase, dict) else None
+        if not isinstance(phase, dict):
+            phases.append(phase)  # the schema reports the shape
+            continue
+        phase = _ranks_checked(phase, index, source)
+        series = phase.get("timeseries")
         if not isinstance(series, dict):
             phases.append(phase)
             continue
         aggregate, per_rank = series.get("aggregate"), series.get("per_rank")
         if not isinstance(aggregate, list) or not isinstance(per_rank, list):
-            phases.append(phase)  # the schema reports the shape
+            phases.append(phase)
             continue
         rows = [aggregate, *per_rank]
         if not all(isinstance(row, list) and all(_is_count(v) for v in row) for row in rows):
@@ -91,6 +118,20 @@ def _without_count_series(document: Any, source: str) -> Any:
             )
         phases.append({**phase, "timeseries": {**series, "aggregate": [], "per_rank": []}})
     return {**document, "phases": phases}
+
+
+def _ranks_checked(phase: dict[str, Any], index: int, source: str) -> dict[str, Any]:
+    """The phase with its rank objects checked by rank_check and left out of the schema pass."""
+    ranks = phase.get("ranks")
+    if not isinstance(ranks, list):
+        return phase  # the schema reports the shape
+    found = ranks_problem(ranks)
+    if found is not None:
+        rank, problem = found
+        raise ResultFormatError(
+            source, f"schema violation at phases/{index}/ranks/{rank}: rank object {problem}"
+        )
+    return {**phase, "ranks": []}
 
 
 def _phase_number(raw: dict[str, Any], key: str, where: str, optional: bool = False) -> Any:
@@ -133,7 +174,7 @@ def load_json_document(text: str, source: str) -> Any:
 
 
 def parse_result_json(path: Path) -> RunResult:
-    text = read_text(path, max_bytes=MAX_JSON_BYTES, max_line=None)  # JSON may be one line
+    text = read_text(path, max_bytes=MAX_RESULT_JSON_BYTES, max_line=None)  # may be one line
     return parse_result_json_text(text, str(path))
 
 
@@ -142,14 +183,38 @@ def load_result_document(text: str, source: str) -> dict[str, Any]:
     document = load_json_document(text, source)
     if not isinstance(document, dict):
         raise ResultFormatError(source, "top level is not a JSON object")
-    if document.get("schema") != SCHEMA_ID:
+    if document.get("schema") not in schema_ids():
+        expected = " or ".join(repr(i) for i in schema_ids())
         raise ResultFormatError(
-            source, f"unknown schema {document.get('schema')!r} (expected {SCHEMA_ID!r})"
+            source, f"unknown schema {document.get('schema')!r} (expected {expected})"
         )
     return document
 
 
+@contextmanager
+def _without_gc_pauses() -> Iterator[None]:
+    """Cyclic garbage collection off while a document is decoded into objects.
+
+    A 100,000-rank result becomes ~25 million acyclic objects (dicts, lists, numbers); every
+    full collection while they are being built rescans all built so far, which made loading
+    superlinear (30 s instead of ~10 s measured at 100,000 ranks). Nothing built here is
+    cyclic, so nothing is left for the collector afterwards.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 def parse_result_json_text(text: str, source: str) -> RunResult:
+    with _without_gc_pauses():
+        return _parse_result_json_text(text, source)
+
+
+def _parse_result_json_text(text: str, source: str) -> RunResult:
     document = load_result_document(text, source)
     _validate_schema(document, source)
     if document.get("finished") is False or document.get("scores") is None:
@@ -193,7 +258,11 @@ def parse_result_json_text(text: str, source: str) -> RunResult:
         start=_datetime(document.get("start")),
         end=_datetime(document.get("end")),
         files=[source],
-        extra={k: document.get(k) for k in ("nodes", "ppn0", "hosts", "valid") if k in document},
+        extra={
+            k: document.get(k)
+            for k in ("nodes", "ppn0", "hosts", "valid", "rank_detail")
+            if k in document
+        },
         timestamp=document.get("timestamp"),
     )
 
@@ -237,6 +306,7 @@ def phase_from_json(raw: Any, index: int, source: str) -> PhaseResult:
         if raw.get(key) is not None:
             extra[key] = raw[key]
     return PhaseResult(
+        rank_summary=rank_summary_from_json(raw.get("rank_summary"), where),
         name=name,
         value=_phase_number(raw, "score", where),
         unit=str(raw.get("unit", "GiB/s" if name.startswith("i") else "kIOPS")),
@@ -248,3 +318,67 @@ def phase_from_json(raw: Any, index: int, source: str) -> PhaseResult:
         timeseries=raw.get("timeseries"),
         extra=extra,
     )
+
+
+def _numbers(raw: Any, where: str, count: bool = False) -> list[Any]:
+    kinds = (int,) if count else (int, float)
+    if not isinstance(raw, list) or not all(
+        isinstance(v, kinds) and not isinstance(v, bool) for v in raw
+    ):
+        raise ResultFormatError(where, "expected an array of numbers")
+    return raw
+
+
+def rank_summary_from_json(raw: Any, where: str) -> RankSummary | None:
+    """A phase's ``rank_summary`` (summary form, issue 21) -> RankSummary; None when absent.
+
+    The schema has already checked its shape; this builds the typed model and refuses the
+    inconsistencies a schema cannot express (histogram edges vs counts, named ranks).
+    """
+    if raw is None:
+        return None
+    where = f"{where} rank_summary"
+    if not isinstance(raw, dict):
+        raise ResultFormatError(where, "is not an object")
+    quantiles = {}
+    for field, values in (raw.get("quantiles") or {}).items():
+        if not isinstance(values, dict) or set(values) != set(QUANTILE_KEYS):
+            raise ResultFormatError(
+                where, f"quantiles of {field!r} need {', '.join(QUANTILE_KEYS)}"
+            )
+        quantiles[str(field)] = {k: float(_numbers([values[k]], where)[0]) for k in QUANTILE_KEYS}
+    histogram = (raw.get("histogram") or {}).get("rate") or {"edges": [], "counts": []}
+    edges = [float(v) for v in _numbers(histogram.get("edges"), f"{where} histogram")]
+    counts = _numbers(histogram.get("counts"), f"{where} histogram", count=True)
+    if counts and len(edges) != len(counts) + 1:
+        raise ResultFormatError(where, "histogram needs one edge more than counts")
+    hosts = []
+    for host in raw.get("hosts") or []:
+        if not isinstance(host, dict) or not isinstance(host.get("host"), str):
+            raise ResultFormatError(where, "hosts entries need a host name")
+        numbers = _numbers([host.get(k) for k in _HOST_NUMBERS], f"{where} hosts")
+        hosts.append(HostAggregate(host["host"], *numbers))
+    count = _need(raw, "count", int, where)
+    return RankSummary(
+        count=count,
+        quantiles=quantiles,
+        histogram_edges=edges,
+        histogram_counts=counts,
+        slowest=_numbers(raw.get("slowest") or [], f"{where} slowest", count=True),
+        fastest=_numbers(raw.get("fastest") or [], f"{where} fastest", count=True),
+        hosts=hosts,
+        quantile_rel_error=float(raw.get("quantile_rel_error") or 0.0),
+        full_file=raw["full_file"] if isinstance(raw.get("full_file"), str) else None,
+    )
+
+
+_HOST_NUMBERS = (
+    "ranks",
+    "items",
+    "bytes",
+    "rate_sum",
+    "rate_min",
+    "rate_max",
+    "start_min",
+    "end_max",
+)

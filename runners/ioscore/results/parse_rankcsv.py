@@ -7,6 +7,10 @@
   then one row per rank holding only the columns of the phase's operation (File creation,
   stat, read or removal). end = time (s), rate = operations/s.
 * find writes no per-rank times and is left out.
+* ioscore-suite's every-rank file of the summary form (``--rank-detail-full``,
+  result.json's ``rank_detail.full_file``, e.g. ``ranks-<phase>.csv.gz``): ``rank,host,start,
+  first_done,end,items,bytes,rate,verify_errors,io_error``, gzip-compressed when named .gz;
+  read by ``suite_rank_file`` with the same bounds (decompressed bytes included).
 
 Files are read only up to ``MAX_CSV_BYTES``; anything malformed leaves the phase without
 per-rank data (the CSV is extra information, never a reason to reject a run). Amounts
@@ -15,6 +19,7 @@ per-rank data (the CSV is extra information, never a reason to reject a run). Am
 
 from __future__ import annotations
 
+import gzip
 import math
 from pathlib import Path
 
@@ -125,3 +130,62 @@ def attach_rank_csvs(run: RunResult, run_dir: Path) -> list[str]:
             if phase.ranks:
                 filled.append(name)
     return filled
+
+
+SUITE_RANK_COLUMNS = (
+    "rank",
+    "host",
+    "start",
+    "first_done",
+    "end",
+    "items",
+    "bytes",
+    "rate",
+    "verify_errors",
+    "io_error",
+)
+
+
+def _bounded_lines(path: Path) -> list[str] | None:
+    """The lines of a (possibly gzip-compressed) file, None when it (decompressed) exceeds
+    MAX_CSV_BYTES or cannot be read: a small .gz of zeros cannot blow up memory."""
+    try:
+        opener = gzip.open if path.suffix == ".gz" else open
+        with opener(path, "rb") as handle:
+            data = handle.read(MAX_CSV_BYTES + 1)
+    except (OSError, EOFError, gzip.BadGzipFile):
+        return None
+    if len(data) > MAX_CSV_BYTES:
+        return None
+    return data.decode("utf-8", errors="replace").splitlines()[: MAX_RANKS + 1]
+
+
+def suite_rank_file(path: Path) -> list[RankStat]:
+    """Every rank of one phase from the suite's per-rank file (see the module docstring);
+    [] when it is absent, too large or not in that format."""
+    lines = _bounded_lines(path)
+    if not lines or tuple(cell.strip() for cell in lines[0].split(",")) != SUITE_RANK_COLUMNS:
+        return []
+    ranks = []
+    for line in lines[1:]:
+        cells = line.split(",")  # host names hold no commas
+        if len(cells) != len(SUITE_RANK_COLUMNS) or not cells[0].isdigit():
+            continue
+        numbers = [finite_number(cell) for cell in cells[2:9]]
+        if any(n is None for n in numbers):
+            continue
+        start, first_done, end, items, size, rate, errors = numbers
+        ranks.append(
+            RankStat(
+                rank=int(cells[0]),
+                host=cells[1],
+                start=start,
+                first_done=first_done,
+                end=end,
+                items=int(items or 0),
+                rate=rate,
+                bytes=int(size or 0),
+                verify_errors=int(errors or 0),
+            )
+        )
+    return sorted(ranks, key=lambda r: r.rank)

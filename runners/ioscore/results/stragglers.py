@@ -38,6 +38,14 @@ Phases with fewer than two ranks (or two hosts, for hosts) never flag anything, 
 do phases shorter than ``MIN_JUDGED_S`` (0.05 s, latest ``first_done``): below that, rank
 rates measure timer resolution and scheduling noise, not storage (a 0.5 ms find over a few
 hundred entries easily differs 2x between two ranks).
+
+**Summary form** (a result above the suite's rank-detail threshold, issue 21): the file keeps
+only its K slowest and K fastest rank objects plus per-rank quantiles and per-host aggregates
+(``PhaseResult.rank_summary``). The same rules then judge the named ranks against the p50
+quantiles (of the suite's ``rate`` and of ``first_done``; phase duration = p100 of
+``first_done``), and the hosts by the aggregates' mean rate (``rate_sum / ranks``). The suite's
+rate stands in for the work rate there: without the per-rank time series, wear-out cannot be
+taken out, so a stonewalled phase's rate rule is as good as the suite's rate.
 """
 
 from __future__ import annotations
@@ -46,6 +54,7 @@ import bisect
 import math
 from dataclasses import dataclass, field
 from statistics import mean, median
+from typing import Any
 
 from ioscore.results.model import PhaseResult, RankStat, RunResult
 
@@ -53,6 +62,7 @@ RATE_FRACTION = 0.5
 LATE_FRACTION = 0.25
 LATE_MIN_S = 0.1
 MIN_JUDGED_S = 0.05
+HISTOGRAM_BINS = 32  # as the suite's summary form
 
 
 @dataclass(frozen=True)
@@ -131,6 +141,15 @@ def work_rates(phase: PhaseResult) -> dict[int, float]:
     return rates
 
 
+def judged_rates(phase: PhaseResult) -> dict[int, float]:
+    """The rates the rank rule compares: work rates, or in the summary form the suite's rate
+    of the named ranks, the quantity the summary's quantiles describe (a work rate against the
+    median suite rate would compare two different things)."""
+    if phase.rank_summary is None:
+        return work_rates(phase)
+    return {r.rank: r.rate for r in phase.ranks if r.rate is not None}
+
+
 def median_without(ordered: list[float], value: float) -> float:
     """Median of `ordered` (sorted) with one occurrence of `value` left out, in O(log n)."""
     gone = bisect.bisect_left(ordered, value)
@@ -149,39 +168,85 @@ def _duration(ranks: list[RankStat]) -> float | None:
     return max(done) if done else None
 
 
+def _quantile(phase: PhaseResult, field: str, key: str) -> float | None:
+    summary = phase.rank_summary
+    values = summary.quantiles.get(field) if summary else None
+    return values.get(key) if values else None
+
+
+def _phase_duration(phase: PhaseResult, ranks: list[RankStat]) -> float | None:
+    """The latest first_done: over every rank, or its p100 quantile in the summary form."""
+    if phase.rank_summary is not None:
+        return _quantile(phase, "first_done", "p100") or _quantile(phase, "end", "p100")
+    return _duration(ranks)
+
+
+def _rank_verdict(rate: float, peer_rate: float, late: float | None, duration: float) -> str | None:
+    """The rank rule (module docstring) on one rank: why it is a straggler, or None."""
+    if rate < RATE_FRACTION * peer_rate:
+        return f"work rate {rate:.4g} < {RATE_FRACTION} x peer median {peer_rate:.4g}"
+    if late is not None and late > LATE_FRACTION * duration and late > LATE_MIN_S:
+        return (
+            f"done {late:.3g} s after the peer median (> {LATE_FRACTION} x phase {duration:.3g} s)"
+        )
+    return None
+
+
 def rank_stragglers(phase: PhaseResult) -> list[RankFlag]:
-    """Ranks well below (or well after) their peers; see the module docstring for the rule."""
-    rates = work_rates(phase)
+    """Ranks well below (or well after) their peers; see the module docstring for the rule.
+
+    Summary form (``phase.rank_summary``): the ranks the file names (its slowest and fastest)
+    are judged by the same rule, their peers' medians being the summary's p50 of ``rate`` and
+    of ``first_done`` over all ranks (leaving one rank out of 4,096 or more moves a median by
+    at most one order statistic).
+    """
+    rates = judged_rates(phase)
     rated = [r for r in phase.ranks if r.rank in rates]
-    duration = _duration(rated)
-    if len(rated) < 2 or duration is None or duration < MIN_JUDGED_S:
+    duration = _phase_duration(phase, rated)
+    counted = phase.rank_summary.count if phase.rank_summary else len(rated)
+    if counted < 2 or not rated or duration is None or duration < MIN_JUDGED_S:
         return []
-    # Peers = every other rank: leave-one-out medians over sorted lists (large runs stay fast).
-    ordered_rates = sorted(rates[r.rank] for r in rated)
-    ordered_done = sorted(d for d in map(_done, rated) if d is not None)
+    if phase.rank_summary is not None:
+        median_rate = _quantile(phase, "rate", "p50")
+        median_done = _quantile(phase, "first_done", "p50")
+        if median_rate is None:
+            return []
+
+        def peer_rate(rate: float) -> float:
+            return median_rate
+
+        def late_by(done: float) -> float | None:
+            return None if median_done is None else done - median_done
+    else:
+        # Peers = every other rank: leave-one-out medians over sorted lists (large runs stay
+        # fast).
+        ordered_rates = sorted(rates[r.rank] for r in rated)
+        ordered_done = sorted(d for d in map(_done, rated) if d is not None)
+
+        def peer_rate(rate: float) -> float:
+            return median_without(ordered_rates, rate)
+
+        def late_by(done: float) -> float | None:
+            return done - median_without(ordered_done, done) if len(ordered_done) > 1 else None
+
     flags = []
     for stat in rated:
-        rate = rates[stat.rank]
-        peer_rate = median_without(ordered_rates, rate)
-        if rate < RATE_FRACTION * peer_rate:
-            reason = f"work rate {rate:.4g} < {RATE_FRACTION} x peer median {peer_rate:.4g}"
-            flags.append(RankFlag(stat.rank, stat.host, reason))
-            continue
-        done = _done(stat)
-        if done is None or len(ordered_done) < 2:
-            continue
-        late = done - median_without(ordered_done, done)
-        if late > LATE_FRACTION * duration and late > LATE_MIN_S:
-            reason = (
-                f"done {late:.3g} s after the peer median "
-                f"(> {LATE_FRACTION} x phase {duration:.3g} s)"
-            )
+        rate, done = rates[stat.rank], _done(stat)
+        reason = _rank_verdict(
+            rate, peer_rate(rate), None if done is None else late_by(done), duration
+        )
+        if reason:
             flags.append(RankFlag(stat.rank, stat.host, reason))
     return flags
 
 
 def host_rates(phase: PhaseResult) -> dict[str, float]:
-    """Mean work rate of each host's ranks (ranks without a host or a rate are left out)."""
+    """Mean work rate of each host's ranks (ranks without a host or a rate are left out).
+
+    Summary form: the host aggregates' mean rate (``rate_sum / ranks``).
+    """
+    if phase.rank_summary is not None:
+        return {h.host: h.rate_sum / h.ranks for h in phase.rank_summary.hosts if h.ranks > 0}
     rates = work_rates(phase)
     by_host: dict[str, list[float]] = {}
     for stat in phase.ranks:
@@ -191,8 +256,10 @@ def host_rates(phase: PhaseResult) -> dict[str, float]:
 
 
 def host_stragglers(phase: PhaseResult) -> list[HostFlag]:
+    """Hosts well below the others; in the summary form ``HostFlag.ranks`` lists the host's
+    ranks the file names (its slowest and fastest), not every rank of the host."""
     rates = host_rates(phase)
-    duration = _duration(phase.ranks)
+    duration = _phase_duration(phase, phase.ranks)
     if len(rates) < 2 or duration is None or duration < MIN_JUDGED_S:
         return []
     ordered = sorted(rates.values())
@@ -200,7 +267,7 @@ def host_stragglers(phase: PhaseResult) -> list[HostFlag]:
     for host, rate in rates.items():
         peer_rate = median_without(ordered, rate)
         if rate < RATE_FRACTION * peer_rate:
-            members = tuple(sorted(r.rank for r in phase.ranks if r.host == host))  # flagged only
+            members = tuple(sorted(r.rank for r in phase.ranks if r.host == host))
             reason = (
                 f"mean work rate {rate:.4g} < {RATE_FRACTION} x other hosts' median {peer_rate:.4g}"
             )
@@ -214,13 +281,25 @@ def tail_seconds(ranks: list[RankStat]) -> float | None:
 
 
 def phase_spread(phase: PhaseResult) -> PhaseSpread:
-    rates = work_rates(phase)
-    spread = PhaseSpread(phase=phase.name, ranks=len(rates))
+    """The phase's spread; in the summary form min/median/max and the tail come from the
+    quantiles (of the suite's rate and of first_done) and the slowest rank is the one of
+    lowest work rate among the ranks the file names."""
+    rates = work_rates(phase)  # of the named ranks in the summary form
+    summary = phase.rank_summary
+    spread = PhaseSpread(phase=phase.name, ranks=summary.count if summary else len(rates))
     if not rates:
         return spread
-    values = list(rates.values())
-    spread.rate_min, spread.rate_median, spread.rate_max = min(values), median(values), max(values)
-    spread.tail_s = tail_seconds(phase.ranks)
+    if summary is not None:
+        spread.rate_min = _quantile(phase, "rate", "p0")
+        spread.rate_median = _quantile(phase, "rate", "p50")
+        spread.rate_max = _quantile(phase, "rate", "p100")
+        first, last = _quantile(phase, "first_done", "p0"), _quantile(phase, "first_done", "p100")
+        spread.tail_s = None if first is None or last is None else last - first
+    else:
+        values = list(rates.values())
+        spread.rate_min, spread.rate_median = min(values), median(values)
+        spread.rate_max = max(values)
+        spread.tail_s = tail_seconds(phase.ranks)
     spread.slowest_rank = min(rates, key=lambda rank: (rates[rank], rank))
     per_host = host_rates(phase)
     if per_host:
@@ -228,6 +307,22 @@ def phase_spread(phase: PhaseResult) -> PhaseSpread:
     spread.rank_stragglers = rank_stragglers(phase)
     spread.host_stragglers = host_stragglers(phase)
     return spread
+
+
+def rate_histogram(rates: list[float], bins: int = HISTOGRAM_BINS) -> dict[str, list[Any]]:
+    """Ranks per rate bin, like the summary form's histogram: ``counts[i]`` rates lie in
+    ``edges[i] <= rate < edges[i+1]`` (the highest in the last bin); equal-width bins from the
+    lowest to the highest rate, one bin when all are equal, none without rates."""
+    if not rates:
+        return {"edges": [], "counts": []}
+    low, high = min(rates), max(rates)
+    if high <= low:
+        return {"edges": [low, high], "counts": [len(rates)]}
+    width = (high - low) / bins
+    counts = [0] * bins
+    for rate in rates:
+        counts[min(bins - 1, int((rate - low) / width))] += 1
+    return {"edges": [low + i * width for i in range(bins)] + [high], "counts": counts}
 
 
 def run_spreads(run: RunResult) -> list[PhaseSpread]:
