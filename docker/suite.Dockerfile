@@ -2,7 +2,7 @@
 # run by default; mount a file system at /data and pass your own INI for real runs.
 FROM debian:bookworm-slim
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends openmpi-bin libopenmpi-dev gcc make git \
+    && apt-get install -y --no-install-recommends openmpi-bin libopenmpi-dev zlib1g-dev pkg-config gcc make git \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /opt/ioscore
 COPY suite/ suite/
