@@ -7,266 +7,673 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('accounts', '0001_initial'),
+        ("accounts", "0001_initial"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='ListType',
+            name="ListType",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('slug', models.SlugField(max_length=40, unique=True)),
-                ('name', models.CharField(max_length=80)),
-                ('order', models.PositiveSmallIntegerField(default=0)),
-                ('legacy', models.BooleanField(default=False, help_text='only for releases up to SC22')),
-                ('ten_node', models.BooleanField(default=False)),
-                ('award', models.BooleanField(default=False)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("slug", models.SlugField(max_length=40, unique=True)),
+                ("name", models.CharField(max_length=80)),
+                ("order", models.PositiveSmallIntegerField(default=0)),
+                (
+                    "legacy",
+                    models.BooleanField(default=False, help_text="only for releases up to SC22"),
+                ),
+                ("ten_node", models.BooleanField(default=False)),
+                ("award", models.BooleanField(default=False)),
             ],
             options={
-                'ordering': ['order', 'slug'],
+                "ordering": ["order", "slug"],
             },
         ),
         migrations.CreateModel(
-            name='Questionnaire',
+            name="Questionnaire",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('answers', models.JSONField(blank=True, default=dict)),
-                ('claimed_level', models.CharField(blank=True, choices=[('undefined', 'Undefined'), ('limited', 'Limited'), ('proprietary', 'Proprietary'), ('fully_reproducible', 'Fully Reproducible')], max_length=20)),
-                ('assigned_level', models.CharField(blank=True, choices=[('undefined', 'Undefined'), ('limited', 'Limited'), ('proprietary', 'Proprietary'), ('fully_reproducible', 'Fully Reproducible')], max_length=20)),
-                ('updated', models.DateTimeField(auto_now=True)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("answers", models.JSONField(blank=True, default=dict)),
+                (
+                    "claimed_level",
+                    models.CharField(
+                        blank=True,
+                        choices=[
+                            ("undefined", "Undefined"),
+                            ("limited", "Limited"),
+                            ("proprietary", "Proprietary"),
+                            ("fully_reproducible", "Fully Reproducible"),
+                        ],
+                        max_length=20,
+                    ),
+                ),
+                (
+                    "assigned_level",
+                    models.CharField(
+                        blank=True,
+                        choices=[
+                            ("undefined", "Undefined"),
+                            ("limited", "Limited"),
+                            ("proprietary", "Proprietary"),
+                            ("fully_reproducible", "Fully Reproducible"),
+                        ],
+                        max_length=20,
+                    ),
+                ),
+                ("updated", models.DateTimeField(auto_now=True)),
             ],
         ),
         migrations.CreateModel(
-            name='Release',
+            name="Release",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('acronym', models.CharField(max_length=16, unique=True)),
-                ('name', models.CharField(blank=True, max_length=200)),
-                ('release_date', models.DateField(help_text='publication date = end of the embargo')),
-                ('submission_deadline', models.DateField()),
-                ('tag_date', models.DateField(blank=True, help_text='benchmark tag announced', null=True)),
-                ('stabilization_start', models.DateField(blank=True, null=True)),
-                ('stabilization_end', models.DateField(blank=True, null=True)),
-                ('accepted_versions', models.JSONField(blank=True, default=list, help_text='benchmark version tags accepted for this release')),
-                ('historic', models.BooleanField(default=False, help_text='imported; dates may be approximate')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("acronym", models.CharField(max_length=16, unique=True)),
+                ("name", models.CharField(blank=True, max_length=200)),
+                (
+                    "release_date",
+                    models.DateField(help_text="publication date = end of the embargo"),
+                ),
+                ("submission_deadline", models.DateField()),
+                (
+                    "tag_date",
+                    models.DateField(blank=True, help_text="benchmark tag announced", null=True),
+                ),
+                ("stabilization_start", models.DateField(blank=True, null=True)),
+                ("stabilization_end", models.DateField(blank=True, null=True)),
+                (
+                    "accepted_versions",
+                    models.JSONField(
+                        blank=True,
+                        default=list,
+                        help_text="benchmark version tags accepted for this release",
+                    ),
+                ),
+                (
+                    "historic",
+                    models.BooleanField(
+                        default=False, help_text="imported; dates may be approximate"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['release_date'],
+                "ordering": ["release_date"],
             },
         ),
         migrations.CreateModel(
-            name='ClientSystem',
+            name="ClientSystem",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=200)),
-                ('site', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='client_systems', to='accounts.site')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("name", models.CharField(max_length=200)),
+                (
+                    "site",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="client_systems",
+                        to="accounts.site",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['site__name', 'name'],
+                "ordering": ["site__name", "name"],
             },
         ),
         migrations.CreateModel(
-            name='LevelChange',
+            name="LevelChange",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('kind', models.CharField(choices=[('claimed', 'claimed'), ('assigned', 'assigned')], max_length=10)),
-                ('old_level', models.CharField(blank=True, max_length=20)),
-                ('new_level', models.CharField(blank=True, max_length=20)),
-                ('comment', models.TextField(blank=True)),
-                ('created', models.DateTimeField(default=django.utils.timezone.now)),
-                ('actor', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('questionnaire', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='level_history', to='submissions.questionnaire')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[("claimed", "claimed"), ("assigned", "assigned")], max_length=10
+                    ),
+                ),
+                ("old_level", models.CharField(blank=True, max_length=20)),
+                ("new_level", models.CharField(blank=True, max_length=20)),
+                ("comment", models.TextField(blank=True)),
+                ("created", models.DateTimeField(default=django.utils.timezone.now)),
+                (
+                    "actor",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "questionnaire",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="level_history",
+                        to="submissions.questionnaire",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['created', 'id'],
+                "ordering": ["created", "id"],
             },
         ),
         migrations.CreateModel(
-            name='StorageSystem',
+            name="StorageSystem",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(help_text='file-system name ("File System Name")', max_length=200)),
-                ('fs_type', models.CharField(help_text='software ("File System Type")', max_length=100)),
-                ('vendor', models.CharField(blank=True, max_length=200)),
-                ('created', models.DateTimeField(auto_now_add=True)),
-                ('client_system', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='storage_systems', to='submissions.clientsystem')),
-                ('merged_into', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='merged_from', to='submissions.storagesystem')),
-                ('site', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='storage_systems', to='accounts.site')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "name",
+                    models.CharField(
+                        help_text='file-system name ("File System Name")', max_length=200
+                    ),
+                ),
+                (
+                    "fs_type",
+                    models.CharField(help_text='software ("File System Type")', max_length=100),
+                ),
+                ("vendor", models.CharField(blank=True, max_length=200)),
+                ("created", models.DateTimeField(auto_now_add=True)),
+                (
+                    "client_system",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="storage_systems",
+                        to="submissions.clientsystem",
+                    ),
+                ),
+                (
+                    "merged_into",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="merged_from",
+                        to="submissions.storagesystem",
+                    ),
+                ),
+                (
+                    "site",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="storage_systems",
+                        to="accounts.site",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['site__name', 'name'],
+                "ordering": ["site__name", "name"],
             },
         ),
         migrations.CreateModel(
-            name='StorageSystemChange',
+            name="StorageSystemChange",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('action', models.CharField(choices=[('merge', 'merge'), ('split', 'split')], max_length=10)),
-                ('submissions', models.JSONField(default=list, help_text='ids of the submissions moved')),
-                ('reason', models.TextField()),
-                ('created', models.DateTimeField(default=django.utils.timezone.now)),
-                ('actor', models.ForeignKey(null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('source', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to='submissions.storagesystem')),
-                ('target', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to='submissions.storagesystem')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "action",
+                    models.CharField(
+                        choices=[("merge", "merge"), ("split", "split")], max_length=10
+                    ),
+                ),
+                (
+                    "submissions",
+                    models.JSONField(default=list, help_text="ids of the submissions moved"),
+                ),
+                ("reason", models.TextField()),
+                ("created", models.DateTimeField(default=django.utils.timezone.now)),
+                (
+                    "actor",
+                    models.ForeignKey(
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "source",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="submissions.storagesystem",
+                    ),
+                ),
+                (
+                    "target",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="submissions.storagesystem",
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='Submission',
+            name="Submission",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('status', models.CharField(choices=[('draft', 'Draft'), ('submitted', 'Submitted'), ('validating', 'Validating'), ('validation_failed', 'Validation failed'), ('under_review', 'Under review'), ('changes_requested', 'Changes requested'), ('accepted', 'Accepted'), ('rejected', 'Rejected'), ('withdrawn', 'Withdrawn')], db_index=True, default='draft', max_length=20)),
-                ('source', models.CharField(choices=[('upload', 'Upload'), ('io500-import', 'Historical IO500 import')], default='upload', max_length=20)),
-                ('external_id', models.CharField(blank=True, help_text='id in an external archive, e.g. "io500:612" for imports', max_length=64, null=True, unique=True)),
-                ('archive', models.CharField(blank=True, max_length=300)),
-                ('archive_name', models.CharField(blank=True, help_text='uploaded file name', max_length=255)),
-                ('archive_sha256', models.CharField(blank=True, max_length=64, null=True, unique=True)),
-                ('archive_size', models.BigIntegerField(blank=True, null=True)),
-                ('run_dir', models.CharField(blank=True, help_text='selected run inside archive', max_length=500)),
-                ('run_format', models.CharField(blank=True, max_length=20)),
-                ('benchmark_version', models.CharField(blank=True, max_length=200)),
-                ('run_mode', models.CharField(blank=True, max_length=20)),
-                ('run_start', models.DateTimeField(blank=True, null=True)),
-                ('run_end', models.DateTimeField(blank=True, null=True)),
-                ('procs', models.IntegerField(blank=True, null=True)),
-                ('score_bw', models.FloatField(blank=True, help_text='GiB/s, recomputed', null=True)),
-                ('score_md', models.FloatField(blank=True, help_text='kIOPS, recomputed', null=True)),
-                ('score_total', models.FloatField(blank=True, help_text='sqrt(BW*MD), recomputed', null=True)),
-                ('score_valid', models.BooleanField(blank=True, null=True)),
-                ('printed_total', models.FloatField(blank=True, help_text='TOTAL as printed', null=True)),
-                ('extended_total', models.FloatField(blank=True, help_text='[SCOREX] total', null=True)),
-                ('config', models.JSONField(blank=True, default=dict, help_text='section -> key -> value')),
-                ('config_hash', models.CharField(blank=True, max_length=100)),
-                ('score_hash', models.CharField(blank=True, max_length=100)),
-                ('target_list', models.CharField(choices=[('production', 'Production'), ('research', 'Research / test'), ('scc', 'Student Cluster Competition')], default='research', max_length=12)),
-                ('opt_in_ranking', models.BooleanField(default=True)),
-                ('show_submitter', models.BooleanField(default=False)),
-                ('scc', models.BooleanField(default=False)),
-                ('ten_node_eligible', models.BooleanField(blank=True, null=True)),
-                ('production_eligible', models.BooleanField(blank=True, null=True)),
-                ('late_approved', models.BooleanField(default=False)),
-                ('note', models.TextField(blank=True, help_text='import notes, fall-back reasons')),
-                ('validation_attempts', models.PositiveIntegerField(default=0)),
-                ('validation_started', models.DateTimeField(blank=True, null=True)),
-                ('validation_finished', models.DateTimeField(blank=True, null=True)),
-                ('validation_error', models.TextField(blank=True, help_text='why the archive could not be read')),
-                ('created', models.DateTimeField(default=django.utils.timezone.now)),
-                ('submitted_at', models.DateTimeField(blank=True, null=True)),
-                ('updated', models.DateTimeField(auto_now=True)),
-                ('client_system', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='submissions', to='submissions.clientsystem')),
-                ('owner', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='submissions', to=settings.AUTH_USER_MODEL)),
-                ('release', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='submissions', to='submissions.release')),
-                ('site', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='submissions', to='accounts.site')),
-                ('storage_system', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='submissions', to='submissions.storagesystem')),
-                ('valid_from', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to='submissions.release')),
-                ('valid_to', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to='submissions.release')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("draft", "Draft"),
+                            ("submitted", "Submitted"),
+                            ("validating", "Validating"),
+                            ("validation_failed", "Validation failed"),
+                            ("under_review", "Under review"),
+                            ("changes_requested", "Changes requested"),
+                            ("accepted", "Accepted"),
+                            ("rejected", "Rejected"),
+                            ("withdrawn", "Withdrawn"),
+                        ],
+                        db_index=True,
+                        default="draft",
+                        max_length=20,
+                    ),
+                ),
+                (
+                    "source",
+                    models.CharField(
+                        choices=[("upload", "Upload"), ("io500-import", "Historical IO500 import")],
+                        default="upload",
+                        max_length=20,
+                    ),
+                ),
+                (
+                    "external_id",
+                    models.CharField(
+                        blank=True,
+                        help_text='id in an external archive, e.g. "io500:612" for imports',
+                        max_length=64,
+                        null=True,
+                        unique=True,
+                    ),
+                ),
+                ("archive", models.CharField(blank=True, max_length=300)),
+                (
+                    "archive_name",
+                    models.CharField(blank=True, help_text="uploaded file name", max_length=255),
+                ),
+                (
+                    "archive_sha256",
+                    models.CharField(blank=True, max_length=64, null=True, unique=True),
+                ),
+                ("archive_size", models.BigIntegerField(blank=True, null=True)),
+                (
+                    "run_dir",
+                    models.CharField(
+                        blank=True, help_text="selected run inside archive", max_length=500
+                    ),
+                ),
+                ("run_format", models.CharField(blank=True, max_length=20)),
+                ("benchmark_version", models.CharField(blank=True, max_length=200)),
+                ("run_mode", models.CharField(blank=True, max_length=20)),
+                ("run_start", models.DateTimeField(blank=True, null=True)),
+                ("run_end", models.DateTimeField(blank=True, null=True)),
+                ("procs", models.IntegerField(blank=True, null=True)),
+                (
+                    "score_bw",
+                    models.FloatField(blank=True, help_text="GiB/s, recomputed", null=True),
+                ),
+                (
+                    "score_md",
+                    models.FloatField(blank=True, help_text="kIOPS, recomputed", null=True),
+                ),
+                (
+                    "score_total",
+                    models.FloatField(blank=True, help_text="sqrt(BW*MD), recomputed", null=True),
+                ),
+                ("score_valid", models.BooleanField(blank=True, null=True)),
+                (
+                    "printed_total",
+                    models.FloatField(blank=True, help_text="TOTAL as printed", null=True),
+                ),
+                (
+                    "extended_total",
+                    models.FloatField(blank=True, help_text="[SCOREX] total", null=True),
+                ),
+                (
+                    "config",
+                    models.JSONField(blank=True, default=dict, help_text="section -> key -> value"),
+                ),
+                ("config_hash", models.CharField(blank=True, max_length=100)),
+                ("score_hash", models.CharField(blank=True, max_length=100)),
+                (
+                    "target_list",
+                    models.CharField(
+                        choices=[
+                            ("production", "Production"),
+                            ("research", "Research / test"),
+                            ("scc", "Student Cluster Competition"),
+                        ],
+                        default="research",
+                        max_length=12,
+                    ),
+                ),
+                ("opt_in_ranking", models.BooleanField(default=True)),
+                ("show_submitter", models.BooleanField(default=False)),
+                ("scc", models.BooleanField(default=False)),
+                ("ten_node_eligible", models.BooleanField(blank=True, null=True)),
+                ("production_eligible", models.BooleanField(blank=True, null=True)),
+                ("late_approved", models.BooleanField(default=False)),
+                ("note", models.TextField(blank=True, help_text="import notes, fall-back reasons")),
+                ("validation_attempts", models.PositiveIntegerField(default=0)),
+                ("validation_started", models.DateTimeField(blank=True, null=True)),
+                ("validation_finished", models.DateTimeField(blank=True, null=True)),
+                (
+                    "validation_error",
+                    models.TextField(blank=True, help_text="why the archive could not be read"),
+                ),
+                ("created", models.DateTimeField(default=django.utils.timezone.now)),
+                ("submitted_at", models.DateTimeField(blank=True, null=True)),
+                ("updated", models.DateTimeField(auto_now=True)),
+                (
+                    "client_system",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="submissions",
+                        to="submissions.clientsystem",
+                    ),
+                ),
+                (
+                    "owner",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="submissions",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "release",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="submissions",
+                        to="submissions.release",
+                    ),
+                ),
+                (
+                    "site",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="submissions",
+                        to="accounts.site",
+                    ),
+                ),
+                (
+                    "storage_system",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="submissions",
+                        to="submissions.storagesystem",
+                    ),
+                ),
+                (
+                    "valid_from",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="submissions.release",
+                    ),
+                ),
+                (
+                    "valid_to",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="submissions.release",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created', '-id'],
+                "ordering": ["-created", "-id"],
             },
         ),
         migrations.AddField(
-            model_name='questionnaire',
-            name='submission',
-            field=models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, related_name='questionnaire', to='submissions.submission'),
+            model_name="questionnaire",
+            name="submission",
+            field=models.OneToOneField(
+                on_delete=django.db.models.deletion.CASCADE,
+                related_name="questionnaire",
+                to="submissions.submission",
+            ),
         ),
         migrations.CreateModel(
-            name='PhaseResult',
+            name="PhaseResult",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=60)),
-                ('order', models.PositiveSmallIntegerField(default=0)),
-                ('value', models.FloatField()),
-                ('unit', models.CharField(max_length=10)),
-                ('group', models.CharField(default='none', max_length=4)),
-                ('time', models.FloatField(blank=True, null=True)),
-                ('valid', models.BooleanField(default=True)),
-                ('invalid_reasons', models.JSONField(blank=True, default=list)),
-                ('score_txt', models.FloatField(blank=True, null=True)),
-                ('extra', models.JSONField(blank=True, default=dict)),
-                ('ranks', models.JSONField(blank=True, default=list)),
-                ('timeseries', models.JSONField(blank=True, null=True)),
-                ('submission', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='phases', to='submissions.submission')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("name", models.CharField(max_length=60)),
+                ("order", models.PositiveSmallIntegerField(default=0)),
+                ("value", models.FloatField()),
+                ("unit", models.CharField(max_length=10)),
+                ("group", models.CharField(default="none", max_length=4)),
+                ("time", models.FloatField(blank=True, null=True)),
+                ("valid", models.BooleanField(default=True)),
+                ("invalid_reasons", models.JSONField(blank=True, default=list)),
+                ("score_txt", models.FloatField(blank=True, null=True)),
+                ("extra", models.JSONField(blank=True, default=dict)),
+                ("ranks", models.JSONField(blank=True, default=list)),
+                ("timeseries", models.JSONField(blank=True, null=True)),
+                (
+                    "submission",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="phases",
+                        to="submissions.submission",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['submission', 'order'],
+                "ordering": ["submission", "order"],
             },
         ),
         migrations.CreateModel(
-            name='SubmissionTransition',
+            name="SubmissionTransition",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('from_status', models.CharField(blank=True, choices=[('draft', 'Draft'), ('submitted', 'Submitted'), ('validating', 'Validating'), ('validation_failed', 'Validation failed'), ('under_review', 'Under review'), ('changes_requested', 'Changes requested'), ('accepted', 'Accepted'), ('rejected', 'Rejected'), ('withdrawn', 'Withdrawn')], max_length=20)),
-                ('to_status', models.CharField(choices=[('draft', 'Draft'), ('submitted', 'Submitted'), ('validating', 'Validating'), ('validation_failed', 'Validation failed'), ('under_review', 'Under review'), ('changes_requested', 'Changes requested'), ('accepted', 'Accepted'), ('rejected', 'Rejected'), ('withdrawn', 'Withdrawn')], max_length=20)),
-                ('comment', models.TextField(blank=True)),
-                ('created', models.DateTimeField(default=django.utils.timezone.now)),
-                ('actor', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('submission', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='transitions', to='submissions.submission')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "from_status",
+                    models.CharField(
+                        blank=True,
+                        choices=[
+                            ("draft", "Draft"),
+                            ("submitted", "Submitted"),
+                            ("validating", "Validating"),
+                            ("validation_failed", "Validation failed"),
+                            ("under_review", "Under review"),
+                            ("changes_requested", "Changes requested"),
+                            ("accepted", "Accepted"),
+                            ("rejected", "Rejected"),
+                            ("withdrawn", "Withdrawn"),
+                        ],
+                        max_length=20,
+                    ),
+                ),
+                (
+                    "to_status",
+                    models.CharField(
+                        choices=[
+                            ("draft", "Draft"),
+                            ("submitted", "Submitted"),
+                            ("validating", "Validating"),
+                            ("validation_failed", "Validation failed"),
+                            ("under_review", "Under review"),
+                            ("changes_requested", "Changes requested"),
+                            ("accepted", "Accepted"),
+                            ("rejected", "Rejected"),
+                            ("withdrawn", "Withdrawn"),
+                        ],
+                        max_length=20,
+                    ),
+                ),
+                ("comment", models.TextField(blank=True)),
+                ("created", models.DateTimeField(default=django.utils.timezone.now)),
+                (
+                    "actor",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "submission",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="transitions",
+                        to="submissions.submission",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['created', 'id'],
+                "ordering": ["created", "id"],
             },
         ),
         migrations.CreateModel(
-            name='SystemDescription',
+            name="SystemDescription",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('schema_version', models.CharField(default='ioscore-system/1', max_length=40)),
-                ('data', models.JSONField(default=dict)),
-                ('institution', models.CharField(blank=True, max_length=300)),
-                ('system', models.CharField(blank=True, max_length=200)),
-                ('storage_vendor', models.CharField(blank=True, max_length=200)),
-                ('fs_type', models.CharField(blank=True, max_length=100)),
-                ('fs_name', models.CharField(blank=True, max_length=200)),
-                ('fs_version', models.CharField(blank=True, max_length=100)),
-                ('client_nodes', models.IntegerField(blank=True, null=True)),
-                ('procs_per_node', models.IntegerField(blank=True, null=True)),
-                ('total_procs', models.IntegerField(blank=True, null=True)),
-                ('client_os', models.CharField(blank=True, max_length=100)),
-                ('client_os_version', models.CharField(blank=True, max_length=100)),
-                ('client_kernel', models.CharField(blank=True, max_length=100)),
-                ('md_nodes', models.IntegerField(blank=True, null=True)),
-                ('md_devices', models.IntegerField(blank=True, null=True)),
-                ('md_media_type', models.CharField(blank=True, max_length=100)),
-                ('md_interface', models.CharField(blank=True, max_length=100)),
-                ('md_network', models.CharField(blank=True, max_length=100)),
-                ('md_memory_bytes', models.BigIntegerField(blank=True, null=True)),
-                ('md_software_version', models.CharField(blank=True, max_length=100)),
-                ('md_os_version', models.CharField(blank=True, max_length=100)),
-                ('ds_nodes', models.IntegerField(blank=True, null=True)),
-                ('ds_devices', models.IntegerField(blank=True, null=True)),
-                ('ds_media_type', models.CharField(blank=True, max_length=100)),
-                ('ds_interface', models.CharField(blank=True, max_length=100)),
-                ('ds_network', models.CharField(blank=True, max_length=100)),
-                ('ds_memory_bytes', models.BigIntegerField(blank=True, null=True)),
-                ('ds_software_version', models.CharField(blank=True, max_length=100)),
-                ('ds_os_version', models.CharField(blank=True, max_length=100)),
-                ('storage_capacity_bytes', models.BigIntegerField(blank=True, null=True)),
-                ('client_network_bw', models.FloatField(blank=True, help_text='bytes/s', null=True)),
-                ('server_network_bw', models.FloatField(blank=True, help_text='bytes/s', null=True)),
-                ('data_center_url', models.URLField(blank=True, max_length=500)),
-                ('raw_files_url', models.URLField(blank=True, max_length=500)),
-                ('submission', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, related_name='system_description', to='submissions.submission')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("schema_version", models.CharField(default="ioscore-system/1", max_length=40)),
+                ("data", models.JSONField(default=dict)),
+                ("institution", models.CharField(blank=True, max_length=300)),
+                ("system", models.CharField(blank=True, max_length=200)),
+                ("storage_vendor", models.CharField(blank=True, max_length=200)),
+                ("fs_type", models.CharField(blank=True, max_length=100)),
+                ("fs_name", models.CharField(blank=True, max_length=200)),
+                ("fs_version", models.CharField(blank=True, max_length=100)),
+                ("client_nodes", models.IntegerField(blank=True, null=True)),
+                ("procs_per_node", models.IntegerField(blank=True, null=True)),
+                ("total_procs", models.IntegerField(blank=True, null=True)),
+                ("client_os", models.CharField(blank=True, max_length=100)),
+                ("client_os_version", models.CharField(blank=True, max_length=100)),
+                ("client_kernel", models.CharField(blank=True, max_length=100)),
+                ("md_nodes", models.IntegerField(blank=True, null=True)),
+                ("md_devices", models.IntegerField(blank=True, null=True)),
+                ("md_media_type", models.CharField(blank=True, max_length=100)),
+                ("md_interface", models.CharField(blank=True, max_length=100)),
+                ("md_network", models.CharField(blank=True, max_length=100)),
+                ("md_memory_bytes", models.BigIntegerField(blank=True, null=True)),
+                ("md_software_version", models.CharField(blank=True, max_length=100)),
+                ("md_os_version", models.CharField(blank=True, max_length=100)),
+                ("ds_nodes", models.IntegerField(blank=True, null=True)),
+                ("ds_devices", models.IntegerField(blank=True, null=True)),
+                ("ds_media_type", models.CharField(blank=True, max_length=100)),
+                ("ds_interface", models.CharField(blank=True, max_length=100)),
+                ("ds_network", models.CharField(blank=True, max_length=100)),
+                ("ds_memory_bytes", models.BigIntegerField(blank=True, null=True)),
+                ("ds_software_version", models.CharField(blank=True, max_length=100)),
+                ("ds_os_version", models.CharField(blank=True, max_length=100)),
+                ("storage_capacity_bytes", models.BigIntegerField(blank=True, null=True)),
+                (
+                    "client_network_bw",
+                    models.FloatField(blank=True, help_text="bytes/s", null=True),
+                ),
+                (
+                    "server_network_bw",
+                    models.FloatField(blank=True, help_text="bytes/s", null=True),
+                ),
+                ("data_center_url", models.URLField(blank=True, max_length=500)),
+                ("raw_files_url", models.URLField(blank=True, max_length=500)),
+                (
+                    "submission",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="system_description",
+                        to="submissions.submission",
+                    ),
+                ),
             ],
         ),
         migrations.AddConstraint(
-            model_name='clientsystem',
-            constraint=models.UniqueConstraint(fields=('site', 'name'), name='client_system_unique_name'),
+            model_name="clientsystem",
+            constraint=models.UniqueConstraint(
+                fields=("site", "name"), name="client_system_unique_name"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='storagesystem',
-            constraint=models.UniqueConstraint(fields=('site', 'client_system', 'name', 'fs_type'), name='storage_system_unique_identity', nulls_distinct=False),
+            model_name="storagesystem",
+            constraint=models.UniqueConstraint(
+                fields=("site", "client_system", "name", "fs_type"),
+                name="storage_system_unique_identity",
+                nulls_distinct=False,
+            ),
         ),
         migrations.AddIndex(
-            model_name='submission',
-            index=models.Index(fields=['release', 'status'], name='submissions_release_951547_idx'),
+            model_name="submission",
+            index=models.Index(fields=["release", "status"], name="submissions_release_951547_idx"),
         ),
         migrations.AddConstraint(
-            model_name='phaseresult',
-            constraint=models.UniqueConstraint(fields=('submission', 'name'), name='phase_unique_name'),
+            model_name="phaseresult",
+            constraint=models.UniqueConstraint(
+                fields=("submission", "name"), name="phase_unique_name"
+            ),
         ),
     ]

@@ -4,20 +4,19 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('submissions', '0002_list_types'),
+        ("submissions", "0002_list_types"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='systemdescription',
-            name='submitter_email_encrypted',
+            model_name="systemdescription",
+            name="submitter_email_encrypted",
             field=models.TextField(blank=True),
         ),
         migrations.AddField(
-            model_name='systemdescription',
-            name='submitter_name',
+            model_name="systemdescription",
+            name="submitter_name",
             field=models.CharField(blank=True, max_length=200),
         ),
     ]

@@ -6,22 +6,37 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('submissions', '0003_submitter_contact'),
+        ("submissions", "0003_submitter_contact"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='NotificationDelivery',
+            name="NotificationDelivery",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('recipient', models.CharField(max_length=40)),
-                ('sent_at', models.DateTimeField(default=django.utils.timezone.now)),
-                ('transition', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='deliveries', to='submissions.submissiontransition')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("recipient", models.CharField(max_length=40)),
+                ("sent_at", models.DateTimeField(default=django.utils.timezone.now)),
+                (
+                    "transition",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="deliveries",
+                        to="submissions.submissiontransition",
+                    ),
+                ),
             ],
             options={
-                'constraints': [models.UniqueConstraint(fields=('transition', 'recipient'), name='one_notification_per_recipient')],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("transition", "recipient"), name="one_notification_per_recipient"
+                    )
+                ],
             },
         ),
     ]

@@ -4,25 +4,24 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('submissions', '0006_list_type_rules'),
+        ("submissions", "0006_list_type_rules"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='systemdescription',
-            name='fs_type_submitted',
+            model_name="systemdescription",
+            name="fs_type_submitted",
             field=models.CharField(blank=True, max_length=200),
         ),
         migrations.AddField(
-            model_name='systemdescription',
-            name='institution_submitted',
+            model_name="systemdescription",
+            name="institution_submitted",
             field=models.CharField(blank=True, max_length=300),
         ),
         migrations.AddField(
-            model_name='systemdescription',
-            name='storage_vendor_submitted',
+            model_name="systemdescription",
+            name="storage_vendor_submitted",
             field=models.CharField(blank=True, max_length=200),
         ),
     ]

@@ -5,28 +5,45 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('submissions', '0001_initial'),
+        ("submissions", "0001_initial"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='ValidationIssue',
+            name="ValidationIssue",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('rule', models.CharField(max_length=80)),
-                ('severity', models.CharField(choices=[('invalid', 'invalid'), ('warning', 'warning'), ('info', 'info')], max_length=10)),
-                ('message', models.TextField()),
-                ('expected', models.JSONField(blank=True, null=True)),
-                ('actual', models.JSONField(blank=True, null=True)),
-                ('phase', models.CharField(blank=True, max_length=60)),
-                ('submission', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='issues', to='submissions.submission')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("rule", models.CharField(max_length=80)),
+                (
+                    "severity",
+                    models.CharField(
+                        choices=[("invalid", "invalid"), ("warning", "warning"), ("info", "info")],
+                        max_length=10,
+                    ),
+                ),
+                ("message", models.TextField()),
+                ("expected", models.JSONField(blank=True, null=True)),
+                ("actual", models.JSONField(blank=True, null=True)),
+                ("phase", models.CharField(blank=True, max_length=60)),
+                (
+                    "submission",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="issues",
+                        to="submissions.submission",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['submission', 'id'],
+                "ordering": ["submission", "id"],
             },
         ),
     ]

@@ -10,7 +10,7 @@ from typing import Any
 from django.db.models import Max, QuerySet
 
 from ioscore.results import PhaseResult as LibraryPhase
-from ioscore.results import RankStat, median_without, phase_spread, work_rates
+from ioscore.results import RankStat, RankSummary, median_without, phase_spread, work_rates
 from submissions.models import PhaseResult, Submission
 
 from .models import RankedList
@@ -123,6 +123,9 @@ def library_phase(row: PhaseResult) -> LibraryPhase:
         ranks=ranks,
         timeseries=row.timeseries if isinstance(row.timeseries, dict) else None,
         extra=row.extra if isinstance(row.extra, dict) else {},
+        rank_summary=RankSummary.from_stored(row.rank_summary)
+        if isinstance(row.rank_summary, dict)
+        else None,
     )
 
 

@@ -348,6 +348,9 @@ class PhaseResult(models.Model):
     extra = models.JSONField(default=dict, blank=True)
     # Only runs that carry them (ioscore result.json): per-rank rows and time series.
     ranks = models.JSONField(default=list, blank=True)
+    # Above the suite's rank-detail threshold (result.json summary form): quantiles, the named
+    # slowest/fastest ranks and per-host aggregates; ``ranks`` then holds only the named ranks.
+    rank_summary = models.JSONField(null=True, blank=True)
     timeseries = models.JSONField(null=True, blank=True)
 
     class Meta:

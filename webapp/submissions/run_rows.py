@@ -7,6 +7,7 @@ validation worker (uploads) and the IO500 importer (history). Every value is JSO
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from datetime import UTC, datetime
 from typing import Any
@@ -53,6 +54,10 @@ def phase_rows(run: RunResult) -> list[dict[str, Any]]:
                 "score_txt": phase.score_txt,
                 "extra": json_safe(phase.extra),
                 "ranks": [json_safe(vars(rank)) for rank in phase.ranks],
+                # above the suite's rank-detail threshold: the distributions, not every rank
+                "rank_summary": json_safe(dataclasses.asdict(phase.rank_summary))
+                if phase.rank_summary is not None
+                else None,
                 "timeseries": json_safe(phase.timeseries),
             }
         )

@@ -103,6 +103,13 @@ class RankSummary:
     quantile_rel_error: float = 0.0  # bound of the quantiles' relative error (0: exact)
     full_file: str | None = None  # the phase's every-rank file in the result directory
 
+    @classmethod
+    def from_stored(cls, data: dict[str, Any]) -> RankSummary:
+        """Back from ``dataclasses.asdict`` (how the service stores it with a phase)."""
+        fields = dict(data)
+        fields["hosts"] = [HostAggregate(**host) for host in fields.get("hosts", [])]
+        return cls(**fields)
+
 
 @dataclass
 class PhaseResult:

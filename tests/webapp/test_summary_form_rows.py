@@ -1,0 +1,46 @@
+"""A summary-form run (issue 21: above the suite's rank-detail threshold) keeps its rank
+distributions through the service: stored with each phase row and read back into the
+library's model, the straggler findings are the ones the library makes from the file."""
+
+from __future__ import annotations
+
+import json
+
+from ioscore.results import synthetic
+from ioscore.results.parse_json import parse_result_json_text
+from ioscore.results.stragglers import phase_spread
+from rankings.charts import library_phase, spread_payload
+from submissions.models import PhaseResult
+from submissions.run_rows import phase_rows
+
+RANKS, PPN, SLOW_HOST = 480, 8, 7
+
+
+def _stored_rows() -> tuple[object, list[PhaseResult]]:
+    full = synthetic.full_document(RANKS, ppn=PPN, slow_hosts=(SLOW_HOST,))
+    run = parse_result_json_text(json.dumps(synthetic.summarised(full, threshold=64)), "r.json")
+    # the JSON round trip the database does
+    rows = [PhaseResult(**json.loads(json.dumps(row))) for row in phase_rows(run)]
+    return run, rows
+
+
+def test_rank_summary_survives_storage_and_gives_the_same_findings() -> None:
+    run, rows = _stored_rows()
+    assert rows and all(row.rank_summary is not None for row in rows)
+    flagged_somewhere = False
+    for row in rows:
+        original = run.phases[row.name]
+        assert original.rank_summary is not None
+        again = library_phase(row)
+        assert again.rank_summary == original.rank_summary
+        before, after = phase_spread(original), phase_spread(again)
+        assert after.straggler_ranks == before.straggler_ranks
+        assert [f.host for f in after.host_stragglers] == [f.host for f in before.host_stragglers]
+        flagged_somewhere |= bool(after.host_stragglers)
+    assert flagged_somewhere, "the slow host is found from the stored summary"
+
+
+def test_the_rank_chart_shows_the_named_ranks_only() -> None:
+    _, rows = _stored_rows()
+    for entry in spread_payload(rows):
+        assert 0 < len(entry["ranks"]) <= 2 * synthetic.EXTREME_RANKS
