@@ -320,9 +320,8 @@ def run_size(args: argparse.Namespace, size: int) -> dict[str, Any]:
     latest = RankedList.objects.order_by("-release__release_date").first()
     assert latest is not None
     release = latest.release.acronym
-    main_size = ListEntry.objects.filter(
-        ranked_list=latest.release.ranked_lists.get(list_type__slug="historical")
-    ).count()
+    main_list = latest.release.ranked_lists.get(list_type__slug="historical")
+    main_size = main_list.entries.count()
     ids = list(
         ListEntry.objects.filter(ranked_list=main_list)
         .order_by("position")
