@@ -343,6 +343,7 @@ def run_size(args: argparse.Namespace, size: int) -> dict[str, Any]:
         result["build_s"] = time.perf_counter() - started
         pb._analyze()
     result.update(accept_one())
+    pb._analyze()  # planner statistics as autovacuum keeps them (and after new indexes)
     result["entries"] = ListEntry.objects.count()
     latest = RankedList.objects.order_by("-release__release_date").first()
     assert latest is not None
