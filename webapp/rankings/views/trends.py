@@ -108,12 +108,17 @@ def trends(request: HttpRequest) -> HttpResponse:
     ]
     distribution: dict[str, list[float]] = defaultdict(list)
     # What was new in each release, not the carried-over rows (filtered in SQL: carried rows
-    # are most of a list's entries).
-    for acronym, value in ListEntry.objects.filter(
-        ranked_list__in=of_type,
-        origin_release_id=F("ranked_list__release_id"),
-        **{f"{field}__isnull": False},
-    ).values_list("ranked_list__release__acronym", field):
+    # are most of a list's entries); unordered, the chart groups by release (the entries'
+    # default order sorted 100,000 rows on disk at 100,000 submissions).
+    for acronym, value in (
+        ListEntry.objects.filter(
+            ranked_list__in=of_type,
+            origin_release_id=F("ranked_list__release_id"),
+            **{f"{field}__isnull": False},
+        )
+        .order_by()
+        .values_list("ranked_list__release__acronym", field)
+    ):
         distribution[acronym].append(value)
     chart_data = {
         "best": charts.best_payload(sequence, best, gaps),
