@@ -225,3 +225,39 @@ def test_list_page_rows_read_the_position_index_without_joining_submissions(
     # Downloads and the API still carry the IO500 id.
     records = entry_queryset(the_list.entries.all(), ViewState(), records=True)
     assert all(hasattr(e, "io500_id") for e in records[:3])
+
+
+@pytest.mark.urls("tests.webapp.test_rankings")
+def test_trends_page_is_computed_once_per_version_of_the_lists(
+    populated: list[Any], client: Any
+) -> None:
+    """Anonymous views come from the cache until a visible list changes; signed-in users
+    always get a computed page."""
+    from django.contrib.auth import get_user_model
+    from django.core.cache import cache
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+    from django.utils import timezone
+
+    from rankings.models import RankedList
+
+    cache.clear()
+
+    def entry_reads(c: Any, path: str = "/trends/") -> int:
+        with CaptureQueriesContext(connection) as captured:
+            response = c.get(path)
+        assert response.status_code == 200
+        # Reads of entry values (the version key only asks EXISTS of each list).
+        return sum(
+            "rankings_listentry" in q["sql"] and "EXISTS" not in q["sql"]
+            for q in captured.captured_queries
+        )
+
+    assert entry_reads(client) > 0
+    assert entry_reads(client) == 0  # cached
+    assert entry_reads(client, "/trends/?phase=find") > 0  # another view, its own entry
+    RankedList.objects.filter(pk=populated[0].pk).update(built_at=timezone.now())
+    assert entry_reads(client) > 0  # a rebuilt list is a new version
+    user = get_user_model().objects.create_user("reader", "reader@example.org", "pw-12345678")
+    client.force_login(user)
+    assert entry_reads(client) > 0 and entry_reads(client) > 0
