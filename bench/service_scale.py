@@ -30,6 +30,7 @@ Not a test: it asserts nothing.
 from __future__ import annotations
 
 import argparse
+import atexit
 import http.client
 import json
 import math
@@ -316,6 +317,7 @@ def run_size(args: argparse.Namespace, size: int) -> dict[str, Any]:
     pb.ensure_database(base, name)
     url = pb.database_url(base, name)
     shim = pb.shim_dir()
+    atexit.register(shutil.rmtree, shim, True)  # also when a measurement fails
     pb.setup_django(url, shim)
     from django.core.management import call_command
     from django.test import Client
@@ -433,9 +435,11 @@ def main() -> None:
         # One process per size: Django binds to one database per process.
         out = Path(pb.tempfile.mkstemp(prefix="service-scale-", suffix=".json")[1])
         child = [sys.executable, __file__, *sys.argv[1:], "--one", str(size), "--json", str(out)]
-        subprocess.run(child, check=True)
-        results.append(json.loads(out.read_text()))
-        out.unlink()
+        try:
+            subprocess.run(child, check=True)
+            results.append(json.loads(out.read_text()))
+        finally:
+            out.unlink()
     summary(results)
 
 
