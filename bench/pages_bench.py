@@ -124,9 +124,10 @@ def setup_django(url: str, shim: Path) -> None:
     django.setup()
 
 
-def generate(count: int, seed: int = 8) -> None:
+def generate(count: int, seed: int = 8, storage_systems: int = 3000) -> None:
     """Releases of the historic calendar and ``count`` accepted submissions spread over them,
-    with phases, flattened descriptions and questionnaires; ~3 runs per storage system."""
+    with phases, flattened descriptions and questionnaires, on ``storage_systems`` storage
+    systems (half as many client systems, sites up to 600)."""
     from django.db import transaction
 
     from accounts.models import Site
@@ -158,21 +159,27 @@ def generate(count: int, seed: int = 8) -> None:
             )
             releases.append(release)
         sites = Site.objects.bulk_create(
-            [Site(name=f"Bench Institute {i:04d}", abbreviation=f"B{i}") for i in range(600)]
+            [
+                Site(name=f"Bench Institute {i:04d}", abbreviation=f"B{i}")
+                for i in range(min(600, storage_systems))
+            ]
         )
         clients = ClientSystem.objects.bulk_create(
-            [ClientSystem(site=sites[i % len(sites)], name=f"Cluster-{i:04d}") for i in range(1500)]
+            [
+                ClientSystem(site=sites[i % len(sites)], name=f"Cluster-{i:05d}")
+                for i in range((storage_systems + 1) // 2)
+            ]
         )
         storages = StorageSystem.objects.bulk_create(
             [
                 StorageSystem(
                     site=c.site,
                     client_system=c,
-                    name=f"fs{i:04d}",
+                    name=f"fs{i:05d}",
                     fs_type=rng.choice(FS_TYPES),
                     vendor=rng.choice(VENDORS),
                 )
-                for i, c in enumerate(clients * 2)
+                for i, c in enumerate((clients * 2)[:storage_systems])
             ]
         )
         subs = []

@@ -195,7 +195,7 @@ class ListEntriesView(generics.ListAPIView):
         state = ViewState.from_query(self.request.query_params)
         if state.errors:
             raise ValidationError({"query": state.errors})
-        rows = entry_queryset(visible_entries(self.request.user, the_list), state)
+        rows = entry_queryset(visible_entries(self.request.user, the_list), state, records=True)
         return _Records(rows, the_list)
 
 

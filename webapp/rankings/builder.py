@@ -27,15 +27,24 @@ spec's rules, the published behaviour is what later lists continue from:
 Imported runs without questionnaire data (the archive from SC21 on has none) go where the
 IO500 rules put a run without a questionnaire: Research, and 10-node Research with exactly
 10 client nodes.
+
+``update_lists`` is the incremental form for newly accepted (or re-scored, or withdrawn)
+submissions: it starts at their earliest release from the lists stored before it, and writes
+only the lists those submissions are or were on (or displaced an entry of); every other list
+keeps its rows untouched. It relies on the stored lists being what ``build_lists`` wrote, so
+changes that are not about submissions (pins, storage-system merges, new list types,
+corrections) still go through ``build_lists``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import date
 
+from django.db.models import Q
 from django.utils import timezone
 
-from submissions.models import ListType, Release
+from submissions.models import ListRule, ListType, Release, Submission
 
 from .eras import list_types_for
 from .loading import load_facts, load_pins, stored_entries
@@ -43,9 +52,9 @@ from .membership import ListSpec, ReleaseBuilder
 from .membership import empty_reason as reason_for_spec
 from .models import ListOrigin, RankedList
 from .persistence import BuildReport, apply
-from .ranking import Candidate
+from .ranking import Candidate, RankedEntry
 
-__all__ = ["BuildReport", "build_lists", "empty_reason"]
+__all__ = ["BuildReport", "build_lists", "empty_reason", "update_lists"]
 
 
 def empty_reason(list_type: ListType | str) -> str:
@@ -114,3 +123,73 @@ def build_lists(
         if release_acronym is not None and release.acronym == release_acronym:
             break
     return report
+
+
+def update_lists(submission_ids: Iterable[int], today: date | None = None) -> BuildReport:
+    """Bring the lists up to date after these submissions were accepted (or changed), writing
+    only the lists they concern; the result equals what ``build_lists()`` would store."""
+    ids = set(submission_ids)
+    today = today or timezone.now().date()
+    report = BuildReport()
+    starts = set(Submission.objects.filter(pk__in=ids).values_list("release_id", flat=True))
+    releases = list(Release.objects.order_by("release_date", "id"))
+    first = next((i for i, r in enumerate(releases) if r.pk in starts), None)
+    if first is None:
+        return report
+    types = list(ListType.objects.all())
+    by_slug = {t.slug: t for t in types}
+    existing = {
+        (rl.release_id, rl.list_type.slug): rl
+        for rl in RankedList.objects.select_related("list_type")
+    }
+    published = {rl.release_id for rl in existing.values() if rl.origin == ListOrigin.IO500_WEBSITE}
+    facts = load_facts()
+    pins = load_pins()
+    # What build_lists would carry into the first release: the newest stored list of each type
+    # that a release from there on has (a new type starts from Historical).
+    needed = {t.slug for r in releases[first:] for t in list_types_for(r, types)}
+    needed |= {t.slug for t in types if t.rule == ListRule.HISTORICAL}
+    latest: dict[str, RankedList] = {}
+    for release in releases[:first]:
+        for (release_id, slug), rl in existing.items():
+            if release_id == release.pk and slug in needed:
+                latest[slug] = rl
+    previous = {slug: [e.candidate for e in stored_entries(rl)] for slug, rl in latest.items()}
+    for release in releases[first:]:
+        stored_here = {slug: rl for (rid, slug), rl in existing.items() if rid == release.pk}
+        if release.pk in published:  # carried as the website published it, as build_lists does
+            previous = {
+                **previous,
+                **{
+                    slug: [e.candidate for e in stored_entries(rl)]
+                    for slug, rl in stored_here.items()
+                },
+            }
+            continue
+        specs = [ListSpec.of(t) for t in list_types_for(release, types)]
+        proposals = ReleaseBuilder(release, facts, previous, pins, specs).propose()
+        current: dict[str, list[Candidate]] = {}
+        for slug, entries in proposals.items():
+            stored = stored_here.get(slug)
+            if stored is not None and not _concerns(entries, stored, ids):
+                # Not on it before or after: the stored rows are this very proposal.
+                report.unchanged.append(f"{release.acronym}/{slug}")
+                current[slug] = [e.candidate for e in entries]
+                continue
+            result = apply(release, by_slug[slug], stored, entries, None, today, report)
+            current[slug] = [e.candidate for e in result]
+        previous = {**previous, **current}
+    return report
+
+
+def _concerns(entries: list[RankedEntry], stored: RankedList, ids: set[int]) -> bool:
+    """Whether any of ``ids`` is, or was, on this list or displaced one of its entries
+    (a de-duplicated list records the runs each entry displaced)."""
+    for entry in entries:
+        if entry.candidate.submission_id in ids or ids.intersection(entry.displaced):
+            return True
+    was_there = Q(submission_id__in=ids)
+    if stored.list_type.award:  # only de-duplicated lists record displaced runs
+        for sid in ids:
+            was_there |= Q(displaced__contains=[sid])
+    return stored.entries.filter(was_there).exists()

@@ -7,7 +7,7 @@ import dataclasses
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from django.db.models import Max, QuerySet
+from django.db.models import F, Max, QuerySet
 
 from ioscore.results import PhaseResult as LibraryPhase
 from ioscore.results import RankStat, RankSummary, median_without, phase_spread, work_rates
@@ -23,12 +23,22 @@ def list_best(ranked_list: RankedList) -> dict[str, float]:
 
 
 def history_best(submissions: QuerySet[Submission]) -> dict[str, float]:
-    rows = (
-        PhaseResult.objects.filter(submission__in=submissions, name__in=PHASES)
-        .values("name")
-        .annotate(best=Max("value"))
-    )
-    return {r["name"]: r["best"] for r in rows if r["best"]}
+    """The best value of each phase among ``submissions``: one short walk down the
+    (name, value) index per phase (migration rankings 0004) until a row of ``submissions``,
+    not an aggregate over every phase row of every run."""
+    best = {}
+    for phase in PHASES:
+        top = (
+            PhaseResult.objects.filter(
+                name=phase, value__isnull=False, submission__in=submissions.values("pk")
+            )
+            .order_by(F("value").desc(nulls_last=True))
+            .values_list("value", flat=True)
+            .first()
+        )
+        if top:
+            best[phase] = top
+    return best
 
 
 def radar_payload(

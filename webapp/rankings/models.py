@@ -111,6 +111,10 @@ class ListEntry(models.Model):
         ]
         indexes = [
             models.Index(fields=["ranked_list", "position"], name="entry_list_position"),
+            # A list's best SCORE, BW and MD (trends) from the top of an index.
+            models.Index(fields=["ranked_list", "-score"], name="entry_list_score"),
+            models.Index(fields=["ranked_list", "-bw"], name="entry_list_bw"),
+            models.Index(fields=["ranked_list", "-md"], name="entry_list_md"),
         ]
 
     def __str__(self) -> str:

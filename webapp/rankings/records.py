@@ -44,7 +44,7 @@ RECORD_FIELDS: tuple[str, ...] = (
 
 
 def entry_record(entry: ListEntry, ranked_list: RankedList) -> dict[str, Any]:
-    """``entry`` must come from ``listview.annotated_entries``."""
+    """``entry`` must come from ``listview.annotated_entries(..., records=True)``."""
     e: Any = entry
     record: dict[str, Any] = {
         "submission_id": e.submission_id,

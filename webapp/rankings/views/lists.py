@@ -165,7 +165,7 @@ def _export_rows(
     request: HttpRequest, the_list: RankedList
 ) -> tuple[ViewState, list[dict[str, Any]]]:
     state = ViewState.from_query(request.GET)
-    rows = entry_queryset(visible_entries(request.user, the_list), state)
+    rows = entry_queryset(visible_entries(request.user, the_list), state, records=True)
     return state, [entry_record(e, the_list) for e in rows]
 
 

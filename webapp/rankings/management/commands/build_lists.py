@@ -1,7 +1,10 @@
-"""``manage.py build_lists [--release X] [--correct REASON]``: build the ranked lists.
+"""``manage.py build_lists [--release X] [--correct REASON] [--submission ID ...]``: build
+the ranked lists.
 
 Idempotent: a second run reports every list unchanged and writes nothing. Frozen and
 published lists are only changed with ``--correct``, which records corrections.
+``--submission`` updates incrementally after those submissions were accepted or changed:
+only the lists they concern are read and written (``builder.update_lists``).
 """
 
 from __future__ import annotations
@@ -11,7 +14,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from rankings.builder import build_lists
+from rankings.builder import build_lists, update_lists
 
 
 class Command(BaseCommand):
@@ -24,11 +27,28 @@ class Command(BaseCommand):
             metavar="REASON",
             help="apply differences to frozen/published lists as recorded corrections",
         )
+        parser.add_argument(
+            "--submission",
+            type=int,
+            action="append",
+            metavar="ID",
+            help="only the lists these accepted (or changed) submissions concern; repeatable",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         started = time.monotonic()
+        submissions = options.get("submission")
+        if submissions and (options.get("release") or options.get("correct")):
+            raise CommandError(
+                "--submission updates incrementally; it takes no --release/--correct"
+            )
         try:
-            report = build_lists(options.get("release"), correction_reason=options.get("correct"))
+            if submissions:
+                report = update_lists(submissions)
+            else:
+                report = build_lists(
+                    options.get("release"), correction_reason=options.get("correct")
+                )
         except ValueError as error:
             raise CommandError(str(error)) from None
         for line in report.lines():

@@ -1,0 +1,224 @@
+"""The incremental list builder (issue 21): accepting a submission writes only the lists it
+concerns, and what it stores is exactly what a full rebuild stores.
+
+"Written" is measured on the rows: ``persistence.write_entries`` deletes and re-inserts a
+list's entries, so a list that was not written keeps its entry ids; the builder's report
+names the lists it created or rewrote. Equality with a full rebuild is checked twice: a
+``build_lists()`` afterwards finds nothing to change, and every stored value (not just the
+ids) is the same before and after that rebuild.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Any
+
+import pytest
+
+from .test_rankings import World
+
+pytestmark = pytest.mark.django_db
+
+EXCLUDED = {"id"}
+
+
+@pytest.fixture
+def world() -> World:
+    return World()
+
+
+def snapshot() -> dict[tuple[str, str], list[tuple[Any, ...]]]:
+    """Every stored entry value, by (release, list type), in list order."""
+    from rankings.models import ListEntry
+
+    fields = [f.attname for f in ListEntry._meta.concrete_fields if f.attname not in EXCLUDED]
+    lists: dict[tuple[str, str], list[tuple[Any, ...]]] = {}
+    for row in ListEntry.objects.order_by("ranked_list_id", "position").values_list(
+        "ranked_list__release__acronym", "ranked_list__list_type__slug", *fields
+    ):
+        lists.setdefault((row[0], row[1]), []).append(tuple(map(_plain, row[2:])))
+    return lists
+
+
+def _plain(value: Any) -> Any:
+    return tuple(value) if isinstance(value, list) else value
+
+
+def entry_ids() -> dict[tuple[str, str], set[int]]:
+    from rankings.models import ListEntry
+
+    ids: dict[tuple[str, str], set[int]] = {}
+    for release, slug, pk in ListEntry.objects.values_list(
+        "ranked_list__release__acronym", "ranked_list__list_type__slug", "id"
+    ):
+        ids.setdefault((release, slug), set()).add(pk)
+    return ids
+
+
+def written(before: dict[tuple[str, str], set[int]]) -> set[str]:
+    """Lists whose rows were replaced (or created) since ``before``."""
+    after = entry_ids()
+    return {f"{r}/{s}" for (r, s), ids in after.items() if before.get((r, s)) != ids}
+
+
+@pytest.fixture
+def loaded(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The stored lists the builder reads back (to carry them, or to compare a proposal)."""
+    from rankings import builder, loading, persistence
+
+    names: list[str] = []
+
+    def counting(ranked_list: Any) -> Any:
+        names.append(f"{ranked_list.release.acronym}/{ranked_list.list_type.slug}")
+        return loading.stored_entries(ranked_list)
+
+    monkeypatch.setattr(builder, "stored_entries", counting)
+    monkeypatch.setattr(persistence, "stored_entries", counting)
+    return names
+
+
+def assert_equals_full_rebuild() -> None:
+    from rankings.builder import build_lists
+
+    stored = snapshot()
+    report = build_lists()
+    assert report.created == [] and report.rewritten == [] and report.stale == []
+    assert snapshot() == stored
+
+
+@pytest.fixture
+def releases(world: World) -> dict[str, Any]:
+    """Two legacy releases and three of the current era (Production/Research lists), with
+    runs on every kind of list, built once with the full builder as on 2023-01-01: the
+    legacy lists are published (locked), the current era's are drafts."""
+    from rankings.builder import build_lists
+
+    days = {
+        "SC21": date(2021, 11, 16),
+        "ISC22": date(2022, 5, 31),
+        "ISC23": date(2023, 5, 23),
+        "SC23": date(2023, 11, 14),
+        "ISC24": date(2024, 5, 14),
+    }
+    made = {acronym: world.release(acronym, day) for acronym, day in days.items()}
+    for n, release in enumerate(made.values()):
+        world.submission(release, 10.0 + n, storage=world.storage(f"fs-{n}-a"), nodes=10)
+        world.submission(release, 20.0 + n, storage=world.storage(f"fs-{n}-b"), level="proprietary")
+        world.submission(
+            release,
+            30.0 + n,
+            storage=world.storage(f"fs-{n}-c"),
+            production=True,
+            target="production",
+            level="fully_reproducible",
+        )
+    build_lists(today=date(2023, 1, 1))
+    return made
+
+
+def test_a_new_run_in_the_newest_release_writes_only_that_release_s_lists(
+    world: World, releases: dict[str, Any], loaded: list[str]
+) -> None:
+    from rankings.builder import update_lists
+
+    before = entry_ids()
+    sub = world.submission(
+        releases["ISC24"], 25.0, storage=world.storage("new-fs"), level="proprietary", nodes=10
+    )
+    report = update_lists([sub.pk])
+    # Research-rated, 10 client nodes: Historical, Full, Research and 10-node Research;
+    # not Production (no verdict), not SCC, and nothing of an earlier release.
+    expected = {
+        "ISC24/historical",
+        "ISC24/full",
+        "ISC24/research",
+        "ISC24/ten-node-research",
+    }
+    assert set(report.rewritten) == expected and report.created == []
+    assert written(before) == expected
+    assert set(report.unchanged) == {"ISC24/production", "ISC24/ten-node-production"}
+    # Read back: the previous release's lists it carries from (not the legacy types, which
+    # ISC24 does not have), and the lists it compared before rewriting; a full build reads
+    # every list of every release.
+    carried_from = {f"SC23/{slug}" for slug in ("historical", "full", "production", "research")}
+    carried_from |= {"SC23/ten-node-production", "SC23/ten-node-research"}
+    assert sorted(loaded) == sorted(carried_from | expected)
+    loaded.clear()
+    assert_equals_full_rebuild()
+
+
+def test_a_run_of_an_older_release_rewrites_the_lists_that_carry_it(
+    world: World, releases: dict[str, Any]
+) -> None:
+    from rankings.builder import update_lists
+
+    before = entry_ids()
+    sub = world.submission(releases["SC23"], 50.0, storage=world.storage("late-fs"), nodes=16)
+    report = update_lists([sub.pk])
+    # A run without questionnaire of the current era: Historical and Full (carried to ISC24);
+    # it is not Research (below Proprietary), so the Research lists are not touched.
+    expected = {"SC23/historical", "SC23/full", "ISC24/historical", "ISC24/full"}
+    assert set(report.rewritten) == expected
+    assert written(before) == expected
+    assert_equals_full_rebuild()
+
+
+def test_a_lower_run_of_a_listed_storage_system_rewrites_the_list_it_is_displaced_from(
+    world: World, releases: dict[str, Any]
+) -> None:
+    """Not on the de-duplicated list, yet it changes it: the winner records what it
+    displaced (spec §3)."""
+    from rankings.builder import update_lists
+    from rankings.models import ListEntry
+    from submissions.models import StorageSystem
+
+    shared = StorageSystem.objects.get(name="fs-4-b")
+    before = entry_ids()
+    sub = world.submission(releases["ISC24"], 1.0, storage=shared, level="proprietary")
+    report = update_lists([sub.pk])
+    assert set(report.rewritten) == {"ISC24/historical", "ISC24/full", "ISC24/research"}
+    assert written(before) == set(report.rewritten)
+    winner = ListEntry.objects.get(
+        ranked_list__release=releases["ISC24"],
+        ranked_list__list_type__slug="research",
+        submission__storage_system=shared,
+    )
+    assert winner.displaced == [sub.pk]
+    assert_equals_full_rebuild()
+
+
+def test_a_withdrawn_run_leaves_its_lists(world: World, releases: dict[str, Any]) -> None:
+    from rankings.builder import update_lists
+    from rankings.models import ListEntry
+    from submissions.models import Submission
+
+    sub = Submission.objects.get(storage_system__name="fs-4-c")
+    assert ListEntry.objects.filter(submission=sub).exists()
+    Submission.objects.filter(pk=sub.pk).update(status="rejected")
+    report = update_lists([sub.pk])
+    assert not ListEntry.objects.filter(submission=sub).exists()
+    assert {name.split("/")[0] for name in report.rewritten} == {"ISC24"}
+    assert_equals_full_rebuild()
+
+
+def test_nothing_to_update(world: World, releases: dict[str, Any]) -> None:
+    from rankings.builder import update_lists
+
+    before = entry_ids()
+    assert update_lists([]).lines()[0].startswith("created 0, rewritten 0")
+    assert update_lists([10**9]).rewritten == []
+    assert written(before) == set()
+
+
+def test_the_command_updates_incrementally(world: World, releases: dict[str, Any]) -> None:
+    from io import StringIO
+
+    from django.core.management import CommandError, call_command
+
+    sub = world.submission(releases["ISC24"], 99.0, storage=world.storage("cli-fs"))
+    out = StringIO()
+    call_command("build_lists", submission=[sub.pk], stdout=out)
+    assert out.getvalue().startswith("created 0, rewritten 2, unchanged 4")
+    with pytest.raises(CommandError, match="--submission"):
+        call_command("build_lists", submission=[sub.pk], release="ISC24")
+    assert_equals_full_rebuild()

@@ -1,0 +1,263 @@
+"""The key queries of the pages use their indexes (issue 21; the plans at 100,000 submissions
+are printed by ``bench/service_scale.py``).
+
+Two kinds of check, named in each test:
+* planner's choice: a database of realistic shape (1,200 accepted runs with their 12 phases,
+  lists of 1,200 entries), ANALYZEd, and the plan PostgreSQL picks by itself must name the
+  index and scan no big table sequentially;
+* usable: ``SET enable_seqscan = off`` only shows that the query *can* use the index (the
+  planner's preference on a small table proves nothing), for the indexes whose queries are
+  the same shape as one checked by the planner's choice.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from datetime import UTC, date, datetime, timedelta
+from typing import Any
+
+import pytest
+
+pytestmark = pytest.mark.django_db
+
+RUNS = 1200
+LISTS = 4
+
+
+@pytest.fixture
+def populated() -> list[Any]:
+    """Accepted runs with phases, and ``LISTS`` lists holding all of them; then ANALYZE."""
+    from django.db import connection
+
+    from accounts.models import Site
+    from rankings.models import ListEntry, ListState, RankedList
+    from rankings.phases import PHASE_FIELDS, PHASES, unit
+    from submissions.models import ListType, PhaseResult, Release, Submission
+
+    rng = random.Random(21)
+    site = Site.objects.create(name="Scale University", abbreviation="SU")
+    releases = [
+        Release.objects.create(
+            acronym=f"R{n}", release_date=day, submission_deadline=day - timedelta(days=8)
+        )
+        for n, day in enumerate([date(2023, 5, 23), date(2023, 11, 14), date(2024, 5, 14)])
+    ]
+    runs = []
+    for n in range(RUNS):
+        bw, md = math.exp(rng.gauss(3, 1.5)), math.exp(rng.gauss(5, 1.5))
+        runs.append(
+            Submission(
+                release=releases[n % len(releases)],
+                site=site,
+                status="accepted",
+                score_bw=bw,
+                score_md=md,
+                score_total=math.sqrt(bw * md),
+                score_valid=True,
+                submitted_at=datetime(2023, 1, 1, tzinfo=UTC) + timedelta(minutes=n),
+            )
+        )
+    runs = Submission.objects.bulk_create(runs)
+    PhaseResult.objects.bulk_create(
+        [
+            PhaseResult(
+                submission=run,
+                name=p,
+                order=i,
+                value=(run.score_bw if unit(p) == "GiB/s" else run.score_md) * rng.random(),
+                unit=unit(p),
+            )
+            for run in runs
+            for i, p in enumerate(PHASES)
+        ],
+        batch_size=5000,
+    )
+    types = list(ListType.objects.order_by("order")[:LISTS])
+    ordered = sorted(runs, key=lambda r: -r.score_total)
+    lists = []
+    for list_type in types:
+        the_list = RankedList.objects.create(
+            release=releases[-1], list_type=list_type, state=ListState.PUBLISHED
+        )
+        lists.append(the_list)
+        ListEntry.objects.bulk_create(
+            [
+                ListEntry(
+                    ranked_list=the_list,
+                    submission=run,
+                    position=pos,
+                    rank=pos,
+                    bw_rank=pos,
+                    md_rank=pos,
+                    score=run.score_total,
+                    bw=run.score_bw,
+                    md=run.score_md,
+                    submitted_at=run.submitted_at,
+                    origin_release=run.release,
+                    fs_type=rng.choice(["Lustre", "DAOS", "BeeGFS"]),
+                    **{f: run.score_bw for f in PHASE_FIELDS},
+                )
+                for pos, run in enumerate(ordered, start=1)
+            ],
+            batch_size=5000,
+        )
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE")
+    return lists
+
+
+def plan_of(sql: str, params: Any = (), seqscan: bool = True) -> str:
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        if not seqscan:
+            cursor.execute("SET LOCAL enable_seqscan = off")
+        cursor.execute("EXPLAIN " + sql, params)
+        plan = "\n".join(row[0] for row in cursor.fetchall())
+        if not seqscan:
+            cursor.execute("SET LOCAL enable_seqscan = on")
+    return plan
+
+
+def captured_selects(call: Any) -> list[str]:
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    with CaptureQueriesContext(connection) as captured:
+        call()
+    return [q["sql"] for q in captured.captured_queries if q["sql"].startswith("SELECT")]
+
+
+def test_the_indexes_exist() -> None:
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT indexname, indexdef FROM pg_indexes")
+        indexes = {name: sql.replace('"', "") for name, sql in cursor.fetchall()}
+    assert "(name, value DESC NULLS LAST)" in indexes["rankings_phaseresult_name_value"]
+    for name, column in (
+        ("entry_list_position", "position"),
+        ("entry_list_score", "score DESC"),
+        ("entry_list_bw", "bw DESC"),
+        ("entry_list_md", "md DESC"),
+    ):
+        assert f"(ranked_list_id, {column})" in indexes[name], name
+
+
+def test_best_phase_values_read_the_top_of_the_index(populated: list[Any]) -> None:
+    """Planner's choice: the radar's history reference (result, run and compare pages)."""
+    from django.contrib.auth.models import AnonymousUser
+
+    from rankings import charts
+    from rankings.phases import PHASES
+    from rankings.visibility import visible_submissions
+
+    public = visible_submissions(AnonymousUser())
+    queries = captured_selects(lambda: charts.history_best(public))
+    assert len(queries) == len(PHASES)
+    for sql in queries:
+        plan = plan_of(sql)
+        assert "rankings_phaseresult_name_value" in plan, plan
+        assert "Seq Scan on submissions_phaseresult" not in plan, plan
+    # And the values are the maxima an aggregate would give.
+    from django.db.models import Max
+
+    from submissions.models import PhaseResult
+
+    expected = dict(
+        PhaseResult.objects.filter(submission__in=public)
+        .values("name")
+        .annotate(best=Max("value"))
+        .values_list("name", "best")
+    )
+    assert charts.history_best(public) == expected
+
+
+def test_trends_best_of_each_list_reads_the_top_of_the_index(populated: list[Any]) -> None:
+    """Planner's choice for SCORE; usable (enable_seqscan off) for BW and MD, the same shape."""
+    from django.db.models import Max
+
+    from rankings.models import RankedList
+    from rankings.views.trends import _lists_with_entries, _top
+
+    lists = RankedList.objects.filter(pk__in=[rl.pk for rl in populated])
+    for field, seqscan in (("score", True), ("bw", False), ("md", False)):
+        qs = lists.annotate(best=_top(field)).values_list("pk", "best")
+        sql, params = qs.query.sql_with_params()
+        plan = plan_of(sql, params, seqscan=seqscan)
+        assert f"entry_list_{field}" in plan, plan
+        assert "Seq Scan on rankings_listentry" not in plan, plan
+        expected = dict(lists.annotate(best=Max(f"entries__{field}")).values_list("pk", "best"))
+        assert dict(qs) == expected
+    # Whether a list has entries: an index probe per list, not a count of every entry.
+    # Usable only: with 4 lists each a quarter of the table, a sequential scan stopping at
+    # the first row is the planner's right choice here; at 100,000 it picks the index.
+    queries = captured_selects(lambda: _lists_with_entries(lists))
+    assert len(queries) == 1 and "EXISTS" in queries[0] and "COUNT" not in queries[0]
+    plan = plan_of(queries[0], seqscan=False)
+    assert "Seq Scan on rankings_listentry" not in plan, plan
+    assert [has for *_rest, has in _lists_with_entries(lists)] == [True] * LISTS
+
+
+def test_list_page_rows_read_the_position_index_without_joining_submissions(
+    populated: list[Any],
+) -> None:
+    """Planner's choice: the first page of a list in rank order; sorting by another column
+    reads the list's entries only (no join to the submissions, which PostgreSQL hashed
+    whole before sorting)."""
+    from django.http import QueryDict
+
+    from rankings.listview import ViewState, entry_queryset
+
+    the_list = populated[0]
+    first = entry_queryset(the_list.entries.all(), ViewState())[:50]
+    sql, params = first.query.sql_with_params()
+    plan = plan_of(sql, params)
+    assert "entry_list_position" in plan, plan
+    assert "Seq Scan on rankings_listentry" not in plan, plan
+    assert "submissions_submission" not in sql
+
+    by_find = entry_queryset(the_list.entries.all(), ViewState.from_query(QueryDict("sort=find")))
+    sql, params = by_find[:50].query.sql_with_params()
+    assert "submissions_submission" not in sql
+    assert "Seq Scan on rankings_listentry" not in plan_of(sql, params)
+    # Downloads and the API still carry the IO500 id.
+    records = entry_queryset(the_list.entries.all(), ViewState(), records=True)
+    assert all(hasattr(e, "io500_id") for e in records[:3])
+
+
+@pytest.mark.urls("tests.webapp.test_rankings")
+def test_trends_page_is_computed_once_per_version_of_the_lists(
+    populated: list[Any], client: Any
+) -> None:
+    """Anonymous views come from the cache until a visible list changes; signed-in users
+    always get a computed page."""
+    from django.contrib.auth import get_user_model
+    from django.core.cache import cache
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+    from django.utils import timezone
+
+    from rankings.models import RankedList
+
+    cache.clear()
+
+    def entry_reads(c: Any, path: str = "/trends/") -> int:
+        with CaptureQueriesContext(connection) as captured:
+            response = c.get(path)
+        assert response.status_code == 200
+        # Reads of entry values (the version key only asks EXISTS of each list).
+        return sum(
+            "rankings_listentry" in q["sql"] and "EXISTS" not in q["sql"]
+            for q in captured.captured_queries
+        )
+
+    assert entry_reads(client) > 0
+    assert entry_reads(client) == 0  # cached
+    assert entry_reads(client, "/trends/?phase=find") > 0  # another view, its own entry
+    RankedList.objects.filter(pk=populated[0].pk).update(built_at=timezone.now())
+    assert entry_reads(client) > 0  # a rebuilt list is a new version
+    user = get_user_model().objects.create_user("reader", "reader@example.org", "pw-12345678")
+    client.force_login(user)
+    assert entry_reads(client) > 0 and entry_reads(client) > 0
