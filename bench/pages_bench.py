@@ -18,6 +18,7 @@ Not a test: it asserts nothing; it prints measured numbers and their ratio to th
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
 import os
 import random
@@ -29,6 +30,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -276,9 +278,11 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def run_wrk(url_db: str, shim: Path, path: str, seconds: int) -> tuple[float, str]:
-    if shutil.which("wrk") is None:
-        return math.nan, "wrk not installed"
+@contextlib.contextmanager
+def served_site(url_db: str, shim: Path) -> Iterator[int]:
+    """gunicorn with 2 workers on a free port, serving the database at ``url_db`` with this
+    checkout's code (its results library too, not whichever the venv installed); yields the
+    port once it accepts connections."""
     port = free_port()
     env = dict(
         os.environ,
@@ -286,7 +290,9 @@ def run_wrk(url_db: str, shim: Path, path: str, seconds: int) -> tuple[float, st
         DEBUG="0",
         IOSCORE_INSECURE_DEV_KEY="1",
         DJANGO_SETTINGS_MODULE="bench_settings",
-        PYTHONPATH=os.pathsep.join([str(shim), str(WEBAPP), str(REPO_ROOT)]),
+        PYTHONPATH=os.pathsep.join(
+            [str(shim), str(WEBAPP), str(REPO_ROOT), str(REPO_ROOT / "runners")]
+        ),
     )
     gunicorn = Path(sys.executable).with_name("gunicorn")
     server = subprocess.Popen(
@@ -303,7 +309,7 @@ def run_wrk(url_db: str, shim: Path, path: str, seconds: int) -> tuple[float, st
         cwd=WEBAPP,
         env=env,
         stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
     )
     try:
         deadline = time.monotonic() + 30
@@ -313,6 +319,19 @@ def run_wrk(url_db: str, shim: Path, path: str, seconds: int) -> tuple[float, st
                     break
             except OSError:
                 time.sleep(0.2)
+        yield port
+    finally:
+        server.terminate()
+        try:
+            server.wait(15)
+        except subprocess.TimeoutExpired:
+            server.kill()
+
+
+def run_wrk(url_db: str, shim: Path, path: str, seconds: int) -> tuple[float, str]:
+    if shutil.which("wrk") is None:
+        return math.nan, "wrk not installed"
+    with served_site(url_db, shim) as port:
         url = f"http://127.0.0.1:{port}{path}"
         subprocess.run(["wrk", "-t2", "-c4", "-d2s", url], capture_output=True, check=False)
         result = subprocess.run(
@@ -321,16 +340,10 @@ def run_wrk(url_db: str, shim: Path, path: str, seconds: int) -> tuple[float, st
             text=True,
             check=False,
         )
-        match = re.search(r"Requests/sec:\s+([\d.]+)", result.stdout)
-        non2xx = re.search(r"Non-2xx or 3xx responses: (\d+)", result.stdout)
-        note = f"{non2xx.group(1)} non-2xx responses" if non2xx else ""
-        return (float(match.group(1)) if match else math.nan), note or result.stderr[-200:]
-    finally:
-        server.terminate()
-        try:
-            server.wait(15)
-        except subprocess.TimeoutExpired:
-            server.kill()
+    match = re.search(r"Requests/sec:\s+([\d.]+)", result.stdout)
+    non2xx = re.search(r"Non-2xx or 3xx responses: (\d+)", result.stdout)
+    note = f"{non2xx.group(1)} non-2xx responses" if non2xx else ""
+    return (float(match.group(1)) if match else math.nan), note or result.stderr[-200:]
 
 
 def _analyze() -> None:

@@ -38,7 +38,6 @@ import multiprocessing
 import os
 import re
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
@@ -222,45 +221,12 @@ def requests_per_second(
     chosen = [(label, path) for label, path in targets if label in LOADED]
     if shutil.which("wrk"):
         return {label: pb.run_wrk(url_db, shim, path, seconds) for label, path in chosen}
-    port = pb.free_port()
-    env = dict(
-        os.environ,
-        DATABASE_URL=url_db,
-        DEBUG="0",
-        IOSCORE_INSECURE_DEV_KEY="1",
-        DJANGO_SETTINGS_MODULE="bench_settings",
-        # This checkout's results library, not whichever the venv installed.
-        PYTHONPATH=os.pathsep.join(
-            [str(shim), str(pb.WEBAPP), str(pb.REPO_ROOT), str(pb.REPO_ROOT / "runners")]
-        ),
-    )
-    gunicorn = Path(sys.executable).with_name("gunicorn")
-    server = subprocess.Popen(
-        [str(gunicorn), "ioscore_site.wsgi", "--bind", f"127.0.0.1:{port}", "--workers", "2"],
-        cwd=pb.WEBAPP,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            try:
-                with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                    break
-            except OSError:
-                time.sleep(0.2)
+    with pb.served_site(url_db, shim) as port:
         measured = {}
         for label, path in chosen:
             python_load(port, path, 1)  # warm both workers (imports, connections, caches)
             measured[label] = python_load(port, path, seconds)
         return measured
-    finally:
-        server.terminate()
-        try:
-            server.wait(15)
-        except subprocess.TimeoutExpired:
-            server.kill()
 
 
 def accept_one() -> dict[str, Any]:
