@@ -149,3 +149,33 @@ def parse_result_txt(path: Path) -> dict[str, dict[str, str | list[str]]]:
             key, value = line.split(" = ", 1)
             current[key.strip()] = value
     return sections
+
+
+ACCEPTANCE_FILE_LIMIT_KIB = 262144  # ulimit -f of the ior/mdtest subcommands: no file > 256 MiB
+
+
+def run_subcommand(
+    cwd: Path, name: str, args: list[str], np: int = 2, timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
+    """mpirun -np N ioscore-suite NAME ARGS (ior, mdtest) in `cwd`, every rank under ulimit -f."""
+    cmd = [
+        "mpirun",
+        "--oversubscribe",
+        "-np",
+        str(np),
+        "bash",
+        "-c",
+        f'ulimit -f {ACCEPTANCE_FILE_LIMIT_KIB} && exec "$0" "$@"',
+        str(SUITE_BIN),
+        name,
+        *args,
+    ]
+    return subprocess.run(
+        cmd,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env=MPI_ENV,
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
+    )

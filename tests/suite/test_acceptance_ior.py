@@ -19,13 +19,17 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from suite_helpers import MPI_ENV, SCHEMA_PATH, SUITE_BIN, suite_bin  # noqa: F401
+from suite_helpers import (  # noqa: F401
+    SCHEMA_PATH,
+    SUITE_BIN,
+    run_subcommand,
+    suite_bin,
+)
 
 pytestmark = pytest.mark.usefixtures("suite_bin")
 
 COMMANDS_MD = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 COMMANDS_MD = COMMANDS_MD / "acceptance-commands.md"
-FILE_LIMIT_KIB = 262144  # ulimit -f: no rank writes a file above 256 MiB
 UNITS = {"k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
 
 
@@ -64,33 +68,6 @@ def shrink(args: list[str], directory: Path) -> list[str]:
     if "-D" in out:
         out[out.index("-D") + 1] = "5"
     return out
-
-
-def run_subcommand(
-    cwd: Path, name: str, args: list[str], np: int = 2, timeout: float = 120
-) -> subprocess.CompletedProcess[str]:
-    """mpirun -np N ioscore-suite NAME ARGS in `cwd`, every rank under ulimit -f."""
-    cmd = [
-        "mpirun",
-        "--oversubscribe",
-        "-np",
-        str(np),
-        "bash",
-        "-c",
-        f'ulimit -f {FILE_LIMIT_KIB} && exec "$0" "$@"',
-        str(SUITE_BIN),
-        name,
-        *args,
-    ]
-    return subprocess.run(
-        cmd,
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        env=MPI_ENV,
-        timeout=timeout,
-        stdin=subprocess.DEVNULL,
-    )
 
 
 def run_ior(

@@ -3,7 +3,7 @@
 A launch that keeps what it wrote leaves a manifest beside the data; a later launch on the same
 data checks sizes, layout and pattern against it before any timing, and its result.json holds
 both parts under one test id. Every run is under mpirun in a /dev/shm temporary directory with
-`ulimit -f` (see test_acceptance_ior.run_subcommand).
+`ulimit -f` (see suite_helpers.run_subcommand).
 """
 
 from __future__ import annotations
