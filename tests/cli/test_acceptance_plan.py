@@ -13,7 +13,7 @@ import pytest
 
 from ioscore.results import SCORED_PHASES
 from tests.fixtures.acceptance_suite import SUITE, require_suite, scratch
-from tests.suite.suite_helpers import ACCEPTANCE_FILE_LIMIT_KIB, MPI_ENV
+from tests.suite.suite_helpers import FILE_LIMIT_KIB, MPI_ENV
 
 PLAN = """\
 name = "tiny local"
@@ -45,7 +45,7 @@ def cli(
     *args: str, cwd: Path | None = None, timeout: float = 180
 ) -> subprocess.CompletedProcess[str]:
     """`ioscore ARGS` with every process under ulimit -f (the suite's launches inherit it)."""
-    command = f'ulimit -f {ACCEPTANCE_FILE_LIMIT_KIB} && exec "$0" -m ioscore.cli "$@"'
+    command = f'ulimit -f {FILE_LIMIT_KIB} && exec "$0" -m ioscore.cli "$@"'
     return subprocess.run(
         ["bash", "-c", command, sys.executable, *args],
         capture_output=True,

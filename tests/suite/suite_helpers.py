@@ -84,13 +84,27 @@ def small_ini(
     )
 
 
+FILE_LIMIT_KIB = 262144  # ulimit -f of every suite process the tests start: no file > 256 MiB
+
+
+def limited_suite(*args: str) -> list[str]:
+    """The suite binary with ARGS, run under `ulimit -f` (prefix it with mpirun ... for ranks)."""
+    return ["bash", "-c", f'ulimit -f {FILE_LIMIT_KIB} && exec "$0" "$@"', str(SUITE_BIN), *args]
+
+
 def run_suite(
-    np: int, *args: str, timeout: float = 90, check: bool = False
+    np: int, *args: str, timeout: float = 90, check: bool = False, cwd: Path | None = None
 ) -> subprocess.CompletedProcess[str]:
-    """mpirun -np N ioscore-suite ARGS; returns the completed process (text output)."""
-    cmd = ["mpirun", "--oversubscribe", "-np", str(np), str(SUITE_BIN), *args]
+    """mpirun -np N ioscore-suite ARGS, every rank under ulimit -f; the completed process."""
+    cmd = ["mpirun", "--oversubscribe", "-np", str(np), *limited_suite(*args)]
     proc = subprocess.run(
-        cmd, capture_output=True, text=True, env=MPI_ENV, timeout=timeout, stdin=subprocess.DEVNULL
+        cmd,
+        capture_output=True,
+        text=True,
+        env=MPI_ENV,
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
+        cwd=cwd,
     )
     if check:
         assert proc.returncode == 0, f"{cmd}\nstdout:\n{proc.stdout}\nstderr:\n{proc.stderr}"
@@ -151,31 +165,8 @@ def parse_result_txt(path: Path) -> dict[str, dict[str, str | list[str]]]:
     return sections
 
 
-ACCEPTANCE_FILE_LIMIT_KIB = 262144  # ulimit -f of the ior/mdtest subcommands: no file > 256 MiB
-
-
 def run_subcommand(
     cwd: Path, name: str, args: list[str], np: int = 2, timeout: float = 120
 ) -> subprocess.CompletedProcess[str]:
     """mpirun -np N ioscore-suite NAME ARGS (ior, mdtest) in `cwd`, every rank under ulimit -f."""
-    cmd = [
-        "mpirun",
-        "--oversubscribe",
-        "-np",
-        str(np),
-        "bash",
-        "-c",
-        f'ulimit -f {ACCEPTANCE_FILE_LIMIT_KIB} && exec "$0" "$@"',
-        str(SUITE_BIN),
-        name,
-        *args,
-    ]
-    return subprocess.run(
-        cmd,
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        env=MPI_ENV,
-        timeout=timeout,
-        stdin=subprocess.DEVNULL,
-    )
+    return run_suite(np, name, *args, timeout=timeout, cwd=cwd)

@@ -15,8 +15,8 @@ from suite_helpers import (
     MPI_ENV,
     REPO_ROOT,
     STANDARD_PHASES,
-    SUITE_BIN,
     Workspace,
+    limited_suite,
     only_result_dir,
     parse_result_txt,
     run_helper,
@@ -181,7 +181,7 @@ def test_unsupported_options_fail_before_io(
 def run_in(cwd: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     """The binary as an MPI singleton in `cwd` (a relative default would land there)."""
     return subprocess.run(
-        ["bash", "-c", 'ulimit -f 262144 && exec "$0" "$@"', str(SUITE_BIN), *args],
+        limited_suite(*args),
         capture_output=True,
         text=True,
         env={**MPI_ENV, **(env or {})},

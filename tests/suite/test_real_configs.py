@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from suite_helpers import MPI_ENV, REPO_ROOT, SUITE_BIN, run_helper
+from suite_helpers import MPI_ENV, REPO_ROOT, limited_suite, run_helper
 
 pytestmark = pytest.mark.mpi
 
@@ -98,7 +98,7 @@ def run_one(path: Path) -> Verdict:
         # cwd = the temp dir: a relative path in the config stays inside it
         common = {"capture_output": True, "text": True, "timeout": 60, "cwd": root}
         # a file-size limit all the same (Open MPI's own shared-memory files need a few MiB)
-        limited = ["bash", "-c", 'ulimit -f 262144 && exec "$0" "$@"', str(SUITE_BIN), str(ini)]
+        limited = limited_suite(str(ini))
         dry = subprocess.run(
             [*limited, "--dry-run", "--timestamp", "T"],
             env=MPI_ENV,

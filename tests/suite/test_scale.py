@@ -17,14 +17,19 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from suite_helpers import MPI_ENV, SCHEMA_PATH, SUITE_BIN, Workspace, only_result_dir
+from suite_helpers import (
+    MPI_ENV,
+    SCHEMA_PATH,
+    Workspace,
+    only_result_dir,
+    run_suite,
+)
 from test_verify_and_safety import start_suite, wait_for_pause
 
 from ioscore.results import rank_csv
 
 THRESHOLD = 32
 PPN = 16  # --simulate-ppn: np / 16 hosts
-FILE_LIMIT_KIB = 262144  # ulimit -f on every rank
 # the per-rank file is gzip-compressed when the suite was built with zlib (pkg-config zlib)
 HAS_ZLIB = (
     shutil.which("pkg-config") is not None
@@ -65,17 +70,7 @@ def tiny_ini(ws: Workspace, extra: str = "") -> str:
 
 def run(np: int, ws: Workspace, *args: str, extra: str = "", timeout: float = 900) -> Path:
     ini = ws.write_ini(tiny_ini(ws, extra))
-    limit = f'ulimit -f {FILE_LIMIT_KIB} && exec "$0" "$@"'
-    cmd = ["mpirun", "--oversubscribe", "-np", str(np), "bash", "-c", limit, str(SUITE_BIN)]
-    proc = subprocess.run(
-        [*cmd, str(ini), "-q", *args],
-        capture_output=True,
-        text=True,
-        env=MPI_ENV,
-        timeout=timeout,
-        stdin=subprocess.DEVNULL,
-    )
-    assert proc.returncode == 0, proc.stdout + proc.stderr
+    run_suite(np, str(ini), "-q", *args, timeout=timeout, check=True)
     return only_result_dir(ws)
 
 
