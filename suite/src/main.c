@@ -8,7 +8,6 @@
  * any file is created.
  */
 #include <errno.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,7 +32,7 @@ struct cli {
     int dry_run, cleanup, keep_data, verbose, quiet, list, version, config_hash;
     int simulate_ppn;
     int debug_delay_rank; /* -1 if unset */
-    int rank_detail_threshold, rank_detail_full;
+    struct ios_rank_detail_opts rank_detail;
     long debug_delay_us;
 };
 
@@ -76,6 +75,17 @@ static int parse_args(int argc, char **argv, struct cli *cli, int rank)
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *next = i + 1 < argc ? argv[i + 1] : NULL;
+        char why[160];
+        int used = ios_rank_detail_option(&cli->rank_detail, a, next, why, sizeof why);
+        if (used < 0) {
+            if (rank == 0)
+                fprintf(stderr, "ioscore-suite: ERROR: %s\n", why);
+            return 2;
+        }
+        if (used > 0) {
+            i += used - 1;
+            continue;
+        }
         if (strcmp(a, "--dry-run") == 0)
             cli->dry_run = 1;
         else if (strcmp(a, "--cleanup") == 0)
@@ -127,21 +137,6 @@ static int parse_args(int argc, char **argv, struct cli *cli, int rank)
                             next);
                 return 2;
             }
-        } else if (strcmp(a, "--rank-detail-full") == 0) {
-            cli->rank_detail_full = 1;
-        } else if (strcmp(a, "--rank-detail-threshold") == 0 && next) {
-            char *end = NULL;
-            long value = strtol(next, &end, 10);
-            if (end == next || *end || value < 1 || value > 100000000) {
-                if (rank == 0)
-                    fprintf(stderr,
-                            "ioscore-suite: ERROR: --rank-detail-threshold needs a number in "
-                            "1..100000000, got '%s'\n",
-                            next);
-                return 2;
-            }
-            cli->rank_detail_threshold = (int)value;
-            i++;
         } else if ((strcmp(a, "--debug-delay-rank") == 0 || strcmp(a, "--debug-delay-us") == 0) &&
                    next) {
             char *end = NULL;
@@ -269,7 +264,7 @@ static void resolve_dirs(struct ios_run *run)
 
 /* The timestamp and result directory of a subcommand run (./ioscore-<name>-<ts> by default). */
 static void subcommand_setup(struct ios_run *run, const char *name, const char *resultdir,
-                             int simulate_ppn)
+                             int simulate_ppn, const struct ios_rank_detail_opts *detail)
 {
     run->mode = name;
     char ts[32] = "";
@@ -278,9 +273,9 @@ static void subcommand_setup(struct ios_run *run, const char *name, const char *
     MPI_Bcast(ts, sizeof ts, MPI_CHAR, 0, MPI_COMM_WORLD);
     snprintf(run->timestamp, sizeof run->timestamp, "%s", ts);
     placement(run, simulate_ppn);
-    /* the acceptance reports read every rank's numbers (minimum items, per-rank tables): the
-     * subcommands keep the full form at any rank count */
-    run->rank_detail_threshold = INT_MAX;
+    /* as the IO500 run: every rank's numbers up to the threshold, the summary form above */
+    run->rank_detail_threshold = detail->threshold;
+    run->rank_detail_full = detail->full;
     ios_config_init(&run->cfg, name);
     if (resultdir[0])
         ios_path(run->resdir, sizeof run->resdir, "%s", resultdir);
@@ -295,7 +290,7 @@ static int mdtest_subcommand(struct ios_run *run, int argc, char **argv)
     int rc = ios_mdtest_parse(&params, argc, argv, run->rank);
     if (rc != 0)
         return rc == 1 ? 0 : rc;
-    subcommand_setup(run, "mdtest", params.resultdir, 0);
+    subcommand_setup(run, "mdtest", params.resultdir, 0, &params.rank_detail);
     snprintf(run->datadir, sizeof run->datadir, "%s", params.dir_list_text);
     run->verbosity = params.verbose;
     return ios_mdtest_run(run, &params);
@@ -308,7 +303,7 @@ static int ior_subcommand(struct ios_run *run, int argc, char **argv)
     int rc = ios_ior_parse(&params, argc, argv, run->rank);
     if (rc != 0)
         return rc == 1 ? 0 : rc;
-    subcommand_setup(run, "ior", params.resultdir, params.simulate_ppn);
+    subcommand_setup(run, "ior", params.resultdir, params.simulate_ppn, &params.rank_detail);
     snprintf(run->datadir, sizeof run->datadir, "%s", params.test_file);
     run->verbosity = params.verbose;
     return ios_ior_run(run, &params);
@@ -410,8 +405,8 @@ int main(int argc, char **argv)
     run.quiet = cli.quiet;
     run.keep_data = cli.keep_data;
     run.debug_delay_rank = cli.debug_delay_rank;
-    run.rank_detail_threshold = cli.rank_detail_threshold;
-    run.rank_detail_full = cli.rank_detail_full;
+    run.rank_detail_threshold = cli.rank_detail.threshold;
+    run.rank_detail_full = cli.rank_detail.full;
     run.debug_delay_us = cli.debug_delay_us;
     if ((cli.debug_delay_rank >= 0) != (cli.debug_delay_us > 0) ||
         cli.debug_delay_rank >= run.size) {

@@ -12,6 +12,7 @@
 
 #include "ioscore/json.h"
 #include "ioscore/pattern.h"
+#include "ioscore/rank_summary.h"
 #include "ioscore/run.h"
 #include "ioscore/util.h"
 
@@ -46,6 +47,7 @@ struct ios_ior_params {
     int single_xfer;         /* -x: accepted; a short transfer is always an error here */
     int lustre_stripe_count; /* -O lustreStripeCount: accepted, not applied (warned) */
     int simulate_ppn;        /* --simulate-ppn K (test only, as in the standard run) */
+    struct ios_rank_detail_opts rank_detail; /* --rank-detail-threshold N, --rank-detail-full */
     char test_file[IOS_PATH_MAX];
     char resultdir[IOS_PATH_MAX]; /* --resultdir DIR; "" = ./ioscore-ior-<timestamp> */
     char command[2048];           /* the command line as given, for the reports */
@@ -90,6 +92,7 @@ struct ios_mdtest_params {
     const char *dirs[IOS_MDTEST_MAX_DIRS];
     int n_dirs;
     uint64_t nodes, leaves, per_node; /* derived: directories per tree, items per directory */
+    struct ios_rank_detail_opts rank_detail; /* --rank-detail-threshold N, --rank-detail-full */
     char resultdir[IOS_PATH_MAX];
     char command[2048];
 };

@@ -51,7 +51,9 @@ struct ios_rank_totals {
     int64_t ranks, failed;
     int64_t first_failed; /* lowest failed rank, INT64_MAX if none */
     double min_start, max_end, min_span, max_span;
-    double min_loop, max_loop; /* loop_end - loop_start */
+    double min_loop, max_loop;  /* loop_end - loop_start */
+    double max_open, max_close; /* loop_start - start, end - loop_end (IOR's open/close) */
+    double min_items;           /* the fewest items of a rank (what every rank did) */
     double items, bytes, verify_errors;
     double at_deadline_max, at_deadline_sum, wearout_items;
 };
@@ -88,6 +90,8 @@ void ios_rank_totals_init(struct ios_rank_totals *t);
 /* Adds rank `rank`'s numbers; adding ranks in rank order gives the same sums as always. */
 void ios_rank_totals_add(struct ios_rank_totals *t, int64_t rank, const struct ios_rank_stats *s);
 void ios_rank_totals_merge(struct ios_rank_totals *into, const struct ios_rank_totals *from);
+/* A gathered phase's totals over all its ranks, in either form (rank 0). */
+struct ios_rank_totals ios_phase_totals(const struct ios_phase_result *res);
 
 void ios_rank_sketch_init(struct ios_rank_sketch *sk, double t0);
 void ios_rank_sketch_add(struct ios_rank_sketch *sk, const struct ios_rs_rank *r);
@@ -156,5 +160,15 @@ int ios_rank_file_close(struct ios_rank_file *f); /* 0 or -1 */
 
 /* result.json's "rank_summary" object (member "rank_summary" of the open phase object). */
 void ios_rank_summary_json(struct ios_json *j, const struct ios_rank_summary *sum);
+
+/* The rank-detail options of the IO500 run and of the acceptance subcommands:
+ * --rank-detail-threshold N (also =N) and --rank-detail-full. Returns how many arguments arg
+ * (and next) used, 0 when arg is not one of them, -1 with the reason in err. */
+struct ios_rank_detail_opts {
+    int threshold; /* 0: IOS_RANK_DETAIL_THRESHOLD */
+    int full;
+};
+int ios_rank_detail_option(struct ios_rank_detail_opts *o, const char *arg, const char *next,
+                           char *err, size_t err_len);
 
 #endif

@@ -78,7 +78,9 @@ static void usage(FILE *out)
             "  -G N  timestamp signature (the pattern's seed; a separate read launch needs the\n"
             "        writer's -G to verify)        -v  verbose (repeatable)   -x  single attempt\n"
             "ioscore additions: --resultdir DIR (result.json, per-rank CSVs; default\n"
-            "  ./ioscore-ior-<timestamp>), --simulate-ppn K (test only)\n");
+            "  ./ioscore-ior-<timestamp>), --simulate-ppn K (test only),\n"
+            "  --rank-detail-threshold N (above N ranks result.json summarises the ranks;\n"
+            "  4096), --rank-detail-full (then also ranks-<phase>.csv.gz with every rank)\n");
 }
 
 static int parse_count(const char *text, long lo, long hi, long *out)
@@ -378,6 +380,14 @@ int ios_ior_parse(struct ios_ior_params *p, int argc, char **argv, int rank)
             if (rank == 0)
                 usage(stdout);
             return 1;
+        }
+        char why[160];
+        int detail = ios_rank_detail_option(&p->rank_detail, w, next, why, sizeof why);
+        if (detail < 0)
+            return fail(rank, "%s%s", why, "");
+        if (detail > 0) {
+            i += detail - 1;
+            continue;
         }
         if (w[0] != '-' || !w[1])
             return fail(rank, "unexpected argument '%s'%s (IOR takes options only)", w, "");

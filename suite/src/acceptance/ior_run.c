@@ -443,20 +443,15 @@ static void row_of(const struct ios_phase_result *res, const struct ios_ior_para
                    struct ior_row *row)
 {
     memset(row, 0, sizeof *row);
-    double min_start = INFINITY, max_end = -INFINITY;
-    for (int r = 0; r < res->n_ranks; r++) {
-        const struct ios_rank_stats *s = &res->ranks[r];
-        min_start = fmin(min_start, s->start);
-        max_end = fmax(max_end, s->end);
-        row->open = fmax(row->open, s->loop_start - s->start);
-        row->io = fmax(row->io, s->loop_end - s->loop_start);
-        row->close = fmax(row->close, s->end - s->loop_end);
-    }
-    row->total = max_end - min_start;
+    struct ios_rank_totals t = ios_phase_totals(res); /* over every rank, in either form */
+    row->open = t.max_open;
+    row->io = t.max_loop;
+    row->close = t.max_close;
+    row->total = t.max_end - t.min_start;
     /* the same quotient as the phase score of result.json (GiB/s x 1024) */
     row->mib = row->total > 0 ? res->bytes / row->total / 1048576.0 : 0;
     row->iops = row->total > 0 ? res->items / row->total : 0;
-    row->latency = res->items > 0 ? row->io * res->n_ranks / res->items : 0;
+    row->latency = res->items > 0 ? row->io * res->procs / res->items : 0;
     row->has_stonewall = res->has_stonewall;
     if (res->has_stonewall) {
         row->sw_time = res->stonewall_time;
@@ -464,19 +459,30 @@ static void row_of(const struct ios_phase_result *res, const struct ios_ior_para
     }
 }
 
-/* -vv: every rank's share, so a slow rank, node or link shows (Cray's per-rank diagnosis) */
+/* -vv: every rank's share, so a slow rank, node or link shows (Cray's per-rank diagnosis);
+ * above the rank-detail threshold the named slowest and fastest ranks and the quantiles */
 static void print_ranks(const struct ios_phase_result *res)
 {
     double t0 = INFINITY;
     for (int r = 0; r < res->n_ranks; r++)
         t0 = fmin(t0, res->ranks[r].start);
+    const struct ios_rank_sketch *sk = res->summary ? &res->summary->sketch : NULL;
+    if (sk) {
+        t0 = sk->t0;
+        printf("  rank MiB/s over all %d ranks:", res->procs);
+        for (int q = 0; q < IOS_RS_QUANTILES; q++)
+            printf(" p%d %.2f", ios_rs_quantile_pct[q],
+                   ios_rank_sketch_quantile(sk, IOS_RS_RATE, ios_rs_quantile_pct[q]) / 1048576.0);
+        printf("\n  only the %d slowest and %d fastest ranks:\n", sk->n_slow, sk->n_fast);
+    }
     printf("  %6s %-24s %10s %10s %12s %10s\n", "rank", "host", "start(s)", "end(s)", "MiB",
            "MiB/s");
     for (int r = 0; r < res->n_ranks; r++) {
         const struct ios_rank_stats *s = &res->ranks[r];
         double span = s->end - s->start;
-        printf("  %6d %-24s %10.4f %10.4f %12.2f %10.2f\n", r, res->hosts[r], s->start - t0,
-               s->end - t0, s->bytes / 1048576.0, span > 0 ? s->bytes / span / 1048576.0 : 0);
+        printf("  %6d %-24s %10.4f %10.4f %12.2f %10.2f\n", res->rank_ids ? res->rank_ids[r] : r,
+               res->hosts[r], s->start - t0, s->end - t0, s->bytes / 1048576.0,
+               span > 0 ? s->bytes / span / 1048576.0 : 0);
     }
 }
 
@@ -825,10 +831,8 @@ int ios_ior_run(struct ios_run *run, const struct ios_ior_params *p)
             row_of(res, p, &row);
             steps[s].series->rows[steps[s].series->n++] = row;
             if (steps[s].access == ACC_WRITE) { /* what every rank wrote (less after -D) */
-                written_pairs = UINT64_MAX;
-                for (int r = 0; r < res->n_ranks; r++)
-                    if ((uint64_t)res->ranks[r].items < written_pairs)
-                        written_pairs = (uint64_t)res->ranks[r].items;
+                struct ios_rank_totals t = ios_phase_totals(res);
+                written_pairs = t.ranks > 0 ? (uint64_t)t.min_items : UINT64_MAX;
             }
             struct ios_acc_series *acc =
                 steps[s].verify ? NULL : ios_acc_series_of(rep, steps[s].what, "MiB/s");

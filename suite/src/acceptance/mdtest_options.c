@@ -140,8 +140,17 @@ int ios_mdtest_parse(struct ios_mdtest_params *p, int argc, char **argv, int ran
                 printf(
                     "usage: mpirun -np N ioscore-suite mdtest -n N [-F|-D] [-C] [-T] [-E] "
                     "[-r] [-U] [-u [-t]] [-L] [-z depth] [-b branch] [-d dir[@dir...]] [-w bytes] "
-                    "[-e bytes] [-N stride] [-i iterations] [-v] [--resultdir DIR]\n");
+                    "[-e bytes] [-N stride] [-i iterations] [-v] [--resultdir DIR]\n"
+                    "  [--rank-detail-threshold N] [--rank-detail-full]\n");
             return 1;
+        }
+        char why[160];
+        int detail = ios_rank_detail_option(&p->rank_detail, w, next, why, sizeof why);
+        if (detail < 0)
+            return fail(rank, "%s%s", why, "");
+        if (detail > 0) {
+            i += detail - 1;
+            continue;
         }
         if (strcmp(w, "--resultdir") == 0 || strncmp(w, "--resultdir=", 12) == 0) {
             const char *v = w[11] == '=' ? w + 12 : next;

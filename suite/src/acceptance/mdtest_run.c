@@ -364,10 +364,7 @@ static const char *row_label(enum md_what what, enum md_op op)
 /* The slowest rank's time: the denominator of the phase rate (IOS_METRIC_MD). */
 static double md_time(const struct ios_phase_result *res)
 {
-    double t = 0;
-    for (int r = 0; r < res->n_ranks; r++)
-        t = fmax(t, res->ranks[r].end - res->ranks[r].start);
-    return t;
+    return ios_phase_totals(res).max_span; /* over every rank, in either form */
 }
 
 /* mdtest's SUMMARY table from the report's series: rates, or with -P also the times. */

@@ -311,18 +311,6 @@ static int summary_form(const struct ios_run *run)
     return run->size > threshold;
 }
 
-/* The phase's totals (rank 0): summed in rank order in the full form, reduced in the summary. */
-static struct ios_rank_totals phase_totals(const struct ios_phase_result *res)
-{
-    if (res->summary)
-        return res->summary->sketch.totals;
-    struct ios_rank_totals t;
-    ios_rank_totals_init(&t);
-    for (int r = 0; r < res->n_ranks; r++)
-        ios_rank_totals_add(&t, r, &res->ranks[r]);
-    return t;
-}
-
 static void compute_score(struct ios_phase_ctx *ctx, const struct ios_rank_totals *t)
 {
     struct ios_phase_result *res = ctx->res;
@@ -390,7 +378,7 @@ void ios_gather_phase(struct ios_run *run, struct ios_phase_ctx *ctx)
     else
         gather_full(run, ctx);
     if (run->rank == 0) {
-        struct ios_rank_totals totals = phase_totals(res);
+        struct ios_rank_totals totals = ios_phase_totals(res);
         compute_score(ctx, &totals);
         check_phase(run, ctx, &totals);
     }

@@ -32,6 +32,7 @@ void ios_rank_totals_init(struct ios_rank_totals *t)
     t->max_end = -INFINITY;
     t->min_span = INFINITY;
     t->min_loop = INFINITY;
+    t->min_items = INFINITY;
 }
 
 void ios_rank_totals_add(struct ios_rank_totals *t, int64_t rank, const struct ios_rank_stats *s)
@@ -46,6 +47,9 @@ void ios_rank_totals_add(struct ios_rank_totals *t, int64_t rank, const struct i
     t->min_span = fmin(t->min_span, s->end - s->start);
     t->min_loop = fmin(t->min_loop, s->loop_end - s->loop_start);
     t->max_loop = fmax(t->max_loop, s->loop_end - s->loop_start);
+    t->max_open = fmax(t->max_open, s->loop_start - s->start);
+    t->max_close = fmax(t->max_close, s->end - s->loop_end);
+    t->min_items = fmin(t->min_items, s->items);
     t->items += s->items;
     t->bytes += s->bytes;
     t->verify_errors += s->verify_errors;
@@ -73,12 +77,27 @@ void ios_rank_totals_merge(struct ios_rank_totals *into, const struct ios_rank_t
     into->min_span = fmin(into->min_span, from->min_span);
     into->min_loop = fmin(into->min_loop, from->min_loop);
     into->max_loop = fmax(into->max_loop, from->max_loop);
+    into->max_open = fmax(into->max_open, from->max_open);
+    into->max_close = fmax(into->max_close, from->max_close);
+    into->min_items = fmin(into->min_items, from->min_items);
     into->items += from->items;
     into->bytes += from->bytes;
     into->verify_errors += from->verify_errors;
     into->at_deadline_max = fmax(into->at_deadline_max, from->at_deadline_max);
     into->at_deadline_sum += from->at_deadline_sum;
     into->wearout_items += from->wearout_items;
+}
+
+/* Summed in rank order in the full form, reduced over every rank in the summary form. */
+struct ios_rank_totals ios_phase_totals(const struct ios_phase_result *res)
+{
+    if (res->summary)
+        return res->summary->sketch.totals;
+    struct ios_rank_totals t;
+    ios_rank_totals_init(&t);
+    for (int r = 0; r < res->n_ranks; r++)
+        ios_rank_totals_add(&t, r, &res->ranks[r]);
+    return t;
 }
 
 /* ---- bins */
@@ -402,4 +421,29 @@ void ios_rank_summary_json(struct ios_json *j, const struct ios_rank_summary *su
     }
     ios_json_end_array(j);
     ios_json_end_object(j);
+}
+
+/* ---- options */
+
+int ios_rank_detail_option(struct ios_rank_detail_opts *o, const char *arg, const char *next,
+                           char *err, size_t err_len)
+{
+    static const char threshold[] = "--rank-detail-threshold";
+    if (strcmp(arg, "--rank-detail-full") == 0) {
+        o->full = 1;
+        return 1;
+    }
+    size_t n = sizeof threshold - 1;
+    if (strncmp(arg, threshold, n) != 0 || (arg[n] != 0 && arg[n] != '='))
+        return 0;
+    const char *value = arg[n] == '=' ? arg + n + 1 : next;
+    char *end = NULL;
+    long v = value ? strtol(value, &end, 10) : 0;
+    if (!value || end == value || *end || v < 1 || v > 100000000) {
+        snprintf(err, err_len, "%s needs a number in 1..100000000, got '%s'", threshold,
+                 value ? value : "");
+        return -1;
+    }
+    o->threshold = (int)v;
+    return arg[n] == '=' ? 1 : 2;
 }
