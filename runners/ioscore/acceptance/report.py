@@ -130,6 +130,12 @@ def measured(op: Operation, launch: Launch) -> str:
             "all ranks' operations over the phase time (mdtest's SUMMARY rate)"
         )
     what += f"; statistics over {len(op.iterations)} iteration(s)"
+    summarised = [it.phase.rank_summary for it in op.iterations if it.phase.rank_summary]
+    if summarised:  # above the suite's rank-detail threshold: not every rank's numbers
+        what += (
+            f"; per-rank data summarised ({summarised[0].count} ranks: quantiles, rate "
+            "histogram, per-host aggregates and the slowest and fastest ranks by name)"
+        )
     if len(launch.parts) > 1 or launch.role not in (None, "run"):
         what += f"; part '{launch.role}' of the test, its own launch"
     drop = drop_caches_record(launch)
