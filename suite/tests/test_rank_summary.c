@@ -89,6 +89,47 @@ static void test_small_named(void)
     free(sk);
 }
 
+/* What the acceptance tables need of every rank (IOR's open/close columns, the fewest items
+ * a -k manifest records): merged totals equal the totals of all ranks added at once. */
+static void test_totals_for_acceptance(void)
+{
+    struct ios_rank_totals all_t, a, b;
+    ios_rank_totals_init(&all_t);
+    ios_rank_totals_init(&a);
+    ios_rank_totals_init(&b);
+    for (int k = 0; k < 8; k++) {
+        struct ios_rank_stats s = {.start = 10,
+                                   .loop_start = 10 + 0.1 * k,
+                                   .loop_end = 20,
+                                   .end = 20 + (k == 5 ? 2.0 : 0.5),
+                                   .items = 100 - k};
+        ios_rank_totals_add(&all_t, k, &s);
+        ios_rank_totals_add(k % 2 ? &a : &b, k, &s);
+    }
+    ios_rank_totals_merge(&a, &b);
+    CHECK(fabs(a.max_open - 0.7) < 1e-12 && a.max_open == all_t.max_open);
+    CHECK(a.max_close == 2.0 && all_t.max_close == 2.0);
+    CHECK(a.min_items == 93 && all_t.min_items == 93);
+}
+
+static void test_detail_option(void)
+{
+    struct ios_rank_detail_opts o = {0, 0};
+    char err[160] = "";
+    CHECK(ios_rank_detail_option(&o, "--rank-detail-threshold", "2", err, sizeof err) == 2);
+    CHECK(o.threshold == 2 && !o.full);
+    CHECK(ios_rank_detail_option(&o, "--rank-detail-threshold=77", NULL, err, sizeof err) == 1);
+    CHECK(o.threshold == 77);
+    CHECK(ios_rank_detail_option(&o, "--rank-detail-full", "x", err, sizeof err) == 1 && o.full);
+    CHECK(ios_rank_detail_option(&o, "--rank-detail-thresholds", "2", err, sizeof err) == 0);
+    CHECK(ios_rank_detail_option(&o, "-b", "2", err, sizeof err) == 0);
+    CHECK(ios_rank_detail_option(&o, "--rank-detail-threshold", "0", err, sizeof err) == -1);
+    CHECK(strstr(err, "got '0'") != NULL);
+    CHECK(ios_rank_detail_option(&o, "--rank-detail-threshold", NULL, err, sizeof err) == -1);
+    CHECK(ios_rank_detail_option(&o, "--rank-detail-threshold=4k", NULL, err, sizeof err) == -1);
+    CHECK(o.threshold == 77); /* unchanged by the refused values */
+}
+
 static void test_scale(void)
 {
     static const struct ios_phase phase = {.name = "ior-easy-write", .metric = IOS_METRIC_BW};
@@ -248,6 +289,8 @@ int main(void)
     test_distinct_hosts();
     test_bins();
     test_small_named();
+    test_totals_for_acceptance();
+    test_detail_option();
     test_scale();
     return check_finish();
 }
