@@ -178,7 +178,9 @@ def test_the_library_reads_the_summary_form_and_says_so(
         assert it.phase.rank_summary is not None and it.phase.rank_summary.count == NP
     # two ranks at a tenth of the others' rate in the first iteration (as a bad link would
     # make), none in the second: the summary's gap test names the slow ranks
-    for it, rates in zip(write.iterations, ([1e8, 1.05e8, 1e9, 1.05e9], [1e9, 1.01e9, 1.02e9, 1.03e9]), strict=True):
+    for it, rates in zip(
+        write.iterations, ([1e8, 1.05e8, 1e9, 1.05e9], [1e9, 1.01e9, 1.02e9, 1.03e9]), strict=True
+    ):
         summary = it.phase.rank_summary
         assert summary is not None
         by_rank = dict(zip(summary.slowest, rates, strict=True))

@@ -159,7 +159,9 @@ class _Ordered:
     def median(self, first: int, count: int) -> float:
         """Median of the count values from the first-th smallest on (as statistics.median)."""
         middle = first + (count - 1) // 2
-        return self.value(middle) if count % 2 else (self.value(middle) + self.value(middle + 1)) / 2
+        return (
+            self.value(middle) if count % 2 else (self.value(middle) + self.value(middle + 1)) / 2
+        )
 
     def splits(self) -> set[int]:
         """Low-group sizes worth trying: bucket boundaries and every split among named ranks."""
