@@ -65,7 +65,8 @@ def main() -> None:
         )
     print(
         "rank-0 RSS: the simulation process (sketches, host aggregates, named ranks, output"
-        " buffer and the N x 64 B host table main.c gathers); full form: ~8.4 KB per rank"
+        " buffer and the host table: one 64 B name per host, as rank 0 of a real run holds it;"
+        " before issue 21 every rank held N x 64 B); full form: ~8.4 KB per rank"
     )
 
 

@@ -30,7 +30,7 @@ struct cli {
     const char *hash_ini[1024];
     int n_hash_ini;
     int dry_run, cleanup, keep_data, verbose, quiet, list, version, config_hash;
-    int simulate_ppn;
+    int simulate_ppn, simulate_nodes;
     int debug_delay_rank; /* -1 if unset */
     struct ios_rank_detail_opts rank_detail;
     long debug_delay_us;
@@ -52,6 +52,7 @@ static void usage(FILE *out)
             "  --version            print the version\n"
             "  --mode=standard      the only mode implemented\n"
             "  --simulate-ppn K     treat ranks as block-mapped on nodes of K ranks (testing)\n"
+            "  --simulate-nodes K   treat ranks as round-robin on K nodes: rank r on r mod K\n"
             "  --rank-detail-threshold N\n"
             "                       above N ranks (default 4096) result.json keeps per-rank\n"
             "                       detail only for the 16 slowest and 16 fastest ranks plus\n"
@@ -126,15 +127,17 @@ static int parse_args(int argc, char **argv, struct cli *cli, int rank)
         } else if (strcmp(a, "--hash-config-ini") == 0 && next) {
             while (i + 1 < argc && argv[i + 1][0] != '-' && cli->n_hash_ini < 1024)
                 cli->hash_ini[cli->n_hash_ini++] = argv[++i];
-        } else if (strcmp(a, "--simulate-ppn") == 0 && next) {
-            cli->simulate_ppn = atoi(next);
+        } else if ((strcmp(a, "--simulate-ppn") == 0 || strcmp(a, "--simulate-nodes") == 0) &&
+                   next) {
+            int *k = strcmp(a, "--simulate-ppn") == 0 ? &cli->simulate_ppn : &cli->simulate_nodes;
+            *k = atoi(next);
             i++;
-            if (cli->simulate_ppn <= 0) {
+            if (*k <= 0 || (cli->simulate_ppn > 0 && cli->simulate_nodes > 0)) {
                 if (rank == 0)
                     fprintf(stderr,
-                            "ioscore-suite: ERROR: --simulate-ppn needs a positive "
-                            "number, got '%s'\n",
-                            next);
+                            "ioscore-suite: ERROR: %s needs a positive number, got '%s' "
+                            "(and --simulate-ppn and --simulate-nodes exclude each other)\n",
+                            a, next);
                 return 2;
             }
         } else if ((strcmp(a, "--debug-delay-rank") == 0 || strcmp(a, "--debug-delay-us") == 0) &&
@@ -225,29 +228,6 @@ static int load_config(struct ios_run *run, const char *path)
     return 0;
 }
 
-/* Host names of every rank; ppn0, node count and block mapping (spec §8.1). */
-static void placement(struct ios_run *run, int simulate_ppn)
-{
-    int len = 0;
-    char name[MPI_MAX_PROCESSOR_NAME];
-    MPI_Get_processor_name(name, &len);
-    if (simulate_ppn > 0)
-        snprintf(run->host, sizeof run->host, "%.40s#node%d", name, run->rank / simulate_ppn);
-    else
-        snprintf(run->host, sizeof run->host, "%.63s", name);
-    run->hosts = calloc((size_t)run->size, sizeof *run->hosts);
-    if (!run->hosts)
-        ios_fatal("out of memory");
-    MPI_Allgather(run->host, IOS_HOST_MAX, MPI_CHAR, run->hosts, IOS_HOST_MAX, MPI_CHAR,
-                  MPI_COMM_WORLD);
-    run->ppn0 = 0;
-    for (int r = 0; r < run->size; r++)
-        if (strcmp(run->hosts[r], run->hosts[0]) == 0)
-            run->ppn0++;
-    run->nnodes = ios_distinct_hosts((const char(*)[IOS_HOST_MAX])run->hosts, run->size, NULL);
-    run->block_mapped = run->size > 1 && strcmp(run->hosts[1], run->hosts[0]) == 0;
-}
-
 static void resolve_dirs(struct ios_run *run)
 {
     const char *data = ios_cfg_str(&run->cfg, "global", "datadir");
@@ -264,7 +244,8 @@ static void resolve_dirs(struct ios_run *run)
 
 /* The timestamp and result directory of a subcommand run (./ioscore-<name>-<ts> by default). */
 static void subcommand_setup(struct ios_run *run, const char *name, const char *resultdir,
-                             int simulate_ppn, const struct ios_rank_detail_opts *detail)
+                             int simulate_ppn, int simulate_nodes,
+                             const struct ios_rank_detail_opts *detail)
 {
     run->mode = name;
     char ts[32] = "";
@@ -272,7 +253,7 @@ static void subcommand_setup(struct ios_run *run, const char *name, const char *
         ios_format_time(ios_wtime(), "%Y.%m.%d-%H.%M.%S", ts, sizeof ts);
     MPI_Bcast(ts, sizeof ts, MPI_CHAR, 0, MPI_COMM_WORLD);
     snprintf(run->timestamp, sizeof run->timestamp, "%s", ts);
-    placement(run, simulate_ppn);
+    ios_placement(run, simulate_ppn, simulate_nodes);
     /* as the IO500 run: every rank's numbers up to the threshold, the summary form above */
     run->rank_detail_threshold = detail->threshold;
     run->rank_detail_full = detail->full;
@@ -290,7 +271,7 @@ static int mdtest_subcommand(struct ios_run *run, int argc, char **argv)
     int rc = ios_mdtest_parse(&params, argc, argv, run->rank);
     if (rc != 0)
         return rc == 1 ? 0 : rc;
-    subcommand_setup(run, "mdtest", params.resultdir, 0, &params.rank_detail);
+    subcommand_setup(run, "mdtest", params.resultdir, 0, 0, &params.rank_detail);
     snprintf(run->datadir, sizeof run->datadir, "%s", params.dir_list_text);
     run->verbosity = params.verbose;
     return ios_mdtest_run(run, &params);
@@ -303,7 +284,8 @@ static int ior_subcommand(struct ios_run *run, int argc, char **argv)
     int rc = ios_ior_parse(&params, argc, argv, run->rank);
     if (rc != 0)
         return rc == 1 ? 0 : rc;
-    subcommand_setup(run, "ior", params.resultdir, params.simulate_ppn, &params.rank_detail);
+    subcommand_setup(run, "ior", params.resultdir, params.simulate_ppn, params.simulate_nodes,
+                     &params.rank_detail);
     snprintf(run->datadir, sizeof run->datadir, "%s", params.test_file);
     run->verbosity = params.verbose;
     return ios_ior_run(run, &params);
@@ -399,7 +381,7 @@ int main(int argc, char **argv)
         return finish(2);
     }
     snprintf(run.timestamp, sizeof run.timestamp, "%s", ts);
-    placement(&run, cli.simulate_ppn);
+    ios_placement(&run, cli.simulate_ppn, cli.simulate_nodes);
     resolve_dirs(&run);
     run.verbosity = (int)ios_cfg_int(&run.cfg, "global", "verbosity", 1) + cli.verbose;
     run.quiet = cli.quiet;

@@ -275,18 +275,23 @@ static void test_scale(void)
     ios_json_free(&j);
 }
 
-static void test_distinct_hosts(void)
+/* The simulated hosts: block mapping by ppn, round-robin by node count, else the real name. */
+static void test_simulated_hosts(void)
 {
-    char hosts[5][IOS_HOST_MAX] = {"b", "a", "b", "c", "a"};
-    unsigned char first[5];
-    CHECK(ios_distinct_hosts((const char(*)[IOS_HOST_MAX])hosts, 5, first) == 3);
-    CHECK(first[0] && first[1] && !first[2] && first[3] && !first[4]);
-    CHECK(ios_distinct_hosts((const char(*)[IOS_HOST_MAX])hosts, 0, NULL) == 0);
+    char h[IOS_HOST_MAX];
+    ios_simulated_host("cn7", 5, 2, 0, h, sizeof h);
+    CHECK(strcmp(h, "cn7#node2") == 0);
+    ios_simulated_host("cn7", 5, 0, 3, h, sizeof h);
+    CHECK(strcmp(h, "cn7#node2") == 0);
+    ios_simulated_host("cn7", 6, 0, 3, h, sizeof h);
+    CHECK(strcmp(h, "cn7#node0") == 0);
+    ios_simulated_host("cn7", 6, 0, 0, h, sizeof h);
+    CHECK(strcmp(h, "cn7") == 0);
 }
 
 int main(void)
 {
-    test_distinct_hosts();
+    test_simulated_hosts();
     test_bins();
     test_small_named();
     test_totals_for_acceptance();

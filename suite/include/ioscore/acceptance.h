@@ -48,6 +48,7 @@ struct ios_ior_params {
     int lustre_stripe_count; /* -O lustreStripeCount: accepted, not applied (warned) */
     int simulate_ppn;        /* --simulate-ppn K (test only, as in the standard run) */
     struct ios_rank_detail_opts rank_detail; /* --rank-detail-threshold N, --rank-detail-full */
+    int simulate_nodes;      /* --simulate-nodes K (test only, as in the standard run) */
     char test_file[IOS_PATH_MAX];
     char resultdir[IOS_PATH_MAX]; /* --resultdir DIR; "" = ./ioscore-ior-<timestamp> */
     char command[2048];           /* the command line as given, for the reports */
@@ -59,7 +60,7 @@ struct ios_ior_params {
  */
 int ios_ior_parse(struct ios_ior_params *p, int argc, char **argv, int rank);
 
-/* Runs the parsed test on every rank (run->hosts and placement set). Returns the exit status. */
+/* Runs the parsed test on every rank (ios_placement done). Returns the exit status. */
 int ios_ior_run(struct ios_run *run, const struct ios_ior_params *p);
 
 #define IOS_MDTEST_MAX_REPS 7 /* nine phases each (ten with -U: 6): within IOS_MAX_PHASES */

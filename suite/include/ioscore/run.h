@@ -28,8 +28,11 @@ struct ios_run {
     struct ios_config cfg;
     int rank, size;
     int ppn0, nnodes, block_mapped;
+    int node_id; /* my host's number: hosts numbered 0.. in order of their first rank */
     char host[IOS_HOST_MAX];
-    char (*hosts)[IOS_HOST_MAX]; /* rank 0: every rank's host */
+    /* the ranks of my host; the first rank of each host (MPI_COMM_NULL on the others) */
+    MPI_Comm node_comm, leaders_comm;
+    char (*node_hosts)[IOS_HOST_MAX]; /* rank 0: the nnodes host names, by node_id */
     char timestamp[32];
     char datadir[IOS_PATH_MAX]; /* effective (with /<ts> if configured) */
     char resdir[IOS_PATH_MAX];
@@ -68,13 +71,21 @@ struct ios_run {
     int finished;
 };
 
-/* Shifts (benchmark spec §8.1): IOR reads the data of rank (r + s) mod N, mdtest uses ns
- * (src/core/placement.c). */
+/*
+ * Placement (src/core/placement.c), collective: sets host, node_id, node_comm, leaders_comm,
+ * nnodes, ppn0, block_mapped and (rank 0) node_hosts, in O(1) memory per rank and O(nodes) on
+ * rank 0. simulate_ppn > 0 puts rank r on the fake host <name>#node<r / ppn> (block mapping),
+ * simulate_nodes > 0 on <name>#node<r mod nodes> (round-robin); both 0: the real host name.
+ */
+void ios_placement(struct ios_run *run, int simulate_ppn, int simulate_nodes);
+/* The host name rank `rank` gets from the real name `real` under those simulations. */
+void ios_simulated_host(const char *real, int rank, int ppn, int nodes, char *out, size_t len);
+/* Collective: 1 on every rank when every rank r shares its host with rank (r + shift) mod N
+ * (one neighbour exchange of host numbers and a reduction). */
+int ios_shift_stays_on_node(const struct ios_run *run, int shift);
+/* Shifts (benchmark spec §8.1): IOR reads the data of rank (r + s) mod N, mdtest uses ns. */
 int ios_ior_shift(const struct ios_run *run);
 int ios_mdtest_shift(const struct ios_run *run);
-/* How many distinct names hosts[0..n-1] has; first (n flags, or NULL) marks the first rank of
- * each. Sorts instead of comparing every pair: 100,000 ranks take milliseconds, not minutes. */
-int ios_distinct_hosts(const char (*hosts)[IOS_HOST_MAX], int n, unsigned char *first);
 
 /* Records a run-level INVALID reason (rank 0 writes it to result.txt when open). */
 void ios_run_invalidate(struct ios_run *run, const char *fmt, ...)

@@ -78,7 +78,8 @@ static void usage(FILE *out)
             "  -G N  timestamp signature (the pattern's seed; a separate read launch needs the\n"
             "        writer's -G to verify)        -v  verbose (repeatable)   -x  single attempt\n"
             "ioscore additions: --resultdir DIR (result.json, per-rank CSVs; default\n"
-            "  ./ioscore-ior-<timestamp>), --simulate-ppn K (test only),\n"
+            "  ./ioscore-ior-<timestamp>), --simulate-ppn K / --simulate-nodes K\n"
+            "  (test only),\n"
             "  --rank-detail-threshold N (above N ranks result.json summarises the ranks;\n"
             "  4096), --rank-detail-full (then also ranks-<phase>.csv.gz with every rank)\n");
 }
@@ -294,8 +295,9 @@ static int parse_long(struct ios_ior_params *p, const char *word, const char *ne
         p->odirect = flag;
         return 0;
     }
-    static const char *const with_value[] = {"--dataPacketType", "--resultdir", "--simulate-ppn"};
-    for (int i = 0; i < 3; i++) {
+    static const char *const with_value[] = {"--dataPacketType", "--resultdir", "--simulate-ppn",
+                                             "--simulate-nodes"};
+    for (int i = 0; i < 4; i++) {
         if (strlen(with_value[i]) != name_len || strncmp(word, with_value[i], name_len) != 0)
             continue;
         if (!value)
@@ -312,8 +314,10 @@ static int parse_long(struct ios_ior_params *p, const char *word, const char *ne
         }
         long n;
         if (parse_count(value, 1, 1 << 20, &n) != 0)
-            return fail(rank, "--simulate-ppn %s%s: expected a positive number", value, "");
-        p->simulate_ppn = (int)n;
+            return fail(rank, "%s %s: expected a positive number", with_value[i], value);
+        *(i == 2 ? &p->simulate_ppn : &p->simulate_nodes) = (int)n;
+        if (p->simulate_ppn > 0 && p->simulate_nodes > 0)
+            return fail(rank, "--simulate-ppn and --simulate-nodes exclude each other%s%s", "", "");
         return 0;
     }
     return fail(rank,

@@ -562,7 +562,7 @@ static void note_ram(struct ios_acc_report *rep, const char *op, double bytes, d
 /* What each number could have measured (acceptance practice asks it of every number). */
 static void add_notes(const struct ios_run *run, const struct ios_ior_params *p,
                       const struct ios_backend *be, int two_part, double node_bytes,
-                      double node_ram, const char *host)
+                      double node_ram, const char *host, int same_host)
 {
     struct ios_acc_report *rep = ios_acc_report();
     int direct = (ios_backend_modes(be) & IOS_MODE_DIRECT) != 0;
@@ -582,9 +582,6 @@ static void add_notes(const struct ios_run *run, const struct ios_ior_params *p,
     if (!p->read)
         return;
     int shift = read_shift(run, p);
-    int same_host = 1;
-    for (int r = 0; r < run->size && same_host; r++)
-        same_host = strcmp(run->hosts[r], run->hosts[(r + shift) % run->size]) == 0;
     if (direct) {
         ios_acc_note(rep, "read", "server-cache", "O_DIRECT: client cache bypassed");
         return;
@@ -858,8 +855,10 @@ int ios_ior_run(struct ios_run *run, const struct ios_ior_params *p)
     char host[IOS_HOST_MAX];
     ios_acc_data_vs_ram(run, (double)(p->block * p->segments), &node_bytes, &node_ram, host,
                         sizeof host);
+    /* does each rank read its own host's data? (collective: every rank answers) */
+    int same_host = ios_shift_stays_on_node(run, read_shift(run, p));
     if (run->rank == 0) {
-        add_notes(run, p, &be, have_manifest, node_bytes, node_ram, host);
+        add_notes(run, p, &be, have_manifest, node_bytes, node_ram, host, same_host);
         print_summary(run, p, series, 2, seed);
         ios_acc_print_notes(rep);
         if (p->lustre_stripe_count != -2)

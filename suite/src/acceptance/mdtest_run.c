@@ -475,12 +475,9 @@ static int match_create_part(const struct ios_run *run, const struct ios_mdtest_
 }
 
 /* What each rate could have measured (rank 0). */
-static void add_notes(const struct ios_run *run, const struct ios_mdtest_params *p, int two_part)
+static void add_notes(const struct ios_mdtest_params *p, int two_part, int same_host)
 {
     struct ios_acc_report *rep = ios_acc_report();
-    int same_host = 1;
-    for (int r = 0; r < run->size && same_host; r++)
-        same_host = strcmp(run->hosts[r], run->hosts[(r + p->stride) % run->size]) == 0;
     for (int i = 0; i < rep->n_series; i++) {
         const char *op = rep->series[i].operation;
         if (strstr(op, "creation") || strstr(op, "rename")) {
@@ -680,8 +677,10 @@ int ios_mdtest_run(struct ios_run *run, const struct ios_mdtest_params *p)
                 fprintf(stderr, "ioscore-suite mdtest: WARNING: %s not removed\n", path);
         }
     }
+    /* does each rank's -N partner share its host? (collective: every rank answers) */
+    int same_host = ios_shift_stays_on_node(run, p->stride);
     if (run->rank == 0) {
-        add_notes(run, p, have_manifest);
+        add_notes(p, have_manifest, same_host);
         print_summary("rate (in ops/sec)", p, 0);
         if (p->print_time)
             print_summary("time (in seconds)", p, 1);

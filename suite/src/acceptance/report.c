@@ -117,35 +117,33 @@ uint64_t ios_acc_host_ram(void)
 void ios_acc_data_vs_ram(const struct ios_run *run, double my_bytes, double *host_bytes,
                          double *host_ram, char *host, size_t host_len)
 {
-    double mine[2] = {my_bytes, (double)ios_acc_host_ram()};
-    double *all = run->rank == 0 ? calloc((size_t)run->size * 2, sizeof(double)) : NULL;
-    if (run->rank == 0 && !all)
-        ios_fatal("out of memory");
-    MPI_Gather(mine, 2, MPI_DOUBLE, all, 2, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    /* each host's bytes summed at its leader (its first rank), whose RAM counts for it */
+    double bytes = 0;
+    MPI_Reduce(&my_bytes, &bytes, 1, MPI_DOUBLE, MPI_SUM, 0, run->node_comm);
+    struct {
+        double bytes, ram;
+        char host[IOS_HOST_MAX];
+    } worst = {0, 0, ""};
+    if (run->leaders_comm != MPI_COMM_NULL) {
+        double ram = (double)ios_acc_host_ram();
+        /* the highest ratio; on a tie MAXLOC keeps the lowest node, the first host to appear */
+        struct {
+            double ratio;
+            int node;
+        } mine = {ram > 0 ? bytes / ram : 0, run->node_id}, top;
+        MPI_Allreduce(&mine, &top, 1, MPI_DOUBLE_INT, MPI_MAXLOC, run->leaders_comm);
+        if (top.node == run->node_id) {
+            worst.bytes = bytes;
+            worst.ram = ram;
+            memcpy(worst.host, run->host, IOS_HOST_MAX);
+        }
+        MPI_Bcast(&worst, (int)sizeof worst, MPI_BYTE, top.node, run->leaders_comm);
+    }
     if (run->rank != 0)
         return;
-    double worst = -1;
-    *host_bytes = *host_ram = 0;
-    host[0] = '\0';
-    for (int r = 0; r < run->size; r++) {
-        int first = 1; /* each host once: at its first rank */
-        for (int q = 0; q < r && first; q++)
-            first = strcmp(run->hosts[q], run->hosts[r]) != 0;
-        if (!first)
-            continue;
-        double bytes = 0, ram = all[2 * r + 1];
-        for (int q = r; q < run->size; q++)
-            if (strcmp(run->hosts[q], run->hosts[r]) == 0)
-                bytes += all[2 * q];
-        double ratio = ram > 0 ? bytes / ram : 0;
-        if (ratio > worst) {
-            worst = ratio;
-            *host_bytes = bytes;
-            *host_ram = ram;
-            snprintf(host, host_len, "%s", run->hosts[r]);
-        }
-    }
-    free(all);
+    *host_bytes = worst.bytes;
+    *host_ram = worst.ram;
+    snprintf(host, host_len, "%s", worst.host);
 }
 
 /* ---------------------------------------------------------------- result.json members */

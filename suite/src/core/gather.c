@@ -44,10 +44,12 @@ static void gather_full(struct ios_run *run, struct ios_phase_ctx *ctx)
         res->hosts = calloc((size_t)n, sizeof *res->hosts);
         if (!res->ranks || !res->hosts)
             ios_fatal("out of memory (phase results)");
-        memcpy(res->hosts, run->hosts, (size_t)n * sizeof *res->hosts);
     }
     MPI_Gather(&ctx->mine, IOS_RANK_STATS_DOUBLES, MPI_DOUBLE, res->ranks, IOS_RANK_STATS_DOUBLES,
                MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    /* the hosts of the per-rank rows: gathered with them, no run-wide table of them */
+    MPI_Gather(run->host, IOS_HOST_MAX, MPI_CHAR, res->hosts, IOS_HOST_MAX, MPI_CHAR, 0,
+               MPI_COMM_WORLD);
 
     /* time series: align every rank's buckets to the longest one */
     int len = ctx->ts.n, max_len = 0;
@@ -129,20 +131,6 @@ static void merge_sketches(void *in, void *inout, int *len, MPI_Datatype *type)
     struct ios_rank_sketch *a = in, *b = inout;
     for (int i = 0; i < *len; i++)
         ios_rank_sketch_merge(&b[i], &a[i]);
-}
-
-/* One communicator per host (shared-memory node, split again by host name so that
- * --simulate-ppn's hosts count as hosts) and one of the host leaders. */
-static void host_comms(const struct ios_run *run, MPI_Comm *host, MPI_Comm *leaders)
-{
-    MPI_Comm shm;
-    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, run->rank, MPI_INFO_NULL, &shm);
-    int color = (int)(ios_hash_bytes(0, run->host) & 0x7fffffff);
-    MPI_Comm_split(shm, color, run->rank, host);
-    MPI_Comm_free(&shm);
-    int host_rank = 0;
-    MPI_Comm_rank(*host, &host_rank);
-    MPI_Comm_split(MPI_COMM_WORLD, host_rank == 0 ? 0 : MPI_UNDEFINED, run->rank, leaders);
 }
 
 /* --rank-detail-full: rank 0 writes every rank's row, asking CHUNK ranks at a time so that
@@ -228,9 +216,8 @@ static void gather_summary(struct ios_run *run, struct ios_phase_ctx *ctx)
     mine.stats = ctx->mine;
     mine.lat = ctx->instr.lat;
 
-    /* each host's ranks into its leader, then the leaders into rank 0 */
-    MPI_Comm host, leaders;
-    host_comms(run, &host, &leaders);
+    /* each host's ranks into its leader, then the leaders into rank 0 (src/core/placement.c) */
+    MPI_Comm host = run->node_comm, leaders = run->leaders_comm;
     struct node_part *part = malloc(sizeof *part), *node = malloc(sizeof *node);
     if (!part || !node)
         ios_fatal("out of memory (rank sketch)");
@@ -263,9 +250,7 @@ static void gather_summary(struct ios_run *run, struct ios_phase_ctx *ctx)
                    leaders);
         if (run->rank == 0)
             res->summary->n_hosts = ios_rs_hosts_normalize(res->summary->hosts, n_leaders);
-        MPI_Comm_free(&leaders);
     }
-    MPI_Comm_free(&host);
     MPI_Op_free(&part_op);
     MPI_Op_free(&sketch_op);
     MPI_Type_free(&part_type);

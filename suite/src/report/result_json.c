@@ -183,19 +183,13 @@ static int summary_form(const struct ios_run *run)
     return 0;
 }
 
-/* The run's hosts in order of first appearance. */
+/* The run's hosts in order of first appearance (their node numbers). */
 static void write_hosts(struct ios_json *j, const struct ios_run *run)
 {
-    unsigned char *first = calloc((size_t)(run->size > 0 ? run->size : 1), 1);
-    if (!first)
-        ios_fatal("out of memory (hosts)");
-    ios_distinct_hosts((const char(*)[IOS_HOST_MAX])run->hosts, run->size, first);
     ios_json_begin_array(j, "hosts");
-    for (int r = 0; r < run->size; r++)
-        if (first[r])
-            ios_json_string(j, NULL, run->hosts[r]);
+    for (int h = 0; h < run->nnodes && run->node_hosts; h++)
+        ios_json_string(j, NULL, run->node_hosts[h]);
     ios_json_end_array(j);
-    free(first);
 }
 
 /* "rank_detail": which form the phases' per-rank data has (readers: absent means "full"). */

@@ -81,7 +81,6 @@ int main(int argc, char **argv)
         return 1;
     }
     run.size = (int)n;
-    run.nnodes = (int)hosts;
     run.ppn0 = (int)((n + hosts - 1) / hosts);
     run.version = "simulated";
     run.mode = "standard";
@@ -92,13 +91,14 @@ int main(int argc, char **argv)
     run.t_run_start = 1.6e9; /* any instant: result.json requires one */
     run.t_run_end = run.t_run_start + 60;
     run.unscored = 1;
-    run.hosts = calloc((size_t)n, sizeof *run.hosts);
-    if (!run.hosts)
+    /* the host names, as rank 0 of a real run has them: one per host (src/core/placement.c) */
+    run.node_hosts = calloc((size_t)hosts, sizeof *run.node_hosts);
+    if (!run.node_hosts)
         return 1;
     struct ios_rs_rank r;
-    for (long k = 0; k < n; k++) {
+    for (long k = 0; k < n; k += run.ppn0) {
         ios_rank_synthetic(k, n, (int)hosts, IOS_METRIC_BW, &r);
-        memcpy(run.hosts[k], r.host, IOS_HOST_MAX);
+        memcpy(run.node_hosts[run.nnodes++], r.host, IOS_HOST_MAX);
     }
     int count = 0;
     const struct ios_phase *const *phases = ios_standard_phases(&count);
@@ -118,6 +118,6 @@ int main(int argc, char **argv)
     printf("{\"ranks\": %ld, \"hosts\": %ld, \"phases\": %d, \"result_json_bytes\": %lld, "
            "\"peak_rss_kib\": %ld, \"host_table_kib\": %lld}\n",
            n, hosts, run.n_results, stat(path, &st) == 0 ? (long long)st.st_size : -1LL,
-           peak_rss_kib(), (long long)n * IOS_HOST_MAX / 1024);
+           peak_rss_kib(), (long long)run.nnodes * IOS_HOST_MAX / 1024);
     return 0;
 }
