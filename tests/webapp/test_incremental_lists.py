@@ -1,9 +1,9 @@
 """The incremental list builder (issue 21): accepting a submission writes only the lists it
 concerns, and what it stores is exactly what a full rebuild stores.
 
-"Written" is measured on the rows: ``persistence.write_entries`` deletes and re-inserts a
-list's entries, so a list that was not written keeps its entry ids; the builder's report
-names the lists it created or rewrote. Equality with a full rebuild is checked twice: a
+"Written" is measured on the rows: a rewritten list gets new rows for changed entries and
+new placings for moved ones (``persistence.rewrite_entries``), so a list that was not written
+keeps every row's id and placing; the builder's report names the lists it created or rewrote. Equality with a full rebuild is checked twice: a
 ``build_lists()`` afterwards finds nothing to change, and every stored value (not just the
 ids) is the same before and after that rebuild.
 """
@@ -44,18 +44,28 @@ def _plain(value: Any) -> Any:
     return tuple(value) if isinstance(value, list) else value
 
 
-def entry_ids() -> dict[tuple[str, str], set[int]]:
+Rows = dict[tuple[str, str], set[tuple[int, ...]]]
+
+
+def entry_ids() -> Rows:
+    """Each list's rows as (id, position, ranks)."""
     from rankings.models import ListEntry
 
-    ids: dict[tuple[str, str], set[int]] = {}
-    for release, slug, pk in ListEntry.objects.values_list(
-        "ranked_list__release__acronym", "ranked_list__list_type__slug", "id"
+    ids: Rows = {}
+    for release, slug, *row in ListEntry.objects.values_list(
+        "ranked_list__release__acronym",
+        "ranked_list__list_type__slug",
+        "id",
+        "position",
+        "rank",
+        "bw_rank",
+        "md_rank",
     ):
-        ids.setdefault((release, slug), set()).add(pk)
+        ids.setdefault((release, slug), set()).add(tuple(row))
     return ids
 
 
-def written(before: dict[tuple[str, str], set[int]]) -> set[str]:
+def written(before: Rows) -> set[str]:
     """Lists whose rows were replaced (or created) since ``before``."""
     after = entry_ids()
     return {f"{r}/{s}" for (r, s), ids in after.items() if before.get((r, s)) != ids}
@@ -72,7 +82,12 @@ def loaded(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         names.append(f"{ranked_list.release.acronym}/{ranked_list.list_type.slug}")
         return loading.stored_entries(ranked_list)
 
+    def counting_candidates(ranked_list: Any) -> Any:
+        names.append(f"{ranked_list.release.acronym}/{ranked_list.list_type.slug}")
+        return loading.stored_candidates(ranked_list)
+
     monkeypatch.setattr(builder, "stored_entries", counting)
+    monkeypatch.setattr(builder, "stored_candidates", counting_candidates)
     monkeypatch.setattr(persistence, "stored_entries", counting)
     return names
 
