@@ -3,9 +3,10 @@ concerns, and what it stores is exactly what a full rebuild stores.
 
 "Written" is measured on the rows: a rewritten list gets new rows for changed entries and
 new placings for moved ones (``persistence.rewrite_entries``), so a list that was not written
-keeps every row's id and placing; the builder's report names the lists it created or rewrote. Equality with a full rebuild is checked twice: a
-``build_lists()`` afterwards finds nothing to change, and every stored value (not just the
-ids) is the same before and after that rebuild.
+keeps every row's id and placing; the builder's report names the lists it created or
+rewrote. Equality with a full rebuild is checked twice: a ``build_lists()`` afterwards finds
+nothing to change, and every stored value (not just the ids) is the same before and after
+that rebuild.
 """
 
 from __future__ import annotations

@@ -73,7 +73,10 @@ def test_an_acceptance_through_the_review_api_puts_the_run_on_its_lists(
 
 @pytest.mark.django_db
 def test_only_entering_accepted_queues_an_update_after_the_commit(
-    cast: Any, settings: Any, monkeypatch: pytest.MonkeyPatch, django_capture_on_commit_callbacks: Any
+    cast: Any,
+    settings: Any,
+    monkeypatch: pytest.MonkeyPatch,
+    django_capture_on_commit_callbacks: Any,
 ) -> None:
     from rankings import tasks
 
@@ -98,7 +101,10 @@ def test_only_entering_accepted_queues_an_update_after_the_commit(
 
 @pytest.mark.django_db
 def test_list_updates_can_be_turned_off(
-    cast: Any, settings: Any, monkeypatch: pytest.MonkeyPatch, django_capture_on_commit_callbacks: Any
+    cast: Any,
+    settings: Any,
+    monkeypatch: pytest.MonkeyPatch,
+    django_capture_on_commit_callbacks: Any,
 ) -> None:
     from rankings import tasks
 

@@ -177,7 +177,10 @@ def _update(ids: set[int], today: date) -> BuildReport:
     for release in releases[first:]:
         stored_here = {slug: rl for (rid, slug), rl in existing.items() if rid == release.pk}
         if release.pk in published:  # carried as the website published it, as build_lists does
-            previous = {**previous, **{slug: stored_candidates(rl) for slug, rl in stored_here.items()}}
+            previous = {
+                **previous,
+                **{slug: stored_candidates(rl) for slug, rl in stored_here.items()},
+            }
             continue
         specs = [ListSpec.of(t) for t in list_types_for(release, types)]
         proposals = ReleaseBuilder(release, facts, previous, pins, specs).propose()

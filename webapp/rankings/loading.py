@@ -256,4 +256,3 @@ def stored_entries(ranked_list: RankedList) -> list[RankedEntry]:
             )
         )
     return entries
-
