@@ -225,34 +225,37 @@ def stored_entries(ranked_list: RankedList) -> list[RankedEntry]:
     fields = ENTRY_VALUE_FIELDS
     if not ranked_list.list_type.award:
         fields = tuple(f for f in ENTRY_VALUE_FIELDS if f != "displaced")
+    at = {name: index for index, name in enumerate(fields)}  # by index: 100,000s of rows
+    phases = [at[f] for f in PHASE_FIELDS]
+    display = [(f, at[f]) for f in DISPLAY_FIELDS]
+    displaced = at.get("displaced")
     entries = []
     for position, row in enumerate(
         ranked_list.entries.order_by("position").values_list(*fields), start=1
     ):
-        values = dict(zip(fields, row, strict=True))
         candidate = Candidate(
-            submission_id=values["submission_id"],
-            score=values["score"],
-            bw=values["bw"],
-            md=values["md"],
-            phases=tuple(values[f] for f in PHASE_FIELDS),
-            submitted_at=values["submitted_at"],
-            origin_release_id=values["origin_release_id"],
-            carried=values["carried_over"],
-            display=Display(**{f: values[f] for f in DISPLAY_FIELDS}),
+            submission_id=row[at["submission_id"]],
+            score=row[at["score"]],
+            bw=row[at["bw"]],
+            md=row[at["md"]],
+            phases=tuple(row[i] for i in phases),
+            submitted_at=row[at["submitted_at"]],
+            origin_release_id=row[at["origin_release_id"]],
+            carried=row[at["carried_over"]],
+            display=Display(**{f: row[i] for f, i in display}),
         )
         entries.append(
             RankedEntry(
                 candidate,
                 position=position,
-                rank=values["rank"],
-                bw_rank=values["bw_rank"],
-                md_rank=values["md_rank"],
-                award_score=values["award_score"],
-                award_bw=values["award_bw"],
-                award_md=values["award_md"],
-                pinned=values["pinned"],
-                displaced=list(values.get("displaced") or []),
+                rank=row[at["rank"]],
+                bw_rank=row[at["bw_rank"]],
+                md_rank=row[at["md_rank"]],
+                award_score=row[at["award_score"]],
+                award_bw=row[at["award_bw"]],
+                award_md=row[at["award_md"]],
+                pinned=row[at["pinned"]],
+                displaced=list(row[displaced] or []) if displaced is not None else [],
             )
         )
     return entries
