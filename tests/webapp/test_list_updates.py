@@ -148,3 +148,31 @@ def test_a_second_writer_waits_for_the_lists_lock() -> None:
     with lists_locked():
         assert not other_connection_gets_it()
     assert other_connection_gets_it()
+
+
+@pytest.mark.django_db
+def test_an_admin_edit_of_an_accepted_run_queues_an_update(
+    settings: Any, monkeypatch: pytest.MonkeyPatch, django_capture_on_commit_callbacks: Any
+) -> None:
+    from types import SimpleNamespace
+
+    from django.contrib.admin.sites import site as admin_site
+
+    from rankings import tasks
+    from submissions.admin import SubmissionAdmin
+    from submissions.models import Submission
+
+    settings.IOSCORE_LIST_UPDATES = True
+    sent: list[Any] = []
+    monkeypatch.setattr(tasks.update_lists_of, "apply_async", lambda args, queue: sent.append(args))
+    world = World()
+    release = world.release("ISC24", date(2024, 5, 14))
+    accepted = world.submission(release, 1.0)
+    draft = world.submission(release, 2.0, status="draft")
+    admin = SubmissionAdmin(Submission, admin_site)
+    with django_capture_on_commit_callbacks(execute=True):
+        for run in (accepted, draft):
+            run.score_total = 3.0
+            admin.save_model(None, run, SimpleNamespace(changed_data=["score_total"]), True)
+        admin.save_model(None, accepted, SimpleNamespace(changed_data=[]), True)
+    assert sent == [([accepted.pk],)]
