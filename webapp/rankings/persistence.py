@@ -96,8 +96,10 @@ def rewrite_entries(
     """Store ``new`` over the stored ``old`` touching only the rows that differ.
 
     One accepted run moves every entry below it down by one: those rows get their new placing
-    in one UPDATE (a full rewrite of a 100,000-entry list took a minute); rows whose content
-    changed are replaced, and the rows of runs no longer on the list deleted.
+    in one UPDATE (re-inserting every row through the ORM was most of update_lists' time at
+    100,000 submissions); rows whose content changed are replaced, and the rows of runs no
+    longer on the list deleted. Anything derived from a list's rows must be refreshed by the
+    caller after this, as after ``write_entries``.
     """
     before = {e.candidate.submission_id: e for e in old}
     kept = {e.candidate.submission_id for e in new}
