@@ -290,10 +290,24 @@ def validation_queue(celery_worker: Worker, settings: Any, media_root: Path) -> 
     celery_worker.wait_idle()
 
 
+@pytest.fixture
+def lists_queue(celery_worker: Worker, settings: Any) -> Iterator[Worker]:
+    """Route this test's list updates (queued by acceptances) to the session worker; the
+    worker is idle again before the test database is flushed."""
+    settings.IOSCORE_LIST_UPDATES = True
+    settings.IOSCORE_LISTS_QUEUE = celery_worker.queue
+    yield celery_worker
+    celery_worker.wait_idle()
+
+
 @pytest.fixture(autouse=True)
 def _no_stray_notifications(request: pytest.FixtureRequest) -> None:
-    """Transitions committed by tests without a worker must not leave e-mail tasks on the
-    broker's default queue; tests that route tasks to a worker turn them back on."""
+    """Transitions committed by tests without a worker must not leave e-mail or list-update
+    tasks on the broker's default queue; tests that route tasks to a worker turn them back on.
+    List updates stay off with ``validation_queue`` too: tests that accept and then build the
+    lists themselves must not race a worker doing the same (``lists_queue`` turns them on)."""
     uses_database = "django_db_setup" in request.fixturenames
     if uses_database and "validation_queue" not in request.fixturenames:
         request.getfixturevalue("settings").IOSCORE_NOTIFICATIONS = False
+    if uses_database and "lists_queue" not in request.fixturenames:
+        request.getfixturevalue("settings").IOSCORE_LIST_UPDATES = False

@@ -1,11 +1,12 @@
 """The incremental list builder (issue 21): accepting a submission writes only the lists it
 concerns, and what it stores is exactly what a full rebuild stores.
 
-"Written" is measured on the rows: ``persistence.write_entries`` deletes and re-inserts a
-list's entries, so a list that was not written keeps its entry ids; the builder's report
-names the lists it created or rewrote. Equality with a full rebuild is checked twice: a
-``build_lists()`` afterwards finds nothing to change, and every stored value (not just the
-ids) is the same before and after that rebuild.
+"Written" is measured on the rows: a rewritten list gets new rows for changed entries and
+new placings for moved ones (``persistence.rewrite_entries``), so a list that was not written
+keeps every row's id and placing; the builder's report names the lists it created or
+rewrote. Equality with a full rebuild is checked twice: a ``build_lists()`` afterwards finds
+nothing to change, and every stored value (not just the ids) is the same before and after
+that rebuild.
 """
 
 from __future__ import annotations
@@ -44,18 +45,28 @@ def _plain(value: Any) -> Any:
     return tuple(value) if isinstance(value, list) else value
 
 
-def entry_ids() -> dict[tuple[str, str], set[int]]:
+Rows = dict[tuple[str, str], set[tuple[int, ...]]]
+
+
+def entry_ids() -> Rows:
+    """Each list's rows as (id, position, ranks)."""
     from rankings.models import ListEntry
 
-    ids: dict[tuple[str, str], set[int]] = {}
-    for release, slug, pk in ListEntry.objects.values_list(
-        "ranked_list__release__acronym", "ranked_list__list_type__slug", "id"
+    ids: Rows = {}
+    for release, slug, *row in ListEntry.objects.values_list(
+        "ranked_list__release__acronym",
+        "ranked_list__list_type__slug",
+        "id",
+        "position",
+        "rank",
+        "bw_rank",
+        "md_rank",
     ):
-        ids.setdefault((release, slug), set()).add(pk)
+        ids.setdefault((release, slug), set()).add(tuple(row))
     return ids
 
 
-def written(before: dict[tuple[str, str], set[int]]) -> set[str]:
+def written(before: Rows) -> set[str]:
     """Lists whose rows were replaced (or created) since ``before``."""
     after = entry_ids()
     return {f"{r}/{s}" for (r, s), ids in after.items() if before.get((r, s)) != ids}
@@ -72,7 +83,12 @@ def loaded(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         names.append(f"{ranked_list.release.acronym}/{ranked_list.list_type.slug}")
         return loading.stored_entries(ranked_list)
 
+    def counting_candidates(ranked_list: Any) -> Any:
+        names.append(f"{ranked_list.release.acronym}/{ranked_list.list_type.slug}")
+        return loading.stored_candidates(ranked_list)
+
     monkeypatch.setattr(builder, "stored_entries", counting)
+    monkeypatch.setattr(builder, "stored_candidates", counting_candidates)
     monkeypatch.setattr(persistence, "stored_entries", counting)
     return names
 
@@ -222,3 +238,74 @@ def test_the_command_updates_incrementally(world: World, releases: dict[str, Any
     with pytest.raises(CommandError, match="--submission"):
         call_command("build_lists", submission=[sub.pk], release="ISC24")
     assert_equals_full_rebuild()
+
+
+def test_a_withdrawn_run_of_an_old_release_leaves_every_later_list(
+    world: World, releases: dict[str, Any]
+) -> None:
+    """The ripple forward: its release's lists and every later list that carried it."""
+    from rankings.builder import update_lists
+    from rankings.models import ListEntry
+    from submissions.models import Submission
+
+    sub = Submission.objects.get(storage_system__name="fs-2-b")  # ISC23, Research-rated
+    carried_by = set(
+        ListEntry.objects.filter(submission=sub).values_list("ranked_list__release__acronym")
+    )
+    assert carried_by == {("ISC23",), ("SC23",), ("ISC24",)}
+    Submission.objects.filter(pk=sub.pk).update(status="withdrawn")
+    report = update_lists([sub.pk])
+    assert not ListEntry.objects.filter(submission=sub).exists()
+    assert {name.split("/")[0] for name in report.rewritten} == {"ISC23", "SC23", "ISC24"}
+    assert_equals_full_rebuild()
+
+
+def test_a_corrected_score_ripples_through_the_carried_entries(
+    world: World, releases: dict[str, Any]
+) -> None:
+    from rankings.builder import update_lists
+    from rankings.models import ListEntry
+    from submissions.models import Submission
+
+    sub = Submission.objects.get(storage_system__name="fs-2-a")  # ISC23, 10 client nodes
+    Submission.objects.filter(pk=sub.pk).update(score_total=99.0, score_bw=80.0, score_md=90.0)
+    update_lists([sub.pk])
+    latest = ListEntry.objects.get(
+        submission=sub,
+        ranked_list__release=releases["ISC24"],
+        ranked_list__list_type__slug="historical",
+    )
+    assert (latest.score, latest.bw, latest.md, latest.position) == (99.0, 80.0, 90.0, 1)
+    assert_equals_full_rebuild()
+
+
+def test_a_run_moved_to_a_later_release_leaves_the_earlier_one(
+    world: World, releases: dict[str, Any]
+) -> None:
+    from rankings.builder import update_lists
+    from rankings.models import ListEntry
+    from submissions.models import Submission
+
+    sub = Submission.objects.get(storage_system__name="fs-3-b")  # SC23
+    Submission.objects.filter(pk=sub.pk).update(release=releases["ISC24"])
+    update_lists([sub.pk])
+    assert set(
+        ListEntry.objects.filter(submission=sub).values_list(
+            "ranked_list__release__acronym", flat=True
+        )
+    ) == {"ISC24"}
+    assert_equals_full_rebuild()
+
+
+def test_updating_twice_writes_nothing_the_second_time(
+    world: World, releases: dict[str, Any]
+) -> None:
+    """A duplicate task message (acks_late, retries) is harmless."""
+    from rankings.builder import update_lists
+
+    sub = world.submission(releases["SC23"], 42.0, storage=world.storage("twice-fs"))
+    assert update_lists([sub.pk]).rewritten
+    before = entry_ids()
+    again = update_lists([sub.pk])
+    assert again.rewritten == [] and again.created == []
+    assert written(before) == set()

@@ -238,6 +238,9 @@ IOSCORE_VALIDATION_PAUSE_S = float(os.environ.get("IOSCORE_VALIDATION_PAUSE_S", 
 IOSCORE_SITE_URL = os.environ.get("IOSCORE_SITE_URL", "http://localhost:8000")
 IOSCORE_NOTIFICATIONS = _env_flag("IOSCORE_NOTIFICATIONS", True)
 IOSCORE_NOTIFICATION_QUEUE = os.environ.get("IOSCORE_NOTIFICATION_QUEUE", IOSCORE_VALIDATION_QUEUE)
+# Ranked lists: an acceptance (or a change to an accepted run) queues rankings.tasks.update_lists.
+IOSCORE_LIST_UPDATES = _env_flag("IOSCORE_LIST_UPDATES", True)
+IOSCORE_LISTS_QUEUE = os.environ.get("IOSCORE_LISTS_QUEUE", IOSCORE_VALIDATION_QUEUE)
 EMAIL_HOST = os.environ.get("EMAIL_HOST", "")
 EMAIL_PORT = int(os.environ.get("EMAIL_PORT", "25"))
 EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")

@@ -33,7 +33,11 @@ submissions: it starts at their earliest release from the lists stored before it
 only the lists those submissions are or were on (or displaced an entry of); every other list
 keeps its rows untouched. It relies on the stored lists being what ``build_lists`` wrote, so
 changes that are not about submissions (pins, storage-system merges, new list types,
-corrections) still go through ``build_lists``.
+corrections) still go through ``build_lists``. It reads the carried lists' frozen numbers
+only (``stored_candidates``) and the phase values of the releases it writes only, and a
+rewritten list changes only its differing rows (``persistence.rewrite_entries``). An
+acceptance runs it from a Celery task (``rankings.tasks``); both builders hold the lists'
+lock (``list_lock``) while they read and write.
 """
 
 from __future__ import annotations
@@ -47,10 +51,11 @@ from django.utils import timezone
 from submissions.models import ListRule, ListType, Release, Submission
 
 from .eras import list_types_for
-from .loading import load_facts, load_pins, stored_entries
+from .list_lock import lists_locked
+from .loading import load_facts, load_pins, stored_candidates, stored_entries
 from .membership import ListSpec, ReleaseBuilder
 from .membership import empty_reason as reason_for_spec
-from .models import ListOrigin, RankedList
+from .models import ListEntry, ListOrigin, RankedList
 from .persistence import BuildReport, apply
 from .ranking import Candidate, RankedEntry
 
@@ -73,7 +78,11 @@ def build_lists(
     today: date | None = None,
 ) -> BuildReport:
     """Build (or verify) the lists of every release, or of one release when given."""
-    today = today or timezone.now().date()
+    with lists_locked():
+        return _build(release_acronym, correction_reason, today or timezone.now().date())
+
+
+def _build(release_acronym: str | None, correction_reason: str | None, today: date) -> BuildReport:
     releases = list(Release.objects.order_by("release_date", "id"))
     if release_acronym is not None and not any(r.acronym == release_acronym for r in releases):
         raise ValueError(f"unknown release {release_acronym!r}")
@@ -95,7 +104,7 @@ def build_lists(
             previous = {
                 **previous,
                 **{
-                    slug: [e.candidate for e in stored_entries(rl)]
+                    slug: stored_candidates(rl)
                     for (release_id, slug), rl in existing.items()
                     if release_id == release.pk
                 },
@@ -128,10 +137,19 @@ def build_lists(
 def update_lists(submission_ids: Iterable[int], today: date | None = None) -> BuildReport:
     """Bring the lists up to date after these submissions were accepted (or changed), writing
     only the lists they concern; the result equals what ``build_lists()`` would store."""
-    ids = set(submission_ids)
-    today = today or timezone.now().date()
+    with lists_locked():
+        return _update(set(submission_ids), today or timezone.now().date())
+
+
+def _update(ids: set[int], today: date) -> BuildReport:
     report = BuildReport()
+    # Its release now, and every release whose lists hold it (it may have moved release).
     starts = set(Submission.objects.filter(pk__in=ids).values_list("release_id", flat=True))
+    starts |= set(
+        ListEntry.objects.filter(submission_id__in=ids).values_list(
+            "ranked_list__release_id", flat=True
+        )
+    )
     releases = list(Release.objects.order_by("release_date", "id"))
     first = next((i for i, r in enumerate(releases) if r.pk in starts), None)
     if first is None:
@@ -143,7 +161,8 @@ def update_lists(submission_ids: Iterable[int], today: date | None = None) -> Bu
         for rl in RankedList.objects.select_related("list_type")
     }
     published = {rl.release_id for rl in existing.values() if rl.origin == ListOrigin.IO500_WEBSITE}
-    facts = load_facts()
+    # Phases are read only for the releases whose new entries this writes.
+    facts = load_facts(phases_of=[r.pk for r in releases[first:]])
     pins = load_pins()
     # What build_lists would carry into the first release: the newest stored list of each type
     # that a release from there on has (a new type starts from Historical).
@@ -154,16 +173,13 @@ def update_lists(submission_ids: Iterable[int], today: date | None = None) -> Bu
         for (release_id, slug), rl in existing.items():
             if release_id == release.pk and slug in needed:
                 latest[slug] = rl
-    previous = {slug: [e.candidate for e in stored_entries(rl)] for slug, rl in latest.items()}
+    previous = {slug: stored_candidates(rl) for slug, rl in latest.items()}
     for release in releases[first:]:
         stored_here = {slug: rl for (rid, slug), rl in existing.items() if rid == release.pk}
         if release.pk in published:  # carried as the website published it, as build_lists does
             previous = {
                 **previous,
-                **{
-                    slug: [e.candidate for e in stored_entries(rl)]
-                    for slug, rl in stored_here.items()
-                },
+                **{slug: stored_candidates(rl) for slug, rl in stored_here.items()},
             }
             continue
         specs = [ListSpec.of(t) for t in list_types_for(release, types)]

@@ -90,6 +90,10 @@ class RankedEntry:
     displaced: list[int] = field(default_factory=list)
 
     def signature(self) -> tuple[object, ...]:
+        return (*self.content(), self.rank, self.bw_rank, self.md_rank)
+
+    def content(self) -> tuple[object, ...]:
+        """The signature without the ranks, which one new entry above shifts."""
         c = self.candidate
         return (
             c.submission_id,
@@ -99,9 +103,6 @@ class RankedEntry:
             c.carried,
             c.origin_release_id,
             c.display,
-            self.rank,
-            self.bw_rank,
-            self.md_rank,
             self.award_score,
             self.award_bw,
             self.award_md,

@@ -11,11 +11,13 @@ from .models import (
     ClientSystem,
     ListType,
     Release,
+    Status,
     StorageSystem,
     StorageSystemChange,
     Submission,
     SubmissionTransition,
 )
+from .signals import announce_list_change
 
 
 @admin.register(Release)
@@ -80,3 +82,9 @@ class SubmissionAdmin(admin.ModelAdmin):
     search_fields = ("site__name", "external_id", "archive_sha256")
     readonly_fields = ("status", "archive", "archive_sha256", "archive_size")
     inlines = [TransitionInline]
+
+    def save_model(self, request: Any, obj: Submission, form: Any, change: bool) -> None:
+        super().save_model(request, obj, form, change)
+        if obj.status == Status.ACCEPTED and form.changed_data:
+            # A corrected score, eligibility or release of an accepted run moves it on the lists.
+            announce_list_change(obj.pk)

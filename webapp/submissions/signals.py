@@ -3,7 +3,8 @@
 ``validation`` depends on ``submissions`` (it reads and stores submission rows); the reverse
 would be a cycle. So an upload that needs checking does not call the validation task: it
 sends ``validation_requested`` and the validation app, which connects a receiver when it is
-ready, queues its task.
+ready, queues its task. Likewise an acceptance sends ``lists_changed`` and ``rankings``
+queues the update of the lists.
 """
 
 from __future__ import annotations
@@ -23,3 +24,18 @@ def request_validation(submission_id: int) -> None:
     answered = validation_requested.send(sender=None, submission_id=submission_id)
     if not answered:
         raise RuntimeError("no receiver for validation_requested: is 'validation' installed?")
+
+
+# Sent with ``submission_id`` (int) when a submission's place on the ranked lists may have
+# changed: it was accepted, or an accepted one left that state or was edited.
+lists_changed = Signal()
+
+
+def announce_list_change(submission_id: int) -> None:
+    """Ask for the lists to be brought up to date with one submission (after the commit).
+
+    Nobody listening means the lists would silently miss an accepted run: fail loudly.
+    """
+    answered = lists_changed.send(sender=None, submission_id=submission_id)
+    if not answered:
+        raise RuntimeError("no receiver for lists_changed: is 'rankings' installed?")

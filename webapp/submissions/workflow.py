@@ -2,7 +2,8 @@
 
 Every change of ``Submission.status`` goes through ``transition()`` so that it is checked and
 logged (who, when, from, to, comment) in the same database transaction, and mailed to those
-concerned once that transaction commits (tasks.queue_notification).
+concerned once that transaction commits (tasks.queue_notification). Entering or leaving
+``accepted`` also asks for the ranked lists to be updated (signals.lists_changed).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from .models import Status, Submission, SubmissionTransition
+from .signals import announce_list_change
 from .tasks import queue_notification
 
 OWNER = "owner"
@@ -80,4 +82,6 @@ def transition(
         comment=comment,
     )
     queue_notification(change)
+    if Status.ACCEPTED in (frm, to):  # on the lists now, or no longer
+        announce_list_change(locked.pk)
     return change
