@@ -116,6 +116,9 @@ def test_the_page_does_not_grow_with_the_rank_count(tmp_path: Path) -> None:
         response = Client().get(f"/results/{run.pk}/")
         assert response.status_code == 200
         sizes[ranks] = len(response.content)
+    stored = list(run.phases.order_by("pk").values_list("pk", "ranks", "rank_summary"))
+    again = _import(root)  # a second import changes nothing
+    assert list(again.phases.order_by("pk").values_list("pk", "ranks", "rank_summary")) == stored
     small, large = sizes[RANK_DETAIL_THRESHOLD + 1], sizes[ARCHIVE_LARGEST]
     # 15x the ranks; what may differ is bounded by the named ranks (<= 32 per phase), e.g.
     # how many of them are stragglers with a table row.
