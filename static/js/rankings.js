@@ -303,7 +303,7 @@
                     y: s.flags.map(function () { return 0; }),
                     marker: { color: "#b03a2e", size: 9, symbol: "triangle-up" },
                     customdata: s.flags.map(function (f) {
-                      return "rank " + f.rank + (f.host ? " (" + plain(f.host) + ")" : "");
+                      return "rank " + f.rank + " (" + (f.host ? plain(f.host) : "host unknown") + ")";
                     }),
                     hovertemplate: "%{customdata}: %{x:.3g} " + plain(s.unit) +
                                    "<extra></extra>" });

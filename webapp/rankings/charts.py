@@ -197,7 +197,6 @@ def _summary_payload(summary: RankSummary | None, scale: float) -> dict[str, Any
     rate = summary.quantiles.get("rate", {})
     return {
         "count": summary.count,
-        "hosts_known": bool(summary.hosts),
         "edges": [edge / scale for edge in summary.histogram_edges],
         "counts": summary.histogram_counts,
         "quantiles": {key: value / scale for key, value in rate.items()},
