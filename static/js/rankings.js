@@ -242,6 +242,7 @@
     var picker = document.getElementById("spread-phase");
     var draw = function (index) {
       var s = data.spread[index];
+      if (s.summary) { drawSummarySpread(node, s); return; }
       var flagged = {};
       s.flags.forEach(function (flag) { flagged[flag.rank] = flag.reason; });
       var labels = s.ranks.map(function (rank, k) {
@@ -273,6 +274,49 @@
       picker.addEventListener("change", function () { draw(Number(picker.value)); });
     }
     draw(first);
+  }
+
+  // A phase above the rank-detail threshold holds a summary, not every rank: ranks per rate
+  // band (the histogram), the median and p5/p95 as lines, the named stragglers in red.
+  function drawSummarySpread(node, s) {
+    var sm = s.summary, x = [], width = [];
+    for (var i = 0; i < sm.counts.length; i++) {
+      x.push((sm.edges[i] + sm.edges[i + 1]) / 2);
+      width.push(Math.max(sm.edges[i + 1] - sm.edges[i], 0) || null);
+    }
+    var top = Math.max.apply(null, sm.counts.concat([1]));
+    var bars = { type: "bar", name: "ranks", x: x, y: sm.counts, width: width,
+                 marker: { color: PALETTE[0] },
+                 hovertemplate: "%{y} ranks near %{x:.3g} " + plain(s.unit) + "<extra></extra>" };
+    var traces = [bars];
+    [["p5", "#5d6b7a", "dash"], ["p50", "#5d6b7a", "dot"], ["p95", "#5d6b7a", "dash"]]
+      .forEach(function (q) {
+        if (sm.quantiles[q[0]] === undefined) { return; }
+        traces.push({ type: "scatter", mode: "lines", name: q[0],
+                      x: [sm.quantiles[q[0]], sm.quantiles[q[0]]], y: [0, top],
+                      line: { dash: q[2], color: q[1] },
+                      hovertemplate: q[0] + ": %{x:.3g} " + plain(s.unit) + "<extra></extra>" });
+      });
+    if (s.flags.length) {
+      traces.push({ type: "scatter", mode: "markers", name: "stragglers",
+                    x: s.flags.map(function (f) { return f.rate; }),
+                    y: s.flags.map(function () { return 0; }),
+                    marker: { color: "#b03a2e", size: 9, symbol: "triangle-up" },
+                    customdata: s.flags.map(function (f) {
+                      return "rank " + f.rank + " (" + (f.host ? plain(f.host) : "host unknown") + ")";
+                    }),
+                    hovertemplate: "%{customdata}: %{x:.3g} " + plain(s.unit) +
+                                   "<extra></extra>" });
+    }
+    var count = s.flags.length;
+    Plotly.react(node, traces, baseLayout({
+      title: { text: plain(s.phase) + ": " + sm.count + " ranks by rate (summary" +
+                     (count ? "; " + count + " named straggler" + (count > 1 ? "s" : "") +
+                              " in red)" : "; no stragglers)") },
+      xaxis: { title: plain(s.unit) + " per rank" },
+      yaxis: { title: "ranks", rangemode: "tozero" },
+      margin: { l: 60, r: 20, t: 50, b: 60 }, showlegend: false, bargap: 0.05
+    }), CONFIG);
   }
 
   /* Trends: a release without entries is a shaded, labelled gap on the category axis. */

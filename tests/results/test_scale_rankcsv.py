@@ -13,8 +13,19 @@ from pathlib import Path
 
 import pytest
 
-from ioscore.results.model import PhaseResult, RankStat
-from ioscore.results.parse_rankcsv import MAX_CSV_BYTES, rank_csv, suite_rank_file
+from ioscore.results import (
+    RANK_DETAIL_THRESHOLD,
+    bounded_ranks,
+    phase_ranks_from_csv,
+    summarise_ranks,
+)
+from ioscore.results.model import PhaseResult, RankStat, RunResult
+from ioscore.results.parse_rankcsv import (
+    MAX_CSV_BYTES,
+    attach_rank_csvs,
+    rank_csv,
+    suite_rank_file,
+)
 from ioscore.results.stragglers import phase_spread
 
 AURORA_RANKS = 62_400
@@ -81,6 +92,58 @@ def test_aurora_sized_phase_finds_the_slow_ranks(tmp_path: Path) -> None:
         spread = phase_spread(PhaseResult(name=name, value=1.0, unit=unit, ranks=ranks))
         assert spread.ranks == AURORA_RANKS, name
         assert spread.straggler_ranks == list(SLOW), name
+
+
+def test_above_the_threshold_a_phase_keeps_the_summary_form(tmp_path: Path) -> None:
+    """The suite's summary form from the archive's CSVs: the same findings as from every
+    rank, exact quantiles, the slow ranks named, no host."""
+    write_archive_csvs(tmp_path)
+    for name, unit in (("ior-easy-write", "GiB/s"), ("mdtest-easy-write", "kIOPS")):
+        every = [RankStat(**row) for row in rank_csv(tmp_path, name)]  # type: ignore[arg-type]
+        named, summary = phase_ranks_from_csv(tmp_path, name)
+        assert summary is not None and summary.count == AURORA_RANKS, name
+        assert len(named) <= 32 and sorted(summary.slowest[: len(SLOW)]) == list(SLOW), name
+        assert summary.hosts == [] and all(r.host is None for r in named), name
+        assert sum(summary.histogram_counts) == AURORA_RANKS, name
+        ordered = sorted(r.rate for r in every if r.rate is not None)
+        for key, value in summary.quantiles["rate"].items():
+            assert value == ordered[round(float(key[1:]) / 100 * (AURORA_RANKS - 1))], key
+        assert "first_done" not in summary.quantiles  # the CSVs carry no such field
+        phase = PhaseResult(name=name, value=1.0, unit=unit, ranks=named, rank_summary=summary)
+        assert phase_spread(phase).straggler_ranks == list(SLOW), name
+
+
+def test_the_cli_report_reads_the_csvs_in_the_summary_form(tmp_path: Path) -> None:
+    write_archive_csvs(tmp_path, RANK_DETAIL_THRESHOLD + 1)
+    phase = PhaseResult(name="ior-easy-write", value=1.0, unit="GiB/s")
+    run = RunResult(
+        source="result.txt",
+        format="c-app",
+        version="",
+        mode=None,
+        phases={phase.name: phase},
+        printed=None,
+    )
+    assert attach_rank_csvs(run, tmp_path) == ["ior-easy-write"]
+    assert len(phase.ranks) <= 32 and phase.rank_summary is not None
+    assert phase.rank_summary.count == RANK_DETAIL_THRESHOLD + 1
+
+
+def test_threshold_boundary_and_rows_without_a_rate() -> None:
+    ranks = [RankStat(rank=r, start=0.0, end=2.0, rate=float(r + 1)) for r in range(8)]
+    assert bounded_ranks(ranks, threshold=8) == (ranks, None)
+    ranks.append(RankStat(rank=8, start=0.0, end=2.0))  # no rate: counted, never named
+    named, summary = bounded_ranks(ranks, threshold=8)
+    assert summary is not None and summary.count == 9
+    assert summary.slowest == list(range(8)) and summary.fastest == list(range(7, -1, -1))
+    assert [r.rank for r in named] == list(range(8))
+    assert summary.quantiles["end"]["p50"] == 2.0 and summary.quantiles["rate"]["p100"] == 8.0
+    hosted = [RankStat(rank=r, host=f"n{r % 2}", start=0.0, end=1.0, rate=2.0) for r in range(4)]
+    summary, _ = summarise_ranks(hosted, k=1)
+    assert [(h.host, h.ranks, h.rate_sum) for h in summary.hosts] == [
+        ("n0", 2, 4.0),
+        ("n1", 2, 4.0),
+    ]
 
 
 def test_oversized_csv_leaves_the_phase_without_rank_data(tmp_path: Path) -> None:

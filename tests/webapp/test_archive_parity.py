@@ -10,6 +10,7 @@ part (so the set really exercises every rule, not one rule thirty times).
 
 from __future__ import annotations
 
+import gzip
 import io
 import tarfile
 from collections.abc import Callable
@@ -27,6 +28,9 @@ from .test_archive_safety import _member, _zip
 REPO_ROOT = Path(__file__).resolve().parents[2]
 RESULT = (REPO_ROOT / "suite/schema/examples/short-run-np2.result.json").read_bytes()
 GOOD = {"run/result.json": RESULT}
+RANK_FILE = gzip.compress(
+    b"rank,host,start,first_done,end,items,bytes,rate,verify_errors,io_error\n"
+)
 DEFAULTS = ArchiveLimits()
 
 
@@ -84,6 +88,21 @@ CASES: dict[str, tuple[Callable[[], bytes], str, str | None]] = {
     "nested zip in zip": (
         lambda: _zip({**GOOD, "run/notes.dat": _zip(GOOD)}),
         ".zip",
+        "nested archives are not allowed",
+    ),
+    "suite rank file (--rank-detail-full)": (
+        lambda: _tar({**GOOD, "run/ranks-ior-rnd4K-easy-read.csv.gz": RANK_FILE}),
+        ".tar.gz",
+        None,
+    ),
+    "zip named as a rank file": (
+        lambda: _tar({**GOOD, "run/ranks-ior-easy-write.csv.gz": _zip(GOOD)}),
+        ".tar.gz",
+        "nested archives are not allowed",
+    ),
+    "other .csv.gz": (
+        lambda: _tar({**GOOD, "run/ior-easy-write.csv.gz": RANK_FILE}),
+        ".tar.gz",
         "nested archives are not allowed",
     ),
     "deep path": (

@@ -162,12 +162,13 @@ def spread_payload(phases: Iterable[PhaseResult]) -> list[dict[str, Any]]:
                 "hosts": [r.host or "" for r in rated],
                 "rate": [rates[r.rank] / scale for r in rated],
                 "median": (spread.rate_median or 0.0) / scale,
+                "summary": _summary_payload(phase.rank_summary, scale),
                 "flags": [
                     {
                         "rank": f.rank,
                         "host": f.host or "",
                         "rate": rates[f.rank] / scale,
-                        "peer_rate": median_without(ordered, rates[f.rank]) / scale,
+                        "peer_rate": _peer_median(phase, ordered, rates[f.rank]) / scale,
                         "reason": f.reason,
                     }
                     for f in spread.rank_stragglers
@@ -178,6 +179,28 @@ def spread_payload(phases: Iterable[PhaseResult]) -> list[dict[str, Any]]:
             }
         )
     return out
+
+
+def _peer_median(phase: LibraryPhase, ordered: list[float], rate: float) -> float:
+    """The median a rank was judged against: of every other rank, or in the summary form the
+    summary's median of all ranks (the library's rule, ``stragglers.rank_stragglers``)."""
+    if phase.rank_summary is not None:
+        return phase.rank_summary.quantiles.get("rate", {}).get("p50", 0.0)
+    return median_without(ordered, rate)
+
+
+def _summary_payload(summary: RankSummary | None, scale: float) -> dict[str, Any] | None:
+    """A summary-form phase's distribution for the chart (a bounded payload at any rank
+    count): the rate histogram and quantiles in the page's unit; None for a full-form phase."""
+    if summary is None:
+        return None
+    rate = summary.quantiles.get("rate", {})
+    return {
+        "count": summary.count,
+        "edges": [edge / scale for edge in summary.histogram_edges],
+        "counts": summary.histogram_counts,
+        "quantiles": {key: value / scale for key, value in rate.items()},
+    }
 
 
 METRIC_UNITS = {"score": "", "bw": "GiB/s", "md": "kIOPS"}

@@ -18,6 +18,7 @@ second import changes nothing.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import math
 from collections import Counter
@@ -35,7 +36,7 @@ from ioscore.results import (
     ResultFormatError,
     load_run,
     load_summary_lines,
-    rank_csv,
+    phase_ranks_from_csv,
     recompute_scores,
 )
 
@@ -67,7 +68,7 @@ from .models import (
     Submission,
 )
 from .releases import PUBLICATION_DATES, model_defaults, release_for_run_date, release_for_year
-from .run_rows import phase_rows
+from .run_rows import json_safe, phase_rows
 
 NO_INSTITUTION = "(institution not given)"
 __all__ = ["ImportInputError", "ImportReport", "import_io500"]
@@ -541,10 +542,14 @@ def _phase_rows(run: Any, record: dict[str, str]) -> list[dict[str, Any]]:
         rows = phase_rows(run)
         if run.run_dir and run.format != "bash":
             # The C app's per-rank CSVs, stored and plotted like the suite's own ranks (only
-            # the fields they carry: a million ranks over the archive stay compact).
+            # the fields they carry: a million ranks over the archive stay compact); above
+            # the rank-detail threshold in the suite's summary form (Aurora: 62,400 ranks).
             for row in rows:
                 if not row["ranks"]:
-                    row["ranks"] = rank_csv(Path(run.run_dir), row["name"])
+                    ranks, summary = phase_ranks_from_csv(Path(run.run_dir), row["name"])
+                    row["ranks"] = [_carried(rank) for rank in ranks]
+                    if summary is not None:
+                        row["rank_summary"] = json_safe(dataclasses.asdict(summary))
         return rows
     rows = []
     for order, (name, column) in enumerate(RECORD_PHASES.items()):
@@ -563,6 +568,11 @@ def _phase_rows(run: Any, record: dict[str, str]) -> list[dict[str, Any]]:
             }
         )
     return rows
+
+
+def _carried(rank: Any) -> dict[str, Any]:
+    """A CSV rank as stored: only the fields the file carries."""
+    return {key: value for key, value in vars(rank).items() if value is not None}
 
 
 def _system_values(

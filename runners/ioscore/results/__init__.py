@@ -23,7 +23,11 @@ Public API (the service imports these names; keep them stable):
 * Archives: ``inspect_archive`` / ``extract_archive`` (safety rules, ``ArchiveLimits``
   passed in; ``UnsafeArchive`` names the refusal), ``archive_kind``, ``is_macos_metadata``.
 * Untrusted JSON: ``loads_storable_json(text, max_depth)`` (raises ``UnstorableJSON``).
-* IO500 pieces the importer reuses: ``load_summary_lines``, ``rank_csv``, ``finite_number``.
+* IO500 pieces the importer reuses: ``load_summary_lines``, ``rank_csv``, ``finite_number``;
+  ``phase_ranks_from_csv`` (a phase's CSV ranks, summarised above the threshold).
+* The summary form (issue 21): ``RANK_DETAIL_THRESHOLD`` (the suite's default: ranks up to
+  which a phase keeps every rank), ``summarise_ranks`` / ``bounded_ranks`` (the one
+  summariser: quantiles, named slowest/fastest ranks, rate histogram, per-host aggregates).
 * What an upload must hold, for pages that explain it: ``RUN_MARKERS``,
   ``JOB_SCRIPT_SUFFIXES``, ``JOB_OUTPUT_SUFFIXES``, ``JOB_OUTPUT_PREFIXES``,
   ``ARCHIVE_SUFFIXES``, ``MIN_WRITE_SECONDS`` / ``MIN_WRITE_SECONDS_SCC``.
@@ -78,8 +82,14 @@ from ioscore.results.model import (
     Scores,
     Severity,
 )
-from ioscore.results.parse_rankcsv import finite_number, rank_csv, suite_rank_file
+from ioscore.results.parse_rankcsv import (
+    finite_number,
+    phase_ranks_from_csv,
+    rank_csv,
+    suite_rank_file,
+)
 from ioscore.results.paths import load_path
+from ioscore.results.rank_summary import RANK_DETAIL_THRESHOLD, bounded_ranks, summarise_ranks
 from ioscore.results.releases import BUILTIN_RELEASES, Release, get_release
 from ioscore.results.rules import (
     MIN_WRITE_SECONDS,
@@ -104,6 +114,7 @@ __all__ = [
     "MD_PHASES",
     "MIN_WRITE_SECONDS",
     "MIN_WRITE_SECONDS_SCC",
+    "RANK_DETAIL_THRESHOLD",
     "RULES",
     "RUN_MARKERS",
     "SCORED_PHASES",
@@ -126,6 +137,7 @@ __all__ = [
     "UnsafeArchive",
     "UnstorableJSON",
     "archive_kind",
+    "bounded_ranks",
     "check",
     "config_hash",
     "extended_score_hash",
@@ -144,6 +156,7 @@ __all__ = [
     "load_summary_lines",
     "loads_storable_json",
     "median_without",
+    "phase_ranks_from_csv",
     "phase_spread",
     "rank_csv",
     "rate_histogram",
@@ -152,6 +165,7 @@ __all__ = [
     "score_hash",
     "storable_text",
     "suite_rank_file",
+    "summarise_ranks",
     "verify_hashes",
     "work_rates",
 ]

@@ -3,7 +3,8 @@
 The one owner of the archive-safety rules (leaderboard spec §9.1), shared by the CLI
 (``ioscore validate``, ``ioscore upload``) and the service (upload request and validation
 worker), so whatever the CLI accepts the service accepts too. Only regular files and
-directories; no absolute paths, ``..``, links, devices, nested archives or non-UTF-8 names;
+directories; no absolute paths, ``..``, links, devices, nested archives (the suite's
+``ranks-<phase>.csv.gz`` rank files are compressed CSVs, allowed) or non-UTF-8 names;
 bounded entries (files *and* directories), depth, bytes and expansion ratio, all counted while
 streaming, so a lying header or a decompression bomb is stopped after bounded work. ``._*``
 and ``__MACOSX`` are ignored. Extraction only creates regular files and directories below the
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import gzip
 import os
+import re
 import shutil
 import stat
 import tarfile
@@ -53,9 +55,18 @@ NESTED_MAGIC = (
     b"Rar!",
     b"\x28\xb5\x2f\xfd",
 )
+# The suite's every-rank files (``--rank-detail-full``: ``ranks-<phase>.csv.gz``) are one
+# gzip-compressed CSV each, not archives: kept as uploaded, never unpacked here, read only by
+# ``parse_rankcsv.suite_rank_file``, which bounds the decompressed bytes.
+SUITE_RANK_FILE = re.compile(r"ranks-[A-Za-z0-9-]{1,64}\.csv\.gz")
 _CHUNK = 1 << 16
 # Small archives compress text very well; the ratio is judged only past this many bytes.
 _RATIO_FLOOR = 1 << 20
+
+
+def _nested(name: PurePosixPath) -> bool:
+    """Whether a member's name says it is an archive (the suite's rank files are not)."""
+    return name.name.lower().endswith(NESTED_SUFFIXES) and not SUITE_RANK_FILE.fullmatch(name.name)
 
 
 @dataclass(frozen=True)
@@ -153,7 +164,7 @@ class _Checker:
             )
         self.place(name, is_dir)
         if not is_dir:
-            if name.name.lower().endswith(NESTED_SUFFIXES):
+            if _nested(name):
                 raise self.refuse(f"{name}: nested archives are not allowed; unpack it first")
             if size > self.limits.max_file_bytes:
                 raise self.refuse(f"{name}: member larger than {self.limits.max_file_bytes} bytes")
@@ -327,6 +338,14 @@ def _safe_dir(root: Path, relative: PurePosixPath) -> Path:
     return current
 
 
+def _nested_content(member: Member, head: bytes) -> bool:
+    """Whether a member's first bytes are an archive or compressed file: refused, except
+    gzip in a suite rank file (what that one holds)."""
+    if not head.startswith(NESTED_MAGIC):
+        return False
+    return not (SUITE_RANK_FILE.fullmatch(member.name.name) and head.startswith(b"\x1f\x8b"))
+
+
 def _store(
     stream: IO[bytes] | None, destination: Path | None, member: Member, check: _Checker
 ) -> None:
@@ -349,7 +368,7 @@ def _store(
     try:
         with stream:
             while chunk := stream.read(_CHUNK):
-                if written == 0 and chunk.startswith(NESTED_MAGIC):
+                if written == 0 and _nested_content(member, chunk):
                     raise check.refuse(
                         f"{member.name}: nested archives are not allowed; unpack it first"
                     )

@@ -15,6 +15,9 @@
 Files are read only up to ``MAX_CSV_BYTES``; anything malformed leaves the phase without
 per-rank data (the CSV is extra information, never a reason to reject a run). Amounts
 (bytes, items) are not stored: they are rate x time, and the archive holds ~a million ranks.
+Above the rank-detail threshold (``rank_summary.RANK_DETAIL_THRESHOLD``, the suite's default)
+a phase gets the summary form the suite writes (``phase_ranks_from_csv``): Aurora's 62,400
+ranks become 32 named ranks and their distributions, with no host (the CSVs name none).
 """
 
 from __future__ import annotations
@@ -23,7 +26,8 @@ import gzip
 import math
 from pathlib import Path
 
-from ioscore.results.model import RankStat, RunResult
+from ioscore.results.model import RankStat, RankSummary, RunResult
+from ioscore.results.rank_summary import RANK_DETAIL_THRESHOLD, bounded_ranks
 
 MAX_CSV_BYTES = 64 * 1024 * 1024
 MAX_RANKS = 1_000_000
@@ -120,13 +124,22 @@ def rank_csv(run_dir: Path, phase: str) -> list[dict[str, float | int]]:
     return []
 
 
+def phase_ranks_from_csv(
+    run_dir: Path, phase: str, threshold: int = RANK_DETAIL_THRESHOLD
+) -> tuple[list[RankStat], RankSummary | None]:
+    """One phase's ranks from its CSV as the suite would keep them: every rank up to
+    `threshold`, above it the named slowest and fastest plus the summary of all of them."""
+    ranks = [RankStat(**row) for row in rank_csv(run_dir, phase)]  # type: ignore[arg-type]
+    return bounded_ranks(ranks, threshold)
+
+
 def attach_rank_csvs(run: RunResult, run_dir: Path) -> list[str]:
-    """Fill ``phase.ranks`` from the CSVs in ``run_dir`` (phases that have none yet);
-    returns the phases that got per-rank data."""
+    """Fill ``phase.ranks`` (and above the threshold ``phase.rank_summary``) from the CSVs in
+    ``run_dir`` (phases that have no ranks yet); returns the phases that got per-rank data."""
     filled = []
     for name, phase in run.phases.items():
         if not phase.ranks:
-            phase.ranks = [RankStat(**row) for row in rank_csv(run_dir, name)]  # type: ignore[arg-type]
+            phase.ranks, phase.rank_summary = phase_ranks_from_csv(run_dir, name)
             if phase.ranks:
                 filled.append(name)
     return filled

@@ -5,20 +5,20 @@ spread over hosts of ``ppn`` ranks (optionally some hosts slow); ``summarised`` 
 the summary form of the contract (docs/ARCHITECTURE.md, issue 21): each phase keeps only its
 K slowest and K fastest rank objects plus ``rank_summary``. The suite writes the summary
 form in C; this is the reference the library's readers are tested and measured with when no
-100,000-rank machine is at hand. Quantiles here are exact (nearest rank on sorted values).
+100,000-rank machine is at hand. The summary comes from ``rank_summary.summarise_ranks``
+(exact quantiles: nearest rank on sorted values).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import random
 from typing import Any
 
-from ioscore.results.model import BW_PHASES, QUANTILE_KEYS, SCORED_PHASES
-from ioscore.results.stragglers import rate_histogram
+from ioscore.results.model import BW_PHASES, SCORED_PHASES, RankStat
+from ioscore.results.rank_summary import EXTREME_RANKS, RANK_DETAIL_THRESHOLD, summarise_ranks
 
-EXTREME_RANKS = 16  # K slowest and K fastest ranks named in the summary form
-_PERCENT = {key: float(key[1:]) for key in QUANTILE_KEYS}
 _BYTES_PER_ITEM = {"bw": 1 << 20, "md": 3901}
 
 
@@ -121,69 +121,33 @@ def full_document(
     }
 
 
-def quantiles(values: list[float]) -> dict[str, float]:
-    """p0..p100 of `values` (nearest rank on the sorted values)."""
-    ordered = sorted(values)
-    last = len(ordered) - 1
-    return {key: ordered[round(pct / 100 * last)] for key, pct in _PERCENT.items()}
-
-
-def _hosts(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    hosts: dict[str, dict[str, Any]] = {}  # by host name, as the suite sorts them
-    for r in records:
-        host = hosts.setdefault(
-            r["host"],
-            {
-                "host": r["host"],
-                "ranks": 0,
-                "items": 0,
-                "bytes": 0,
-                "rate_sum": 0.0,
-                "rate_min": r["rate"],
-                "rate_max": r["rate"],
-                "start_min": r["start"],
-                "end_max": r["end"],
-            },
-        )
-        host["ranks"] += 1
-        host["items"] += r["items"]
-        host["bytes"] += r["bytes"]
-        host["rate_sum"] += r["rate"]
-        host["rate_min"] = min(host["rate_min"], r["rate"])
-        host["rate_max"] = max(host["rate_max"], r["rate"])
-        host["start_min"] = min(host["start_min"], r["start"])
-        host["end_max"] = max(host["end_max"], r["end"])
-    return [hosts[name] for name in sorted(hosts)]
-
-
 def summarised_phase(phase: dict[str, Any], k: int = EXTREME_RANKS) -> dict[str, Any]:
+    """`phase` in the summary form, summarised by the library's one summariser."""
     records = phase["ranks"]
-    by_rate = sorted(records, key=lambda r: (r["rate"], r["rank"]))
-    slowest, fastest = by_rate[:k], by_rate[::-1][:k]
-    named = {r["rank"]: r for r in (*slowest, *fastest)}
-    summary = {
-        "count": len(records),
+    summary, named = summarise_ranks([RankStat(**r) for r in records], k)
+    by_rank = {r["rank"]: r for r in records}
+    as_json = {
+        "count": summary.count,
         "full_file": None,
-        "quantile_rel_error": 0.0,
-        "quantiles": {
-            field: quantiles([r[field] for r in records])
-            for field in ("rate", "start", "first_done", "end")
+        "quantile_rel_error": summary.quantile_rel_error,
+        "quantiles": summary.quantiles,
+        "histogram": {
+            "rate": {"edges": summary.histogram_edges, "counts": summary.histogram_counts}
         },
-        "histogram": {"rate": rate_histogram([r["rate"] for r in records])},
-        "slowest": [r["rank"] for r in slowest],
-        "fastest": [r["rank"] for r in fastest],
-        "hosts": _hosts(records),
+        "slowest": summary.slowest,
+        "fastest": summary.fastest,
+        "hosts": [dataclasses.asdict(host) for host in summary.hosts],
     }
     series = {**phase["timeseries"], "per_rank": []}  # the time series stays per phase
     return {
         **phase,
-        "ranks": [named[rank] for rank in sorted(named)],
-        "rank_summary": summary,
+        "ranks": [by_rank[r.rank] for r in named],
+        "rank_summary": as_json,
         "timeseries": series,
     }
 
 
-def summarised(document: dict[str, Any], threshold: int = 4096) -> dict[str, Any]:
+def summarised(document: dict[str, Any], threshold: int = RANK_DETAIL_THRESHOLD) -> dict[str, Any]:
     """`document` in the summary form (every phase above `threshold` ranks summarised)."""
     phases = [summarised_phase(p) if len(p["ranks"]) > threshold else p for p in document["phases"]]
     form = "summary" if any("rank_summary" in p for p in phases) else "full"

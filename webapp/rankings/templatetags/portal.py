@@ -13,6 +13,7 @@ from django.shortcuts import resolve_url
 from django.urls import NoReverseMatch, reverse
 from django.utils.html import format_html
 
+from ioscore.results import RANK_DETAIL_THRESHOLD
 from rankings import run_page
 
 register = template.Library()
@@ -79,3 +80,14 @@ def rule_checks(issues: Any, pending: bool = False) -> dict[str, Any]:
 @register.simple_tag
 def any_stragglers(spread: Any) -> bool:
     return any(s.get("flags") or s.get("host_flags") for s in spread or [])
+
+
+@register.simple_tag
+def any_summary(spread: Any) -> bool:
+    """Whether a phase of the rank chart is in the summary form (charts.spread_payload)."""
+    return any(s.get("summary") for s in spread or [])
+
+
+@register.simple_tag
+def rank_detail_threshold() -> str:
+    return f"{RANK_DETAIL_THRESHOLD:,}"
