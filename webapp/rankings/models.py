@@ -9,7 +9,10 @@ the list (and carried unchanged into later releases), so a committee re-score is
 from __future__ import annotations
 
 from django.conf import settings
+from django.contrib.postgres.indexes import GinIndex
 from django.db import models
+from django.db.models import Value
+from django.db.models.functions import Concat, Lower
 from django.utils import timezone
 
 from submissions.models import ListType, Release, StorageSystem, Submission
@@ -54,6 +57,19 @@ class RankedList(models.Model):
         return self.state != ListState.DRAFT
 
 
+# Between the fields of ``ListEntry.search_text``: a search with a control character in it
+# (listview drops them) cannot match across two fields.
+SEARCH_SEPARATOR = "\n"
+SEARCH_FIELDS = ("institution", "system", "storage_vendor", "fs_type", "fs_name")
+
+
+def _search_text_expression() -> Lower:
+    parts: list[object] = []
+    for name in SEARCH_FIELDS:
+        parts += [name, Value(SEARCH_SEPARATOR)]
+    return Lower(Concat(*parts[:-1], output_field=models.TextField()))
+
+
 class ListEntry(models.Model):
     """One submission on one list, with the numbers and ranks frozen for that list."""
 
@@ -91,6 +107,14 @@ class ListEntry(models.Model):
     procs_per_node = models.IntegerField(null=True)
     total_procs = models.IntegerField(null=True)
     level = models.CharField(max_length=20, blank=True, help_text="reproducibility verdict")
+    # What the list's text search matches: the display columns above, lower-cased, computed
+    # by PostgreSQL on every write (the builder's inserts, a canonicalisation's UPDATE), so it
+    # cannot go stale; the trigram index below serves LIKE '%...%' on it (listview).
+    search_text = models.GeneratedField(
+        expression=_search_text_expression(),
+        output_field=models.TextField(),
+        db_persist=True,
+    )
     submitted_at = models.DateTimeField(help_text="tie-break: earlier submission first")
     carried_over = models.BooleanField(default=False)
     origin_release = models.ForeignKey(Release, on_delete=models.PROTECT, related_name="+")
@@ -115,6 +139,9 @@ class ListEntry(models.Model):
             models.Index(fields=["ranked_list", "-score"], name="entry_list_score"),
             models.Index(fields=["ranked_list", "-bw"], name="entry_list_bw"),
             models.Index(fields=["ranked_list", "-md"], name="entry_list_md"),
+            GinIndex(
+                fields=["search_text"], opclasses=["gin_trgm_ops"], name="entry_search_trgm"
+            ),
         ]
 
     def __str__(self) -> str:
