@@ -13,7 +13,7 @@ from django.http import QueryDict
 from django.urls import reverse
 
 from .test_rankings import World, build
-from .test_rankings import urlpatterns as urlpatterns  # noqa: F401  (mounted by the marker)
+from .test_rankings import urlpatterns as urlpatterns  # mounted by the urls marker
 
 pytestmark = [pytest.mark.urls(__name__), pytest.mark.django_db]
 
@@ -21,7 +21,7 @@ pytestmark = [pytest.mark.urls(__name__), pytest.mark.django_db]
 SYSTEMS = [
     ("Alpha 100%", "École Polytechnique", "DDN", "Lustre", 4),
     ("under_score Box", "Ranking University", "IBM", "Spectrum Scale", 16),
-    ("O'Brien \"Quoted\" Cluster", "Ranking University", "ddn", "lustre", 64),
+    ('O\'Brien "Quoted" Cluster', "Ranking University", "ddn", "lustre", 64),
     ("Beta", "Back\\slash Lab", "Vendor", "DAOS", 256),
     ("Gamma", "Ranking University", "HPE", "BeeGFS", 1024),
 ]
@@ -158,9 +158,7 @@ def test_search_text_follows_a_rename_and_a_rebuild() -> None:
     build()
     entries = ListEntry.objects.filter(submission=sub)
     assert entries.exists()
-    assert {e.search_text for e in entries} == {
-        "ranking university\nold name\nvendor\nlustre\n"
-    }
+    assert {e.search_text for e in entries} == {"ranking university\nold name\nvendor\nlustre\n"}
     # A canonicalisation rewrites the columns with UPDATE (canonical_rows).
     entries.update(storage_vendor="DataDirect Networks")
     assert all("\ndatadirect networks\n" in e.search_text for e in entries.all())

@@ -261,3 +261,38 @@ def test_trends_page_is_computed_once_per_version_of_the_lists(
     user = get_user_model().objects.create_user("reader", "reader@example.org", "pw-12345678")
     client.force_login(user)
     assert entry_reads(client) > 0 and entry_reads(client) > 0
+
+
+def test_search_can_read_the_trigram_index(populated: list[Any]) -> None:
+    """Usable: a search is one LIKE on the entry table's search text (no join, no UPPER of
+    five columns) that the trigram index serves. On 1,200 entries a list the planner rightly
+    reads the list instead; bench/service_scale.py shows it picking the index at 100,000."""
+    from django.db import connection
+    from django.db.models import CharField, Value
+    from django.db.models.functions import Cast, Concat
+    from django.http import QueryDict
+
+    from rankings.listview import ListRows, ViewState
+    from rankings.models import ListEntry
+
+    ListEntry.objects.update(system=Concat(Value("System "), Cast("submission_id", CharField())))
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE rankings_listentry")
+    the_list = populated[0]
+    wanted = the_list.entries.order_by("position")[600].submission_id
+    state = ViewState.from_query(QueryDict(f"q=SYSTEM {wanted}"))
+    rows = ListRows(the_list.entries.all(), state)
+    queries = captured_selects(lambda: (rows.count(), rows[0:50]))
+    searched = [sql for sql in queries if "LIKE" in sql]
+    assert len(searched) == 2, queries  # the count and the page's ids
+    for sql in searched:
+        assert "JOIN" not in sql and "UPPER" not in sql, sql
+        with connection.cursor() as cursor:
+            cursor.execute("SET LOCAL enable_indexscan = off")
+            plan = plan_of(sql.replace("%", "%%"), seqscan=False)  # values are inlined
+            cursor.execute("SET LOCAL enable_indexscan = on")
+        assert "entry_search_trgm" in plan, plan
+        assert "Seq Scan on rankings_listentry" not in plan, plan
+    found = {e.submission_id for e in rows[0:50]}
+    # "system 12" also finds "system 120" to "system 129"
+    assert wanted in found and all(str(sid).startswith(str(wanted)) for sid in found), found

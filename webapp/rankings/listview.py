@@ -9,9 +9,9 @@ rank shown is always the frozen ``ListEntry.rank``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, overload
 from urllib.parse import urlencode
 
 from django.db.models import Case, F, IntegerField, OuterRef, Q, QuerySet, Subquery, Value, When
@@ -249,7 +249,9 @@ def filtered_entries(entries: QuerySet[ListEntry], state: ViewState) -> QuerySet
     if state.vendor:
         qs = qs.filter(storage_vendor__iexact=state.vendor)
     if state.year:
-        releases = Release.objects.filter(release_date__year=state.year).values_list("pk", flat=True)
+        releases = Release.objects.filter(release_date__year=state.year).values_list(
+            "pk", flat=True
+        )
         qs = qs.filter(origin_release_id__in=list(releases))
     if state.nodes_min is not None:
         qs = qs.filter(client_nodes__gte=state.nodes_min)
@@ -318,13 +320,20 @@ class ListRows:
     def __len__(self) -> int:
         return self.count()
 
-    def __getitem__(self, item: slice) -> list[ListEntry]:
-        if not isinstance(item, slice):
-            raise TypeError("ListRows takes slices only")
+    @overload
+    def __getitem__(self, item: int) -> ListEntry: ...
+    @overload
+    def __getitem__(self, item: slice) -> list[ListEntry]: ...
+    def __getitem__(self, item: int | slice) -> ListEntry | list[ListEntry]:
+        if isinstance(item, int):
+            return self[item : item + 1][0]
         ids = list(_ordered(self.matching, self.state).values_list("pk", flat=True)[item])
-        shown = annotated_entries(ListEntry.objects.filter(pk__in=ids), self.records)
+        shown = annotated_entries(ListEntry.objects.filter(pk__in=ids).order_by(), self.records)
         by_id = {entry.pk: entry for entry in shown}
         return [by_id[pk] for pk in ids]
+
+    def __iter__(self) -> Iterator[ListEntry]:
+        return iter(self[:])
 
 
 def facet_values(entries: QuerySet[ListEntry]) -> dict[str, Any]:

@@ -106,7 +106,7 @@ def _render_list(
     request: HttpRequest, the_list: RankedList, entries: QuerySet[ListEntry]
 ) -> HttpResponse:
     state = ViewState.from_query(request.GET)
-    paginator = Paginator(ListRows(entries, state), state.per_page)
+    paginator: Paginator[ListEntry] = Paginator(ListRows(entries, state), state.per_page)
     page = paginator.get_page(state.page)
     siblings = (
         visible_lists(request.user).filter(release=the_list.release).order_by("list_type__order")
