@@ -1,10 +1,10 @@
 """The state of a list view (sort, columns, filters, search, page) and the query behind it.
 
 The list page, its CSV/JSON downloads and the API's entries endpoint all parse the same query
-string with ``ViewState.from_query`` and read rows with ``entry_queryset`` (paged through
-``ListRows``), so every view of a
-list gives the same rows and the same numbers. Re-sorting changes only the display order; the
-rank shown is always the frozen ``ListEntry.rank``.
+string with ``ViewState.from_query`` and read rows with ``entry_queryset`` (the page and the
+API page through ``ListRows``), so every view of a list gives the same rows and the same
+numbers. Re-sorting changes only the display order; the rank shown is always the frozen
+``ListEntry.rank``.
 """
 
 from __future__ import annotations
