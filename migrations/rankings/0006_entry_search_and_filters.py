@@ -1,13 +1,11 @@
 # The list views at 100,000 entries (issue 21):
-# * the search's text, a stored, lower-cased generated column of the display columns with a
-#   trigram index, so q= is an index lookup instead of five ILIKEs per entry; adding the
+# * the search's text, a stored, lower-cased generated column of the display columns, so q= is
+#   one LIKE on one column instead of five UPPER(...) LIKEs and a join per entry; adding the
 #   generated column fills it for every existing entry (PostgreSQL rewrites the table);
-# * the list-order index carries the filtered columns and the id, so a filtered count and a
-#   page's ids are index-only scans.
+# * the list-order index carries the filtered columns, the search text and the id, so a
+#   filtered or searched count and a page's ids are index-only scans of the list's range.
 
-import django.contrib.postgres.indexes
 import django.db.models.functions.text
-from django.contrib.postgres.operations import TrigramExtension
 from django.db import migrations, models
 
 
@@ -18,7 +16,6 @@ class Migration(migrations.Migration):
     ]
 
     operations = [
-        TrigramExtension(),
         migrations.AddField(
             model_name="listentry",
             name="search_text",
@@ -41,12 +38,6 @@ class Migration(migrations.Migration):
                 output_field=models.TextField(),
             ),
         ),
-        migrations.AddIndex(
-            model_name="listentry",
-            index=django.contrib.postgres.indexes.GinIndex(
-                fields=["search_text"], opclasses=["gin_trgm_ops"], name="entry_search_trgm"
-            ),
-        ),
         migrations.RemoveIndex(model_name="listentry", name="entry_list_position"),
         migrations.AddIndex(
             model_name="listentry",
@@ -59,6 +50,7 @@ class Migration(migrations.Migration):
                     "client_nodes",
                     "level",
                     "origin_release",
+                    "search_text",
                 ),
                 name="entry_list_position",
             ),

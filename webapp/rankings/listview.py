@@ -269,10 +269,11 @@ def filtered_entries(entries: QuerySet[ListEntry], state: ViewState) -> QuerySet
 def _search(q: str) -> Q:
     """Entries whose display text contains ``q`` (any case), or from the release it names.
 
-    One LIKE on the stored lower-cased ``search_text``, served by its trigram index; the
-    pattern is lowered by PostgreSQL like the column (so both agree on every character) and
-    Django escapes ``%``, ``_`` and ``\\`` in it. The release acronym is looked up first
-    (a few dozen rows) so the entry query needs no join."""
+    One LIKE on the stored lower-cased ``search_text``, which the list-order index carries
+    (the scan reads that index only); the pattern is lowered by PostgreSQL like the column
+    (so both agree on every character) and Django escapes ``%``, ``_`` and ``\\`` in it.
+    The release acronym is looked up first (a few dozen rows) so the entry query needs no
+    join."""
     matches = Q(search_text__contains=Lower(Value(q)))
     releases = list(Release.objects.filter(acronym__iexact=q).values_list("pk", flat=True))
     return matches | Q(origin_release_id__in=releases) if releases else matches
