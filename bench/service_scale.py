@@ -59,25 +59,42 @@ BIG_TABLES = (
 )
 
 
-def pages(release: str, ids: list[int]) -> list[tuple[str, str]]:
-    """(label, path) of every page measured; the first one is the list page of the target."""
+def list_pages(release: str, ids: list[int]) -> list[tuple[str, str]]:
+    """(label, path) of the list views (filters, sorts, search, deep pages, the list API) and
+    the compare page; the first one is the list page of the target."""
     main = f"/lists/{release}/historical/"
+    api = f"/api/v1/lists/{release}/historical/entries/"
     picks = ",".join(map(str, ids[:4]))
     return [
         ("list page (main)", main),
         ("list: filter fs+nodes", f"{main}?fs=Lustre&nodes_min=10"),
+        ("list: filter vendor+year", f"{main}?vendor=DDN&year=2020"),
+        ("list: nodes range", f"{main}?nodes_min=100&nodes_max=400"),
         ("list: sort by find", f"{main}?sort=find&dir=desc"),
+        ("list: sort by institution", f"{main}?sort=institution"),
         ("list: search", f"{main}?q=Cluster-0042"),
+        ("list: search common word", f"{main}?q=lustre"),
+        ("list: search no match", f"{main}?q=no-such-system"),
+        ("list: search + fs filter", f"{main}?q=cluster&fs=Lustre&sort=md"),
         ("list: page 200", f"{main}?page=200"),
         ("list: production", f"/lists/{release}/production/"),
-        ("home", "/"),
         ("compare 4 runs", f"/compare/?ids={picks}"),
+        ("API list entries", api),
+        ("API entries filtered", f"{api}?fs=DAOS&q=B1"),
+        ("API entries search", f"{api}?q=Cluster-0042"),
+        ("API entries deep", f"{api}?offset=5000&limit=50"),
+    ]
+
+
+def pages(release: str, ids: list[int]) -> list[tuple[str, str]]:
+    """(label, path) of every page measured; the first one is the list page of the target."""
+    return [
+        *list_pages(release, ids),
+        ("home", "/"),
         ("trends", "/trends/"),
         ("trends: find", "/trends/?list=full&phase=find"),
         ("result page", f"/results/{ids[0]}/"),
         ("API lists", "/api/v1/lists/"),
-        ("API list entries", f"/api/v1/lists/{release}/historical/entries/"),
-        ("API entries filtered", f"/api/v1/lists/{release}/historical/entries/?fs=DAOS&q=B1"),
         ("API results", "/api/v1/results/"),
     ]
 

@@ -261,3 +261,51 @@ def test_trends_page_is_computed_once_per_version_of_the_lists(
     user = get_user_model().objects.create_user("reader", "reader@example.org", "pw-12345678")
     client.force_login(user)
     assert entry_reads(client) > 0 and entry_reads(client) > 0
+
+
+def test_search_and_filters_stay_on_the_entry_table(populated: list[Any]) -> None:
+    """A search is one LIKE on the stored search text (no join, no UPPER of five columns)
+    and the filters compare plain entry columns, so the count and a page's ids can be
+    answered from the list-order index, which carries them all. Which index the planner
+    picks depends on the list's size (on 1,200 entries it reads the rows; at 10,000 it
+    scans entry_list_position only): bench/service_scale.py prints those plans."""
+    from django.db import connection
+    from django.db.models import CharField, Value
+    from django.db.models.functions import Cast, Concat
+    from django.http import QueryDict
+
+    from rankings.listview import ListRows, ViewState
+    from rankings.models import ListEntry
+
+    ListEntry.objects.update(system=Concat(Value("System "), Cast("submission_id", CharField())))
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT indexdef FROM pg_indexes WHERE indexname = 'entry_list_position'")
+        carried = cursor.fetchone()[0].replace('"', "")
+    assert carried.endswith(
+        "(ranked_list_id, position) INCLUDE (id, fs_type, storage_vendor, client_nodes, level,"
+        " origin_release_id, search_text)"
+    ), carried
+    the_list = populated[0]
+    wanted = the_list.entries.order_by("position")[600].submission_id
+    for query in (f"q=SYSTEM {wanted}", "fs=lustre&year=2024&level=none"):
+        rows = ListRows(the_list.entries.all(), ViewState.from_query(QueryDict(query)))
+        queries = captured_selects(lambda rows=rows: (rows.count(), rows[0:50]))
+        on_entries = [sql for sql in queries if "rankings_listentry" in sql]
+        assert len(on_entries) == 3, queries  # the count, the page's ids, the page's rows
+        assert 0 < rows.count() < 1200
+        for sql in on_entries[:2]:
+            assert "JOIN" not in sql, sql
+            if query.startswith("q="):
+                assert sql.count("LIKE") == 1 and "UPPER" not in sql, sql
+            assert "Seq Scan on rankings_listentry" not in plan_of(sql.replace("%", "%%"))
+    found = {e.submission_id for e in rows_for(the_list, f"q=system {wanted}")}
+    # "system 12" also finds "system 120" to "system 129"
+    assert wanted in found and all(str(sid).startswith(str(wanted)) for sid in found), found
+
+
+def rows_for(the_list: Any, query: str) -> list[Any]:
+    from django.http import QueryDict
+
+    from rankings.listview import ListRows, ViewState
+
+    return ListRows(the_list.entries.all(), ViewState.from_query(QueryDict(query)))[0:50]

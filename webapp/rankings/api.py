@@ -18,7 +18,7 @@ from rest_framework.response import Response
 
 from submissions.models import PhaseResult, Submission
 
-from .listview import COLUMNS, LEVEL_LABELS, ViewState, entry_queryset
+from .listview import COLUMNS, LEVEL_LABELS, ListRows, ViewState
 from .models import RankedList
 from .phases import PHASES
 from .records import entry_record
@@ -195,14 +195,14 @@ class ListEntriesView(generics.ListAPIView):
         state = ViewState.from_query(self.request.query_params)
         if state.errors:
             raise ValidationError({"query": state.errors})
-        rows = entry_queryset(visible_entries(self.request.user, the_list), state, records=True)
+        rows = ListRows(visible_entries(self.request.user, the_list), state, records=True)
         return _Records(rows, the_list)
 
 
 class _Records:
     """A lazily sliced queryset that yields public records (pagination-friendly)."""
 
-    def __init__(self, rows: Any, the_list: RankedList) -> None:
+    def __init__(self, rows: ListRows, the_list: RankedList) -> None:
         self.rows = rows
         self.the_list = the_list
 
@@ -212,14 +212,8 @@ class _Records:
     def __len__(self) -> int:
         return self.count()
 
-    def __getitem__(self, item: Any) -> Any:
-        sliced = self.rows[item]
-        if isinstance(item, slice):
-            return [entry_record(e, self.the_list) for e in sliced]
-        return entry_record(sliced, self.the_list)
-
-    def __iter__(self) -> Any:
-        return (entry_record(e, self.the_list) for e in self.rows)
+    def __getitem__(self, item: slice) -> list[dict[str, Any]]:
+        return [entry_record(e, self.the_list) for e in self.rows[item]]
 
 
 def _public_results(request: Any) -> Any:

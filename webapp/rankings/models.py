@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+from django.db.models import Value
+from django.db.models.functions import Concat, Lower
 from django.utils import timezone
 
 from submissions.models import ListType, Release, StorageSystem, Submission
@@ -54,6 +56,19 @@ class RankedList(models.Model):
         return self.state != ListState.DRAFT
 
 
+# Between the fields of ``ListEntry.search_text``: a search with a control character in it
+# (listview drops them) cannot match across two fields.
+SEARCH_SEPARATOR = "\n"
+SEARCH_FIELDS = ("institution", "system", "storage_vendor", "fs_type", "fs_name")
+
+
+def _search_text_expression() -> Lower:
+    parts: list[object] = []
+    for name in SEARCH_FIELDS:
+        parts += [name, Value(SEARCH_SEPARATOR)]
+    return Lower(Concat(*parts[:-1], output_field=models.TextField()))
+
+
 class ListEntry(models.Model):
     """One submission on one list, with the numbers and ranks frozen for that list."""
 
@@ -91,6 +106,16 @@ class ListEntry(models.Model):
     procs_per_node = models.IntegerField(null=True)
     total_procs = models.IntegerField(null=True)
     level = models.CharField(max_length=20, blank=True, help_text="reproducibility verdict")
+    # What the list's text search matches: the display columns above, lower-cased, computed
+    # by PostgreSQL on every write (the builder's inserts, a canonicalisation's UPDATE), so it
+    # cannot go stale. It is carried by the list-order index below, so a search reads that
+    # index only. (A pg_trgm GIN index was slower: a name made of trigrams most entries share,
+    # like "cluster-0042", took 290 ms to look up in 2.5 million entries; bench/service_scale.)
+    search_text = models.GeneratedField(
+        expression=_search_text_expression(),
+        output_field=models.TextField(),
+        db_persist=True,
+    )
     submitted_at = models.DateTimeField(help_text="tie-break: earlier submission first")
     carried_over = models.BooleanField(default=False)
     origin_release = models.ForeignKey(Release, on_delete=models.PROTECT, related_name="+")
@@ -110,7 +135,22 @@ class ListEntry(models.Model):
             )
         ]
         indexes = [
-            models.Index(fields=["ranked_list", "position"], name="entry_list_position"),
+            # A list in display order, carrying what the filters and the search compare and
+            # the id: a filtered count and the ids of a page are index-only scans of the
+            # list's range, not visits to 100,000 heap rows (listview.ListRows).
+            models.Index(
+                fields=["ranked_list", "position"],
+                include=[
+                    "id",
+                    "fs_type",
+                    "storage_vendor",
+                    "client_nodes",
+                    "level",
+                    "origin_release",
+                    "search_text",
+                ],
+                name="entry_list_position",
+            ),
             # A list's best SCORE, BW and MD (trends) from the top of an index.
             models.Index(fields=["ranked_list", "-score"], name="entry_list_score"),
             models.Index(fields=["ranked_list", "-bw"], name="entry_list_bw"),

@@ -21,10 +21,10 @@ from ..listview import (
     DEFAULT_COLUMNS,
     LEVEL_LABELS,
     PAGE_SIZES,
+    ListRows,
     ViewState,
     entry_queryset,
     facet_values,
-    filtered_entries,
 )
 from ..models import Correction, ListEntry, RankedList
 from ..records import RECORD_FIELDS, csv_cell, entry_record
@@ -106,10 +106,7 @@ def _render_list(
     request: HttpRequest, the_list: RankedList, entries: QuerySet[ListEntry]
 ) -> HttpResponse:
     state = ViewState.from_query(request.GET)
-    rows = entry_queryset(entries, state)
-    paginator = Paginator(rows, state.per_page)
-    # Count on the entry table alone; the row query's joins are only for the shown rows.
-    paginator.__dict__["count"] = filtered_entries(entries, state).count()
+    paginator: Paginator[ListEntry] = Paginator(ListRows(entries, state), state.per_page)
     page = paginator.get_page(state.page)
     siblings = (
         visible_lists(request.user).filter(release=the_list.release).order_by("list_type__order")
