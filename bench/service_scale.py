@@ -79,6 +79,9 @@ def pages(release: str, ids: list[int]) -> list[tuple[str, str]]:
         ("API list entries", f"/api/v1/lists/{release}/historical/entries/"),
         ("API entries filtered", f"/api/v1/lists/{release}/historical/entries/?fs=DAOS&q=B1"),
         ("API results", "/api/v1/results/"),
+        ("API results: 1000", "/api/v1/results/?limit=1000"),
+        ("API result", f"/api/v1/results/{ids[0]}/"),
+        ("API result phases", f"/api/v1/results/{ids[0]}/phases/"),
     ]
 
 
@@ -211,6 +214,8 @@ LOADED = (
     "compare 4 runs",
     "trends",
     "API list entries",
+    "API results",
+    "API result",
 )
 
 
