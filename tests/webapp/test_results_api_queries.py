@@ -22,7 +22,8 @@ PER_RANK_COLUMNS = ('"ranks"', '"rank_summary"', '"timeseries"', '"extra"', '"da
 def _world(count: int) -> tuple[World, list[Any]]:
     world = World()
     sc19 = world.release("SC19", date(2019, 11, 19))
-    return world, [world.submission(sc19, 1.0 + n, level="" if n % 2 else "limited") for n in range(count)]
+    levels = ["limited", ""]  # every other one without a questionnaire
+    return world, [world.submission(sc19, 1.0 + n, level=levels[n % 2]) for n in range(count)]
 
 
 def _get(client: Any, path: str) -> tuple[Any, list[str]]:

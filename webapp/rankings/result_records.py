@@ -53,7 +53,7 @@ PHASE_FIELDS = ["name", "order", "value", "unit", "group", "time", "valid", "inv
 _TIMESTAMP = DateTimeField()
 
 
-def result_ids(submissions: QuerySet[Submission]) -> QuerySet[Submission]:
+def result_ids(submissions: QuerySet[Submission]) -> QuerySet[Submission, int]:
     """What the API pages through: ids alone, in id order (the primary key serves it, and
     the count stays on the submissions and their releases)."""
     return submissions.order_by("id").values_list("id", flat=True)
@@ -81,7 +81,7 @@ def result_records(submissions: QuerySet[Submission]) -> list[dict[str, Any]]:
     return [_record(row, phases[row["id"]]) for row in rows]
 
 
-def phase_rows(submission_ids: list[int]) -> QuerySet[PhaseResult]:
+def phase_rows(submission_ids: list[int]) -> QuerySet[PhaseResult, tuple[Any, ...]]:
     """The phases of these submissions as tuples (submission id, then ``PHASE_FIELDS``), only
     the columns a record shows (never the per-rank JSON), ordered by the submission's own key
     so no other table is joined. The reasons come as JSON text: nearly always "[]", which
