@@ -139,3 +139,18 @@ def test_the_count_is_exact_and_counted_once(client: Any) -> None:
     assert body["count"] == 3 and body["results"][0]["id"] == subs[2].pk
     assert sum("COUNT(" in sql for sql in first) == 1
     assert sum("COUNT(" in sql for sql in second) == 0
+
+
+def test_after_pages_by_id_and_refuses_what_is_not_an_id(client: Any) -> None:
+    _, subs = _world(5)
+    body, _ = _get(client, f"/api/v1/results/?after={subs[1].pk}&limit=2")
+    assert [r["id"] for r in body["results"]] == [subs[2].pk, subs[3].pk]
+    assert body["count"] == 3
+    body, _ = _get(client, f"/api/v1/results/?after={subs[3].pk}&limit=2")
+    assert [r["id"] for r in body["results"]] == [subs[4].pk] and body["next"] is None
+    for bad in ("-1", "x", "9" * 30):
+        response = client.get("/api/v1/results/", {"after": bad})
+        assert response.status_code == 400 and "after" in response.json()["error"]["fields"], bad
+    schema = client.get("/api/v1/schema/", {"format": "json"}).json()
+    params = {p["name"] for p in schema["paths"]["/api/v1/results/"]["get"]["parameters"]}
+    assert {"after", "limit", "offset"} <= params
