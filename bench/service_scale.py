@@ -96,6 +96,9 @@ def pages(release: str, ids: list[int]) -> list[tuple[str, str]]:
         ("result page", f"/results/{ids[0]}/"),
         ("API lists", "/api/v1/lists/"),
         ("API results", "/api/v1/results/"),
+        ("API results: 1000", "/api/v1/results/?limit=1000"),
+        ("API result", f"/api/v1/results/{ids[0]}/"),
+        ("API result phases", f"/api/v1/results/{ids[0]}/phases/"),
     ]
 
 
@@ -228,6 +231,8 @@ LOADED = (
     "compare 4 runs",
     "trends",
     "API list entries",
+    "API results",
+    "API result",
 )
 
 

@@ -27,4 +27,7 @@ class FiniteJSONRenderer(JSONRenderer):
     def render(
         self, data: Any, accepted_media_type: Any = None, renderer_context: Any = None
     ) -> Any:
-        return super().render(finite(data), accepted_media_type, renderer_context)
+        try:  # almost every response is finite: no copy of it then (strict JSON refuses NaN)
+            return super().render(data, accepted_media_type, renderer_context)
+        except ValueError:
+            return super().render(finite(data), accepted_media_type, renderer_context)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.http import Http404
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
@@ -16,12 +17,14 @@ from rest_framework.exceptions import ValidationError
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from ioscore_site.api_paging import CachedCountPagination
 from submissions.models import PhaseResult, Submission
 
 from .listview import COLUMNS, LEVEL_LABELS, ListRows, ViewState
 from .models import RankedList
 from .phases import PHASES
 from .records import entry_record
+from .result_records import phase_records, result_ids, result_records
 from .visibility import visible_entries, visible_lists, visible_submissions
 
 
@@ -216,29 +219,54 @@ class _Records:
         return [entry_record(e, self.the_list) for e in self.rows[item]]
 
 
-def _public_results(request: Any) -> Any:
-    return (
-        visible_submissions(request.user)
-        .select_related("release", "site", "client_system", "system_description", "questionnaire")
-        .prefetch_related("phases")
-        .order_by("id")
-    )
+_AFTER = OpenApiParameter(
+    "after",
+    OpenApiTypes.INT,
+    description="only results with a greater id (then ``count`` counts those): the last id "
+    "of a page gives the next page at the same cost however deep, where a deep ``offset`` "
+    "walks every result before it",
+)
 
 
 class ResultsView(generics.ListAPIView):
-    """Public (accepted, released) submissions with their phases."""
+    """Public (accepted, released) submissions with their phases, in id order.
 
-    serializer_class = PublicResultSerializer
+    ``count`` is exact as of at most 30 seconds ago (counting every result on every page
+    would cost more than the page); the results themselves are always current."""
+
+    serializer_class = PublicResultSerializer  # the records' description (OpenAPI)
+    pagination_class = CachedCountPagination
+
+    @extend_schema(parameters=[_AFTER])
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return super().get(request, *args, **kwargs)
 
     def get_queryset(self) -> Any:
-        return _public_results(self.request)
+        results = visible_submissions(self.request.user)
+        after = self.request.query_params.get("after")
+        if after is not None:
+            if not after.isdigit() or len(after) > 18:  # a bigint id, or a 400 (not a 500)
+                raise ValidationError({"after": ["must be a result id"]})
+            results = results.filter(id__gt=int(after))
+        return result_ids(results)
+
+    def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        ids = list(self.paginate_queryset(self.get_queryset()) or [])
+        records = result_records(Submission.objects.filter(pk__in=ids))
+        return self.get_paginated_response(records)
 
 
 class ResultDetailView(generics.RetrieveAPIView):
     serializer_class = PublicResultSerializer
 
     def get_queryset(self) -> Any:
-        return _public_results(self.request)
+        return visible_submissions(self.request.user)
+
+    def retrieve(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        records = result_records(self.get_queryset().filter(pk=self.kwargs["pk"]))
+        if not records:
+            raise Http404
+        return Response(records[0])
 
 
 class ResultPhasesView(generics.ListAPIView):
@@ -246,5 +274,10 @@ class ResultPhasesView(generics.ListAPIView):
     pagination_class = None
 
     def get_queryset(self) -> Any:
-        submission = get_object_or_404(visible_submissions(self.request.user), pk=self.kwargs["pk"])
-        return submission.phases.order_by("order", "name")
+        return PhaseResult.objects.none()  # only for the OpenAPI document
+
+    def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        visible = visible_submissions(request.user).filter(pk=self.kwargs["pk"])
+        if not visible.exists():
+            raise Http404
+        return Response(phase_records(self.kwargs["pk"]))
