@@ -85,6 +85,17 @@ def _is_count(value: Any) -> bool:
     return type(value) is int and value >= 0
 
 
+def _count_rows(rows: list[Any]) -> bool:
+    """Whether every row is a list of counts (integers >= 0); at C speed when all are ints
+    (a 100,000-rank phase has 100,000 rows)."""
+    if not all(map(list.__instancecheck__, rows)):
+        return False
+    values = list(itertools.chain.from_iterable(rows))
+    if not values or (set(map(type, values)) == {int} and min(values) >= 0):
+        return True
+    return all(_is_count(v) for v in values)
+
+
 def _without_bulk_arrays(document: Any, source: str) -> Any:
     """The document with each phase's per-rank arrays checked here and emptied.
 
@@ -109,8 +120,7 @@ def _without_bulk_arrays(document: Any, source: str) -> Any:
         if not isinstance(aggregate, list) or not isinstance(per_rank, list):
             phases.append(phase)
             continue
-        rows = [aggregate, *per_rank]
-        if not all(isinstance(row, list) and all(_is_count(v) for v in row) for row in rows):
+        if not _count_rows([aggregate, *per_rank]):
             raise ResultFormatError(
                 source,
                 f"schema violation at phases/{index}/timeseries: "

@@ -50,10 +50,9 @@ taken out, so a stonewalled phase's rate rule is as good as the suite's rate.
 
 from __future__ import annotations
 
-import bisect
 import math
 from dataclasses import dataclass, field
-from statistics import mean, median
+from statistics import median
 from typing import Any
 
 from ioscore.results.model import PhaseResult, RankStat, RunResult
@@ -151,12 +150,17 @@ def judged_rates(phase: PhaseResult) -> dict[int, float]:
 
 
 def median_without(ordered: list[float], value: float) -> float:
-    """Median of `ordered` (sorted) with one occurrence of `value` left out, in O(log n)."""
-    gone = bisect.bisect_left(ordered, value)
+    """Median of `ordered` (sorted) with one occurrence of `value` left out, in O(1).
+
+    Leaving out the first occurrence of `value` (at ``bisect_left(ordered, value)``) shifts
+    the entries from there on by one, so entry ``index`` of the shorter list is
+    ``ordered[index]`` exactly when ``ordered[index] < value``: no search needed, which
+    matters at 100,000 ranks x 12 phases (issue 21).
+    """
     count = len(ordered) - 1
 
     def at(index: int) -> float:  # index into the list without `value`
-        return ordered[index if index < gone else index + 1]
+        return ordered[index] if ordered[index] < value else ordered[index + 1]
 
     if count % 2:
         return at(count // 2)
@@ -252,7 +256,8 @@ def host_rates(phase: PhaseResult) -> dict[str, float]:
     for stat in phase.ranks:
         if stat.host is not None and stat.rank in rates:
             by_host.setdefault(stat.host, []).append(rates[stat.rank])
-    return {host: mean(values) for host, values in by_host.items()}
+    # fsum, not statistics.mean: mean's exact fractions cost ~60 us per host of 100 ranks.
+    return {host: math.fsum(values) / len(values) for host, values in by_host.items()}
 
 
 def host_stragglers(phase: PhaseResult) -> list[HostFlag]:
