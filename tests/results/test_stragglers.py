@@ -274,8 +274,16 @@ def test_rank_rule_on_every_rank_matches_the_plain_leave_one_out_rule(seed: int)
         start = rng.choice([0.0, 0.0, rng.uniform(0, 1.5)])  # some start late
         busy = rng.choice([2.0, 2.0, rng.uniform(0.5, 4.0)])  # ties and slow ones
         ranks.append(
-            RankStat(rank=i, host=f"n{i % 6}", start=start, first_done=start + busy,
-                     end=4.5, items=100, bytes=100, rate=100 / 4.5)
+            RankStat(
+                rank=i,
+                host=f"n{i % 6}",
+                start=start,
+                first_done=start + busy,
+                end=4.5,
+                items=100,
+                bytes=100,
+                rate=100 / 4.5,
+            )
         )
     phase = PhaseResult(name="mdtest-easy-stat", value=1.0, unit="kIOPS", ranks=ranks)
     duration = max(r.first_done for r in ranks if r.first_done is not None)

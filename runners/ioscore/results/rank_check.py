@@ -116,7 +116,7 @@ def _plain_ranks_valid(ranks: list[Any]) -> bool:
     if not ranks or not all(map(dict.__instancecheck__, ranks)):
         return not ranks
     keys = ranks[0].keys()
-    if not keys >= set(RANK_REQUIRED) or "latency" in keys or not RANK_KEYS >= keys:
+    if not keys >= set(RANK_REQUIRED) or "latency" in keys or not keys <= RANK_KEYS:
         return False
     if not all(map(keys.__eq__, map(dict.keys, ranks))):  # dict_keys compare as sets
         return False
