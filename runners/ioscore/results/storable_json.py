@@ -100,10 +100,14 @@ def _values_storable(values: list[Any]) -> bool | None:
     """True when every value is a storable scalar, False when one is not, None when some
     are containers (then the caller walks them)."""
     kinds = set(map(type, values))
-    if float in kinds and not all(map(math.isfinite, filter(float.__instancecheck__, values))):
-        return False
+    if float in kinds:
+        floats = values if len(kinds) == 1 else list(filter(float.__instancecheck__, values))
+        # An infinity (a literal beyond the double range) makes the sum infinite or NaN; a
+        # sum that overflows from finite values only sends the document the careful way.
+        if not math.isfinite(sum(floats)):
+            return False
     if int in kinds:
-        ints = list(filter(int.__instancecheck__, values))
+        ints = values if len(kinds) == 1 else list(filter(int.__instancecheck__, values))
         if max(ints) > INT64_MAX or min(ints) < _INT64_MIN:
             return False
     if str in kinds and not _texts_storable(list(filter(str.__instancecheck__, values))):
