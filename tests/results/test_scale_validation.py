@@ -134,3 +134,88 @@ def test_10k_rank_document_with_one_bad_rank_refused() -> None:
     document["phases"][11]["ranks"][9_999] = broken
     with pytest.raises(ResultFormatError, match=r"phases/11/ranks/9999: rank object items must"):
         parse_result_json_text(json.dumps(document), "r.json")
+
+
+@pytest.mark.parametrize("all_rows", [False, True])
+def test_rank_table_check_names_the_same_first_problem_as_the_object_check(all_rows: bool) -> None:
+    # ranks_problem checks a table column by column first: it must never accept what the
+    # object check refuses, and must name the same first bad rank.
+    for case in _variants():
+        table: list[Any] = [{**VALID_RANK, "rank": i} for i in range(5)]
+        for index in range(5) if all_rows else (3,):
+            table[index] = copy.deepcopy(case)
+        problem = rank_check.rank_problem(case)
+        expected = None if problem is None else (0 if all_rows else 3, problem)
+        assert rank_check.ranks_problem(table) == expected, case
+
+
+def test_rank_table_of_the_suite_form_takes_the_column_check() -> None:
+    ranks = synthetic.full_document(50, ppn=10)["phases"][0]["ranks"]
+    assert rank_check._plain_ranks_valid(ranks)
+    assert not rank_check._plain_ranks_valid([*ranks, {**ranks[0], "latency": LATENCY}])
+
+
+def _nested(depth: int) -> Any:
+    value: Any = 1
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+def _refusal(text: str) -> str | None:
+    try:
+        storable_json._checked_loads(text, 64)
+    except storable_json.UnstorableJSON as exc:
+        return str(exc)
+    return None
+
+
+@pytest.mark.parametrize(
+    "where, literal",
+    [
+        ("rate", "1e400"),
+        ("rate", "-1e400"),
+        ("items", "9" * 25),
+        ("items", "9223372036854775808"),
+        ("start", "-9223372036854775809"),
+        ("host", '"n\\u0000d"'),
+        ("host", '"\\ud800"'),
+        ("series", "1e999"),
+        ("series", "18446744073709551616"),
+        ("deep", json.dumps(_nested(62))),
+        ("key", '{"\\udc00": 1}'),
+    ],
+)
+def test_fast_decoding_refuses_like_the_careful_path(where: str, literal: str) -> None:
+    document = synthetic.full_document(6, ppn=2)
+    phase = document["phases"][4]
+    if where == "series":
+        phase["timeseries"]["per_rank"][5][2] = "__X__"
+    elif where in ("deep", "key"):
+        phase["ranks"][2]["latency"] = "__X__"  # storability is checked before the schema
+    else:
+        phase["ranks"][2][where] = "__X__"
+    text = json.dumps(document).replace('"__X__"', literal)
+    careful = _refusal(text)
+    assert careful is not None
+    assert storable_json._fast_loads(text, 64) is storable_json._UNSURE
+    with pytest.raises(storable_json.UnstorableJSON) as refused:
+        storable_json.loads(text, 64)
+    assert str(refused.value) == careful
+
+
+@pytest.mark.parametrize("depth", [59, 60, 61, 62, 63])
+def test_fast_decoding_counts_depth_like_the_careful_path(depth: int) -> None:
+    # Rank tables are checked column by column; a nested value in a column still counts.
+    text = json.dumps({"ranks": [{"a": 1, "x": _nested(depth)}, {"a": 2, "x": 3}]})
+    fast = storable_json._fast_loads(text, 64)
+    assert (fast is storable_json._UNSURE) == (_refusal(text) is not None)
+    assert (fast is storable_json._UNSURE) == (depth > 61)
+
+
+def test_valid_result_takes_the_fast_path_and_decodes_identically() -> None:
+    text = json.dumps(synthetic.full_document(40, ppn=10, slow_hosts=(1,)))
+    fast = storable_json._fast_loads(text, 64)
+    assert fast is not storable_json._UNSURE
+    assert fast == storable_json._checked_loads(text, 64)
+    assert json.dumps(fast) == text

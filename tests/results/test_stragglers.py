@@ -4,6 +4,7 @@ on a real suite run (whose per-rank and time-series numbers must add up to the p
 from __future__ import annotations
 
 import os
+import random
 import shutil
 import subprocess
 import tempfile
@@ -261,3 +262,38 @@ def test_median_without_matches_the_plain_median(size: int) -> None:
         rest = list(values)
         rest.remove(value)
         assert median_without(values, value) == pytest.approx(median(rest))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_rank_rule_on_every_rank_matches_the_plain_leave_one_out_rule(seed: int) -> None:
+    # rank_stragglers clears most ranks by two bounds before judging; the flags must be those
+    # of judging every rank against the plain median of all the others.
+    rng = random.Random(seed)
+    ranks = []
+    for i in range(60):
+        start = rng.choice([0.0, 0.0, rng.uniform(0, 1.5)])  # some start late
+        busy = rng.choice([2.0, 2.0, rng.uniform(0.5, 4.0)])  # ties and slow ones
+        ranks.append(
+            RankStat(
+                rank=i,
+                host=f"n{i % 6}",
+                start=start,
+                first_done=start + busy,
+                end=4.5,
+                items=100,
+                bytes=100,
+                rate=100 / 4.5,
+            )
+        )
+    phase = PhaseResult(name="mdtest-easy-stat", value=1.0, unit="kIOPS", ranks=ranks)
+    duration = max(r.first_done for r in ranks if r.first_done is not None)
+    expected = []
+    for stat in ranks:
+        others = [r for r in ranks if r is not stat]
+        rate = stat.items / (stat.first_done - stat.start)
+        peer_rate = median(o.items / (o.first_done - o.start) for o in others)
+        late = stat.first_done - median(o.first_done for o in others)
+        if rate < RATE_FRACTION * peer_rate or (late > 0.25 * duration and late > LATE_MIN_S):
+            expected.append(stat.rank)
+    assert [flag.rank for flag in rank_stragglers(phase)] == expected
+    assert expected  # the cases do flag some ranks

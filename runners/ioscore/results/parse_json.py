@@ -15,6 +15,7 @@ from contextlib import contextmanager
 from datetime import datetime
 from functools import cache
 from importlib import resources
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -85,6 +86,17 @@ def _is_count(value: Any) -> bool:
     return type(value) is int and value >= 0
 
 
+def _count_rows(rows: list[Any]) -> bool:
+    """Whether every row is a list of counts (integers >= 0); at C speed when all are ints
+    (a 100,000-rank phase has 100,000 rows)."""
+    if not all(map(list.__instancecheck__, rows)):
+        return False
+    values = list(itertools.chain.from_iterable(rows))
+    if not values or (set(map(type, values)) == {int} and min(values) >= 0):
+        return True
+    return all(_is_count(v) for v in values)
+
+
 def _without_bulk_arrays(document: Any, source: str) -> Any:
     """The document with each phase's per-rank arrays checked here and emptied.
 
@@ -109,8 +121,7 @@ def _without_bulk_arrays(document: Any, source: str) -> Any:
         if not isinstance(aggregate, list) or not isinstance(per_rank, list):
             phases.append(phase)
             continue
-        rows = [aggregate, *per_rank]
-        if not all(isinstance(row, list) and all(_is_count(v) for v in row) for row in rows):
+        if not _count_rows([aggregate, *per_rank]):
             raise ResultFormatError(
                 source,
                 f"schema violation at phases/{index}/timeseries: "
@@ -175,7 +186,10 @@ def load_json_document(text: str, source: str) -> Any:
 
 def parse_result_json(path: Path) -> RunResult:
     text = read_text(path, max_bytes=MAX_RESULT_JSON_BYTES, max_line=None)  # may be one line
-    return parse_result_json_text(text, str(path))
+    with _without_gc_pauses():
+        document = load_result_document(text, str(path))
+        del text  # the text of a 100,000-rank run is ~300 MB more while the model is built
+        return _run_from_document(document, str(path))
 
 
 def load_result_document(text: str, source: str) -> dict[str, Any]:
@@ -215,7 +229,12 @@ def parse_result_json_text(text: str, source: str) -> RunResult:
 
 
 def _parse_result_json_text(text: str, source: str) -> RunResult:
-    document = load_result_document(text, source)
+    return _run_from_document(load_result_document(text, source), source)
+
+
+def _run_from_document(document: dict[str, Any], source: str) -> RunResult:
+    """A decoded result.json (owned by this call: its rank objects are dropped once
+    converted) -> RunResult, after validating it."""
     _validate_schema(document, source)
     if document.get("finished") is False or document.get("scores") is None:
         # The suite rewrites result.json after every phase: this run stopped part-way.
@@ -226,6 +245,7 @@ def _parse_result_json_text(text: str, source: str) -> RunResult:
     for index, raw in enumerate(_need(document, "phases", list, source)):
         phase = phase_from_json(raw, index, source)
         phases[phase.name] = phase
+        raw["ranks"] = None  # the RankStats hold the numbers; the dicts (~40% more) can go
     config_raw = document.get("config") or {}
     # null = unset; config.ini prints unset options empty, and so does this model.
     config = {
@@ -277,21 +297,7 @@ def phase_from_json(raw: Any, index: int, source: str) -> PhaseResult:
     group = str(raw.get("group", "none"))
     if group not in ("bw", "md", "none"):
         raise ResultFormatError(where, f"unknown group {group!r}")
-    ranks = [
-        RankStat(
-            rank=int(r.get("rank", i)),
-            host=r.get("host"),
-            start=r.get("start"),
-            end=r.get("end"),
-            items=r.get("items"),
-            rate=r.get("rate"),
-            first_done=r.get("first_done"),
-            bytes=r.get("bytes"),
-            verify_errors=r.get("verify_errors"),
-        )
-        for i, r in enumerate(raw.get("ranks") or [])
-        if isinstance(r, dict)
-    ]
+    ranks = _rank_stats(raw.get("ranks") or [])
     extra = dict(raw.get("extra") or {})
     for key in (
         "items",
@@ -318,6 +324,38 @@ def phase_from_json(raw: Any, index: int, source: str) -> PhaseResult:
         timeseries=raw.get("timeseries"),
         extra=extra,
     )
+
+
+_RANK_FIELDS = itemgetter(
+    "rank", "host", "start", "end", "items", "rate", "first_done", "bytes", "verify_errors"
+)  # RankStat's field order
+
+
+def _rank_stats(raw: list[Any]) -> list[RankStat]:
+    """A phase's rank objects -> RankStats; positionally when every object has every field
+    and an int rank (the suite's form: ~1.6x faster at 1.2 million objects), else each
+    field looked up with its default."""
+    try:
+        stats = [RankStat(*_RANK_FIELDS(r)) for r in raw]
+        if all(type(stat.rank) is int for stat in stats):
+            return stats
+    except (KeyError, TypeError):
+        pass
+    return [
+        RankStat(
+            rank=int(r.get("rank", i)),
+            host=r.get("host"),
+            start=r.get("start"),
+            end=r.get("end"),
+            items=r.get("items"),
+            rate=r.get("rate"),
+            first_done=r.get("first_done"),
+            bytes=r.get("bytes"),
+            verify_errors=r.get("verify_errors"),
+        )
+        for i, r in enumerate(raw)
+        if isinstance(r, dict)
+    ]
 
 
 def _numbers(raw: Any, where: str, count: bool = False) -> list[Any]:

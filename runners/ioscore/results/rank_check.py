@@ -11,6 +11,7 @@ object changes without this module.
 
 from __future__ import annotations
 
+from operator import itemgetter
 from typing import Any
 
 RANK_REQUIRED = ("rank", "host", "start", "first_done", "end", "items", "bytes", "rate")
@@ -92,8 +93,44 @@ def rank_problem(rank: Any) -> str | None:
 
 def ranks_problem(ranks: list[Any]) -> tuple[int, str] | None:
     """(index, why) of the first invalid rank object of a phase's ``ranks``, or None."""
+    if _plain_ranks_valid(ranks):
+        return None
     for index, rank in enumerate(ranks):
         problem = rank_problem(rank)
         if problem:
             return index, problem
     return None
+
+
+_COUNT_KEYS = ("rank", "items", "bytes", "verify_errors")
+_TIME_KEYS = ("start", "first_done", "end")
+
+
+def _plain_ranks_valid(ranks: list[Any]) -> bool:
+    """True when every rank object is valid, checked column by column at C speed; False
+    when unsure (then ``rank_problem`` judges each object and names the first problem).
+
+    Covers the suite's usual form: every rank with the same keys, no latency, counts as
+    ints. A 100,000-rank phase takes ~0.05 s here instead of ~0.4 s object by object.
+    """
+    if not ranks or not all(map(dict.__instancecheck__, ranks)):
+        return not ranks
+    keys = ranks[0].keys()
+    if not keys >= set(RANK_REQUIRED) or "latency" in keys or not keys <= RANK_KEYS:
+        return False
+    if not all(map(keys.__eq__, map(dict.keys, ranks))):  # dict_keys compare as sets
+        return False
+    for key in _COUNT_KEYS:
+        if key in keys:
+            column = list(map(itemgetter(key), ranks))
+            if set(map(type, column)) != {int} or min(column) < 0:
+                return False
+    if set(map(type, map(itemgetter("host"), ranks))) != {str}:
+        return False
+    for key in (*_TIME_KEYS, "rate"):
+        column = list(map(itemgetter(key), ranks))
+        if not {int, float}.issuperset(map(type, column)):
+            return False
+        if key == "rate" and not all(map((0.0).__le__, column)):  # NaN fails as in rank_problem
+            return False
+    return True
