@@ -11,7 +11,8 @@ import pytest
 
 from ioscore.acceptance.modality import summary_groups, two_groups
 from ioscore.results.model import HostAggregate, RankSummary
-from ioscore.results.synthetic import quantiles, summarised_phase
+from ioscore.results.rank_summary import quantiles
+from ioscore.results.synthetic import summarised_phase
 
 RANKS = 10_000
 PPN = 16
