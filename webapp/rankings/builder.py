@@ -47,6 +47,7 @@ from django.utils import timezone
 from submissions.models import ListRule, ListType, Release, Submission
 
 from .eras import list_types_for
+from .list_statistics import fill_missing
 from .loading import load_facts, load_pins, stored_entries
 from .membership import ListSpec, ReleaseBuilder
 from .membership import empty_reason as reason_for_spec
@@ -122,6 +123,8 @@ def build_lists(
         previous = {**previous, **current}
         if release_acronym is not None and release.acronym == release_acronym:
             break
+    # Lists stored before their trends statistics existed (or written around the builder).
+    fill_missing()
     return report
 
 

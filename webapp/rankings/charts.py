@@ -13,7 +13,7 @@ from ioscore.results import PhaseResult as LibraryPhase
 from ioscore.results import RankStat, RankSummary, median_without, phase_spread, work_rates
 from submissions.models import PhaseResult, Submission
 
-from .models import RankedList
+from .models import ListStatistic, RankedList
 from .phases import PHASE_FIELDS, PHASES, unit
 
 
@@ -213,23 +213,53 @@ def best_payload(
     }
 
 
+BOX_FIELDS = (
+    "count",
+    "not_drawn",
+    "minimum",
+    "q1",
+    "median",
+    "q3",
+    "maximum",
+    "best_submission",
+    "best_name",
+)
+
+
 def distribution_payload(
-    sequence: list[str], values: dict[str, list[float]], metric: str, gaps: dict[str, str]
+    sequence: list[str], boxes: dict[str, ListStatistic], metric: str, gaps: dict[str, str]
 ) -> dict[str, Any]:
-    """New entries' values per release. Values <= 0 (failed phases) cannot sit on a log
-    axis: they are counted (``not_drawn``) instead of stretching the axis to nonsense."""
-    drawn = {r: [v for v in values.get(r, []) if v > 0] for r in sequence}
+    """Per release, the box of the new entries' values (``ListStatistic``, stored with the
+    list) and the best of them by name: a few numbers per release, never every value.
+    Values <= 0 (failed phases) cannot sit on a log axis: they are counted (``not_drawn``)
+    instead of stretching the axis to nonsense."""
+
+    def box(release: str) -> dict[str, Any] | None:
+        stat = boxes.get(release)
+        if stat is None or not stat.count or release in gaps:
+            return None
+        return {
+            "count": stat.count,
+            "min": stat.minimum,
+            "q1": stat.q1,
+            "median": stat.median,
+            "q3": stat.q3,
+            "max": stat.maximum,
+            "best": {"id": stat.best_submission_id, "name": stat.best_name},
+        }
+
+    drawn = {r: box(r) for r in sequence}
     return {
         "metric": metric,
         "unit": metric_unit(metric),
         "title": metric_label(metric),
         "releases": sequence,
-        "values": [drawn[r] for r in sequence],
-        "not_drawn": sum(len(values.get(r, [])) - len(drawn[r]) for r in sequence),
+        "boxes": [drawn[r] for r in sequence],
+        "not_drawn": sum(boxes[r].not_drawn for r in sequence if r in boxes),
         "gaps": [
             {"release": r, "reason": gaps.get(r, "no new entries")}
             for r in sequence
-            if not drawn[r]
+            if drawn[r] is None
         ],
     }
 

@@ -17,6 +17,7 @@ from django.utils import timezone
 
 from submissions.models import ListType, Release
 
+from .list_statistics import store_statistics
 from .loading import stored_entries
 from .models import Correction, CorrectionKind, ListEntry, ListState, RankedList
 from .phases import PHASE_FIELDS
@@ -77,7 +78,9 @@ def _entry_rows(ranked_list: RankedList, entries: list[RankedEntry]) -> list[Lis
 
 def write_entries(ranked_list: RankedList, entries: list[RankedEntry]) -> None:
     ranked_list.entries.all().delete()
-    ListEntry.objects.bulk_create(_entry_rows(ranked_list, entries), batch_size=2000)
+    rows = _entry_rows(ranked_list, entries)
+    ListEntry.objects.bulk_create(rows, batch_size=2000)
+    store_statistics(ranked_list, rows)  # the trends chart's numbers, from the rows in hand
 
 
 def record_corrections(

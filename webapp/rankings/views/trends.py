@@ -5,15 +5,15 @@ entries), and draws the whole release sequence between the first and the last re
 entries: a release without a list of the type, or whose list is empty, is a marked gap, never
 a line drawn through it.
 
-Anonymous views are cached until a visible list changes (created, rebuilt, corrected,
-published or withdrawn from view): the distributions hold every new entry's value, so at
-100,000 submissions computing the page costs hundreds of milliseconds.
+The distribution of each release's new entries is a box drawn from the statistics stored with
+the list (``rankings.list_statistics``), not from every entry's value: the page reads a few
+rows per release at any number of submissions. Anonymous views are also cached until a
+visible list changes (created, rebuilt, corrected, published or withdrawn from view).
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections import defaultdict
 from datetime import date
 from typing import Any
 
@@ -28,8 +28,8 @@ from submissions.models import ListType, Release
 from submissions.releases import PUBLICATION_DATES
 
 from .. import charts
-from ..models import ListEntry, RankedList
-from ..phases import PHASE_FIELDS, PHASES
+from ..models import ListEntry, ListStatistic, RankedList
+from ..phases import PHASES
 from ..visibility import visible_lists
 
 METRICS = ("score", "bw", "md", *PHASES)
@@ -145,26 +145,17 @@ def _render_trends(request: HttpRequest, lists: QuerySet[RankedList]) -> HttpRes
         for acronym in sequence
         if best.get(acronym, {}).get("best_score") is None
     }
-    field = {"score": "score", "bw": "bw", "md": "md"}.get(phase) or PHASE_FIELDS[
-        PHASES.index(phase)
-    ]
-    distribution: dict[str, list[float]] = defaultdict(list)
-    # What was new in each release, not the carried-over rows (filtered in SQL: carried rows
-    # are most of a list's entries); unordered, the chart groups by release (the entries'
-    # default order sorted 100,000 rows on disk at 100,000 submissions).
-    for acronym, value in (
-        ListEntry.objects.filter(
-            ranked_list__in=of_type,
-            origin_release_id=F("ranked_list__release_id"),
-            **{f"{field}__isnull": False},
-        )
-        .order_by()
-        .values_list("ranked_list__release__acronym", field)
-    ):
-        distribution[acronym].append(value)
+    # The box of each release's new entries, stored with its list (rankings.list_statistics):
+    # a row per release, whatever the number of submissions.
+    boxes = {
+        stat.ranked_list.release.acronym: stat
+        for stat in ListStatistic.objects.filter(ranked_list__in=of_type, metric=phase)
+        .select_related("ranked_list__release")
+        .only(*charts.BOX_FIELDS, "ranked_list__release__acronym")
+    }
     chart_data = {
         "best": charts.best_payload(sequence, best, gaps),
-        "distribution": charts.distribution_payload(sequence, distribution, phase, gaps),
+        "distribution": charts.distribution_payload(sequence, boxes, phase, gaps),
     }
     list_name = next((t.name for t in types if t.slug == wanted), "")
     return render(
