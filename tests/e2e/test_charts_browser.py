@@ -96,7 +96,7 @@ def test_trends_axes_gaps_and_scale(
     assert set(dist["axes"]["xaxis"]["categories"]) == set(releases)
     # Boxes drawn from the stored statistics: whiskers at each release's lowest and highest.
     boxes = [t for t in dist["data"] if t["type"] == "box"]
-    assert boxes and all("y" not in t for t in boxes)  # no per-entry values sent
+    assert boxes and all(t.get("y") is None for t in boxes)  # no per-entry values sent
     values = [v for t in boxes for key in ("lowerfence", "upperfence") for v in t[key]]
     low, high = min(values), max(values)
     assert low > 0

@@ -174,22 +174,30 @@ def test_best_phase_values_read_the_top_of_the_index(populated: list[Any]) -> No
     assert charts.history_best(public) == expected
 
 
-def test_trends_best_of_each_list_reads_the_top_of_the_index(populated: list[Any]) -> None:
-    """Planner's choice for SCORE; usable (enable_seqscan off) for BW and MD, the same shape."""
+@pytest.mark.urls("tests.webapp.test_rankings")
+def test_trends_reads_the_stored_statistics_not_the_entries(populated: list[Any]) -> None:
+    """The page's numbers come from ``ListStatistic`` rows (a few per list), whose best equals
+    the aggregate over every entry; whether a list has entries is an index probe."""
     from django.db.models import Max
+    from django.test import Client
 
+    from rankings.list_statistics import fill_missing
     from rankings.models import RankedList
-    from rankings.views.trends import _lists_with_entries, _top
+    from rankings.views.trends import _lists_with_entries
 
     lists = RankedList.objects.filter(pk__in=[rl.pk for rl in populated])
-    for field, seqscan in (("score", True), ("bw", False), ("md", False)):
-        qs = lists.annotate(best=_top(field)).values_list("pk", "best")
-        sql, params = qs.query.sql_with_params()
-        plan = plan_of(sql, params, seqscan=seqscan)
-        assert f"entry_list_{field}" in plan, plan
-        assert "Seq Scan on rankings_listentry" not in plan, plan
-        expected = dict(lists.annotate(best=Max(f"entries__{field}")).values_list("pk", "best"))
-        assert dict(qs) == expected
+    assert fill_missing() == LISTS  # the fixture wrote the entries around the builder
+    for field in ("score", "bw", "md", "find"):
+        stored = dict(
+            lists.filter(statistics__metric=field).values_list("pk", "statistics__list_best")
+        )
+        assert stored == dict(
+            lists.annotate(best=Max(f"entries__{field}")).values_list("pk", "best")
+        )
+    queries = captured_selects(lambda: Client().get("/trends/?phase=find"))
+    values_read = [q for q in queries if "rankings_listentry" in q and "EXISTS" not in q]
+    assert values_read == [], values_read
+    assert any("rankings_liststatistic" in q for q in queries)
     # Whether a list has entries: an index probe per list, not a count of every entry.
     # Usable only: with 4 lists each a quarter of the table, a sequential scan stopping at
     # the first row is the planner's right choice here; at 100,000 it picks the index.
@@ -247,11 +255,8 @@ def test_trends_page_is_computed_once_per_version_of_the_lists(
         with CaptureQueriesContext(connection) as captured:
             response = c.get(path)
         assert response.status_code == 200
-        # Reads of entry values (the version key only asks EXISTS of each list).
-        return sum(
-            "rankings_listentry" in q["sql"] and "EXISTS" not in q["sql"]
-            for q in captured.captured_queries
-        )
+        # Reads of the drawn numbers (the version key only asks EXISTS of each list).
+        return sum("rankings_liststatistic" in q["sql"] for q in captured.captured_queries)
 
     assert entry_reads(client) > 0
     assert entry_reads(client) == 0  # cached

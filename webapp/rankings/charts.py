@@ -7,19 +7,24 @@ import dataclasses
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from django.db.models import F, Max, QuerySet
+from django.db.models import F, QuerySet
 
 from ioscore.results import PhaseResult as LibraryPhase
 from ioscore.results import RankStat, RankSummary, median_without, phase_spread, work_rates
 from submissions.models import PhaseResult, Submission
 
 from .models import ListStatistic, RankedList
-from .phases import PHASE_FIELDS, PHASES, unit
+from .phases import PHASES, unit
 
 
 def list_best(ranked_list: RankedList) -> dict[str, float]:
-    row = ranked_list.entries.aggregate(**{f: Max(f) for f in PHASE_FIELDS})
-    return {p: row[f] for p, f in zip(PHASES, PHASE_FIELDS, strict=True) if row[f]}
+    """The best value of each phase on the list, stored with it (``ListStatistic``)."""
+    stored = dict(
+        ListStatistic.objects.filter(ranked_list=ranked_list, metric__in=PHASES).values_list(
+            "metric", "list_best"
+        )
+    )
+    return {p: stored[p] for p in PHASES if stored.get(p)}
 
 
 def history_best(submissions: QuerySet[Submission]) -> dict[str, float]:

@@ -1,9 +1,11 @@
 """The trends chart's numbers per list, stored with the list (``ListStatistic``).
 
-The chart shows, per release, a box of the metric among the list's new entries (those that
-first entered in that release; carried rows are most of a list) and names the best of them.
-Sending every value made the page's payload and time grow with the number of submissions
-(320 ms at 100,000); five quantiles per list and metric do not.
+The trends chart shows, per release, the best score, BW and MD of the whole list and a box
+of the metric among the list's new entries (those that first entered in that release; carried
+rows are most of a list), naming the best of them. Sending every value made the page's
+payload and time grow with the number of submissions (320 ms at 100,000); five quantiles per
+list and metric do not. The list's best of every phase is also the result page's radar
+reference (an aggregate over every entry of a list of 100,000 before).
 
 ``store_statistics`` runs after a list's entries are written (the builder's persistence step,
 the import of the website's lists), from the rows just written when the caller has them;
@@ -21,9 +23,9 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from django.db import transaction
-from django.db.models import Exists, OuterRef
+from django.db.models import Count, Exists, OuterRef
 
-from .models import ListStatistic, RankedList
+from .models import ListEntry, ListStatistic, RankedList
 from .phases import PHASE_FIELDS, PHASES
 
 # Every metric the chart can show -> its ListEntry column.
@@ -62,9 +64,11 @@ def entry_name(entry: Any) -> str:
 def compute(ranked_list: RankedList, rows: Iterable[Any]) -> list[ListStatistic]:
     """One ``ListStatistic`` per metric from ``rows`` (ListEntry or rows with its columns);
     a metric without new entries gets a row with count 0 (the chart's "no new entries")."""
+    rows = list(rows)
     new = [r for r in rows if r.origin_release_id == ranked_list.release_id]
     out = []
     for metric, field in METRIC_FIELDS.items():
+        on_list = [v for r in rows if (v := getattr(r, field)) is not None]
         valued = [(getattr(r, field), r) for r in new if getattr(r, field) is not None]
         drawn = sorted((v, r.submission_id, r) for v, r in valued if v > 0)
         stat = ListStatistic(
@@ -72,6 +76,8 @@ def compute(ranked_list: RankedList, rows: Iterable[Any]) -> list[ListStatistic]
             metric=metric,
             count=len(drawn),
             not_drawn=len(valued) - len(drawn),
+            list_best=max(on_list) if on_list else None,
+            list_count=len(on_list),
         )
         if drawn:
             ordered = [v for v, _sid, _r in drawn]
@@ -89,11 +95,31 @@ def compute(ranked_list: RankedList, rows: Iterable[Any]) -> list[ListStatistic]
     return out
 
 
+def list_sizes(list_ids: Iterable[int]) -> dict[int, int]:
+    """Entries per list: stored with the statistics (counting the newest release's lists took
+    most of the home page's 134 ms at 100,000 submissions); counted only for a list stored
+    without them."""
+    ids = set(list_ids)
+    stored = dict(
+        ListStatistic.objects.filter(ranked_list__in=ids, metric="score").values_list(
+            "ranked_list_id", "list_count"
+        )
+    )
+    counted = (
+        ListEntry.objects.filter(ranked_list__in=ids - stored.keys())
+        .order_by()
+        .values_list("ranked_list")
+        .annotate(n=Count("id"))
+        .values_list("ranked_list", "n")
+    )
+    return {pk: 0 for pk in ids} | stored | dict(counted)
+
+
 def store_statistics(ranked_list: RankedList, rows: Iterable[Any] | None = None) -> None:
     """Replace the list's statistics with those of ``rows`` (the entries just written), or of
     its stored entries when not given."""
     if rows is None:
-        rows = ranked_list.entries.order_by().only(*_READ)
+        rows = ranked_list.entries.order_by().values_list(*_READ, named=True)
     stats = compute(ranked_list, rows)
     with transaction.atomic():
         ranked_list.statistics.all().delete()

@@ -189,6 +189,10 @@ class ListStatistic(models.Model):
 
     ranked_list = models.ForeignKey(RankedList, on_delete=models.CASCADE, related_name="statistics")
     metric = models.CharField(max_length=40, help_text='"score", "bw", "md" or a scored phase')
+    # Over every entry, carried ones too: the best-per-release line, the radar's list reference.
+    list_best = models.FloatField(null=True, help_text="highest value on the whole list")
+    # For "score" (never null) this is the list's size, shown on the home and list index.
+    list_count = models.PositiveIntegerField(default=0, help_text="entries with a value")
     count = models.PositiveIntegerField(help_text="new entries with a positive value")
     not_drawn = models.PositiveIntegerField(help_text="new entries with a value <= 0")
     minimum = models.FloatField(null=True)

@@ -14,11 +14,12 @@ visible list changes (created, rebuilt, corrected, published or withdrawn from v
 from __future__ import annotations
 
 import hashlib
+from collections import defaultdict
 from datetime import date
 from typing import Any
 
 from django.core.cache import cache
-from django.db.models import Exists, F, OuterRef, QuerySet, Subquery
+from django.db.models import Exists, OuterRef, QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
@@ -32,7 +33,8 @@ from ..models import ListEntry, ListStatistic, RankedList
 from ..phases import PHASES
 from ..visibility import visible_lists
 
-METRICS = ("score", "bw", "md", *PHASES)
+BEST = ("score", "bw", "md")  # the best-per-release line's panels
+METRICS = (*BEST, *PHASES)
 PAGE_CACHE_SECONDS = 300
 
 
@@ -71,16 +73,6 @@ def _lists_with_entries(lists: QuerySet[RankedList]) -> list[tuple[str, str, dat
     )
 
 
-def _top(field: str) -> Subquery:
-    """A list's highest ``field``: the first row of its (list, field) index (migration
-    rankings 0005), where an aggregate would read every entry of every list of the type."""
-    return Subquery(
-        ListEntry.objects.filter(ranked_list=OuterRef("pk"))
-        .order_by(F(field).desc())
-        .values(field)[:1]
-    )
-
-
 def default_type(sizes: list[tuple[str, str, date, bool]]) -> str:
     """The first list type (in list order) of the newest release that has entries."""
     for slug, _release, _day, count in sizes:
@@ -116,9 +108,9 @@ def trends(request: HttpRequest) -> HttpResponse:
 
 def _render_trends(request: HttpRequest, lists: QuerySet[RankedList]) -> HttpResponse:
     sizes = _lists_with_entries(lists)
-    with_entries = {slug for slug, _r, _d, count in sizes if count}
+    types_with_entries = {slug for slug, _r, _d, count in sizes if count}
     # Only list types with something to draw are offered.
-    types = list(ListType.objects.filter(slug__in=with_entries).order_by("order"))
+    types = list(ListType.objects.filter(slug__in=types_with_entries).order_by("order"))
     slugs = [t.slug for t in types]
     wanted = request.GET.get("list") or default_type(sizes)
     errors = []
@@ -131,28 +123,29 @@ def _render_trends(request: HttpRequest, lists: QuerySet[RankedList]) -> HttpRes
         phase = "score"
 
     of_type = lists.filter(list_type__slug=wanted)
-    best: dict[str, dict[str, Any]] = {
-        row["release__acronym"]: dict(row)
-        for row in of_type.annotate(
-            best_score=_top("score"), best_bw=_top("bw"), best_md=_top("md")
-        ).values("release__acronym", "best_score", "best_bw", "best_md")
-    }
     dated = [(day, acronym) for slug, acronym, day, count in sizes if slug == wanted and count]
     sequence = release_sequence(min(dated)[0], max(dated)[0]) if dated else []
     has_list = {acronym for slug, acronym, _d, _n in sizes if slug == wanted}
+    with_entries = {acronym for slug, acronym, _d, n in sizes if slug == wanted and n}
     gaps = {
         acronym: "empty list" if acronym in has_list else "no list"
         for acronym in sequence
-        if best.get(acronym, {}).get("best_score") is None
+        if acronym not in with_entries
     }
-    # The box of each release's new entries, stored with its list (rankings.list_statistics):
-    # a row per release, whatever the number of submissions.
-    boxes = {
-        stat.ranked_list.release.acronym: stat
-        for stat in ListStatistic.objects.filter(ranked_list__in=of_type, metric=phase)
+    # The numbers drawn are stored with each list (rankings.list_statistics): a few rows per
+    # release, whatever the number of submissions.
+    best: dict[str, dict[str, Any]] = defaultdict(dict)
+    boxes: dict[str, ListStatistic] = {}
+    for stat in (
+        ListStatistic.objects.filter(ranked_list__in=of_type, metric__in=sorted({phase, *BEST}))
         .select_related("ranked_list__release")
-        .only(*charts.BOX_FIELDS, "ranked_list__release__acronym")
-    }
+        .only("metric", "list_best", *charts.BOX_FIELDS, "ranked_list__release__acronym")
+    ):
+        acronym = stat.ranked_list.release.acronym
+        if stat.metric in BEST:
+            best[acronym][f"best_{stat.metric}"] = stat.list_best
+        if stat.metric == phase:
+            boxes[acronym] = stat
     chart_data = {
         "best": charts.best_payload(sequence, best, gaps),
         "distribution": charts.distribution_payload(sequence, boxes, phase, gaps),
