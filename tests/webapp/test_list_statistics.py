@@ -25,7 +25,7 @@ pytestmark = pytest.mark.django_db
 def _row(sid: int, origin: int, value: float | None, **fields: Any) -> SimpleNamespace:
     from rankings.list_statistics import METRIC_FIELDS
 
-    values = {field: None for field in METRIC_FIELDS.values()}
+    values: dict[str, float | None] = {field: None for field in METRIC_FIELDS.values()}
     values.update(score=value, bw=value, md=value)
     values.update(fields)
     return SimpleNamespace(
@@ -112,7 +112,7 @@ def _expected(release: str, slug: str, field: str = "score") -> tuple[int, list[
     return len(values), [values[0], *quartiles, values[-1]]
 
 
-def _box(stat: Any) -> tuple[int, list[float]]:
+def _box(stat: Any) -> tuple[int, list[Any]]:
     if not stat.count:
         return 0, []
     numbers = [stat.minimum, stat.q1, stat.median, stat.q3, stat.maximum]

@@ -24,7 +24,7 @@ def list_best(ranked_list: RankedList) -> dict[str, float]:
             "metric", "list_best"
         )
     )
-    return {p: stored[p] for p in PHASES if stored.get(p)}
+    return {p: value for p in PHASES if (value := stored.get(p))}
 
 
 def history_best(submissions: QuerySet[Submission]) -> dict[str, float]:
