@@ -333,10 +333,11 @@
                    x: drawn.map(function (i) { return releases[i]; }), y: pick("max"),
                    customdata: drawn.map(function (i) {
                      var box = d.boxes[i];
-                     return [plain(box.best.name), box.count]; }),
+                     return [box.best.name ? " (" + plain(box.best.name) + ")" : "",
+                             box.count]; }),
                    marker: { color: PALETTE[1], size: 7, symbol: "diamond" },
                    showlegend: false,
-                   hovertemplate: "%{x}: best %{y:.4g} (%{customdata[0]})" +
+                   hovertemplate: "%{x}: best %{y:.4g}%{customdata[0]}" +
                                   "<br>%{customdata[1]} new entries<extra></extra>" });
     }
     // Every release is a category, also one without a box: the gaps keep their place.

@@ -30,20 +30,18 @@ def list_best(ranked_list: RankedList) -> dict[str, float]:
 def history_best(submissions: QuerySet[Submission]) -> dict[str, float]:
     """The best value of each phase among ``submissions``: one short walk down the
     (name, value) index per phase (migration rankings 0004) until a row of ``submissions``,
-    not an aggregate over every phase row of every run."""
-    best = {}
-    for phase in PHASES:
-        top = (
-            PhaseResult.objects.filter(
-                name=phase, value__isnull=False, submission__in=submissions.values("pk")
-            )
-            .order_by(F("value").desc(nulls_last=True))
-            .values_list("value", flat=True)
-            .first()
+    not an aggregate over every phase row of every run. The 12 walks go in one query
+    (UNION ALL): 12 round trips were most of the result page's time."""
+    tops = [
+        PhaseResult.objects.filter(
+            name=phase, value__isnull=False, submission__in=submissions.values("pk")
         )
-        if top:
-            best[phase] = top
-    return best
+        .order_by(F("value").desc(nulls_last=True))
+        .values_list("name", "value")[:1]
+        for phase in PHASES
+    ]
+    found = dict(tops[0].union(*tops[1:], all=True))
+    return {phase: value for phase in PHASES if (value := found.get(phase))}
 
 
 def radar_payload(

@@ -12,7 +12,7 @@ from submissions.models import Release
 from ..list_statistics import list_sizes
 from ..listview import ViewState, entry_queryset
 from ..models import RankedList
-from ..visibility import visible_entries, visible_lists, visible_submissions
+from ..visibility import entries_without, hidden_on_lists, visible_lists, visible_submissions
 
 
 def _lists_by_release(
@@ -38,9 +38,13 @@ def home(request: HttpRequest) -> HttpResponse:
     grouped = _lists_by_release(request, counted=latest or False)
     previews = []
     if latest is not None:
-        for ranked_list in grouped[latest]:
-            top = entry_queryset(visible_entries(request.user, ranked_list), ViewState())[:5]
-            previews.append((ranked_list, list(top)))
+        shown = grouped[latest]
+        hidden = hidden_on_lists(request.user, [rl.pk for rl in shown])
+        for ranked_list in shown:
+            entries = entries_without(
+                ranked_list, None if hidden is None else hidden[ranked_list.pk]
+            )
+            previews.append((ranked_list, list(entry_queryset(entries, ViewState())[:5])))
     return render(
         request,
         "rankings/home.html",

@@ -31,18 +31,21 @@ from submissions.releases import PUBLICATION_DATES
 from .. import charts
 from ..models import ListEntry, ListStatistic, RankedList
 from ..phases import PHASES
-from ..visibility import visible_lists
+from ..visibility import hidden_best_entries, visible_lists
 
 BEST = ("score", "bw", "md")  # the best-per-release line's panels
 METRICS = (*BEST, *PHASES)
 PAGE_CACHE_SECONDS = 300
 
 
-def _page_cache_key(request: HttpRequest, lists: QuerySet[RankedList]) -> str | None:
+def _page_cache_key(
+    request: HttpRequest, lists: QuerySet[RankedList], hidden_best: list[int]
+) -> str | None:
     """The page for anonymous visitors is the same until one of ``lists`` (the visible
     ones) changes: the key holds each list's id, revision, build time and whether it has
-    entries (about a hundred short rows). Logged-in users and pending messages are not
-    cached, as for list pages."""
+    entries (about a hundred short rows), or one of the best entries it names stops being
+    public (``hidden_best``). Logged-in users and pending messages are not cached, as for
+    list pages."""
     if request.user.is_authenticated or "messages" in request.COOKIES:
         return None
     versions = (
@@ -54,6 +57,7 @@ def _page_cache_key(request: HttpRequest, lists: QuerySet[RankedList]) -> str | 
         [
             request.get_full_path(),
             *(f"{pk},{r},{built.timestamp()},{n}" for pk, r, built, n in versions),
+            ",".join(map(str, hidden_best)),
         ]
     )
     return "rankings-trends:" + hashlib.sha256(identity.encode()).hexdigest()
@@ -97,16 +101,19 @@ def release_sequence(first: date, last: date) -> list[str]:
 
 def trends(request: HttpRequest) -> HttpResponse:
     lists = visible_lists(request.user)
-    cache_key = _page_cache_key(request, lists)
+    hidden_best = hidden_best_entries(request.user, lists)
+    cache_key = _page_cache_key(request, lists, hidden_best)
     if cache_key is not None and (cached := cache.get(cache_key)) is not None:
         return HttpResponse(cached)
-    response = _render_trends(request, lists)
+    response = _render_trends(request, lists, set(hidden_best))
     if cache_key is not None:
         cache.set(cache_key, response.content, PAGE_CACHE_SECONDS)
     return response
 
 
-def _render_trends(request: HttpRequest, lists: QuerySet[RankedList]) -> HttpResponse:
+def _render_trends(
+    request: HttpRequest, lists: QuerySet[RankedList], hidden_best: set[int]
+) -> HttpResponse:
     sizes = _lists_with_entries(lists)
     types_with_entries = {slug for slug, _r, _d, count in sizes if count}
     # Only list types with something to draw are offered.
@@ -146,6 +153,9 @@ def _render_trends(request: HttpRequest, lists: QuerySet[RankedList]) -> HttpRes
             best[acronym][f"best_{stat.metric}"] = stat.list_best
         if stat.metric == phase:
             boxes[acronym] = stat
+    for stat in boxes.values():  # a withdrawn run keeps its number in the box, not its name
+        if stat.best_submission_id in hidden_best:
+            stat.best_submission_id, stat.best_name = None, ""
     chart_data = {
         "best": charts.best_payload(sequence, best, gaps),
         "distribution": charts.distribution_payload(sequence, boxes, phase, gaps),
