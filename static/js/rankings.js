@@ -360,13 +360,30 @@
 
     var d = data.distribution;
     var dmarks = gapMarks(d.gaps, d.releases, "paper");
-    var boxes = d.releases.map(function (release, i) {
-      return { type: "box", name: plain(release), x: d.values[i].map(function () {
-                 return plain(release); }), y: d.values[i], boxpoints: "all", jitter: 0.4,
-               pointpos: 0, marker: { color: PALETTE[0], size: 4 },
-               line: { color: PALETTE[0] }, showlegend: false,
-               hovertemplate: "%{x}: %{y:.4g}<extra></extra>" };
-    });
+    // Boxes from the statistics stored with each list (whiskers at the lowest and highest
+    // value), not from every value: the payload stays a few numbers per release.
+    var drawn = [];
+    d.releases.forEach(function (release, i) { if (d.boxes[i]) { drawn.push(i); } });
+    var pick = function (key) { return drawn.map(function (i) { return d.boxes[i][key]; }); };
+    var boxes = [];
+    if (drawn.length) {
+      boxes.push({ type: "box", name: plain(d.title),
+                   x: drawn.map(function (i) { return releases[i]; }),
+                   q1: pick("q1"), median: pick("median"), q3: pick("q3"),
+                   lowerfence: pick("min"), upperfence: pick("max"),
+                   marker: { color: PALETTE[0] }, line: { color: PALETTE[0] },
+                   showlegend: false });
+      boxes.push({ type: "scatter", mode: "markers", name: "best new entry",
+                   x: drawn.map(function (i) { return releases[i]; }), y: pick("max"),
+                   customdata: drawn.map(function (i) {
+                     var box = d.boxes[i];
+                     return [box.best.name ? " (" + plain(box.best.name) + ")" : "",
+                             box.count]; }),
+                   marker: { color: PALETTE[1], size: 7, symbol: "diamond" },
+                   showlegend: false,
+                   hovertemplate: "%{x}: best %{y:.4g}%{customdata[0]}" +
+                                  "<br>%{customdata[1]} new entries<extra></extra>" });
+    }
     // Every release is a category, also one without a box: the gaps keep their place.
     boxes.push({ type: "scatter", mode: "markers", x: releases,
                  y: releases.map(function () { return null; }), hoverinfo: "skip",

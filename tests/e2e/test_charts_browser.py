@@ -32,7 +32,8 @@ FIGURE = """(id) => {
     shapes: (full.shapes || []).length,
     annotations: (full.annotations || []).map(a => a.text),
     data: gd.data.map(t => ({ type: t.type, name: t.name, x: t.x, y: t.y,
-                               connectgaps: t.connectgaps })),
+                               connectgaps: t.connectgaps, lowerfence: t.lowerfence,
+                               upperfence: t.upperfence })),
     legend: legend && full.showlegend ? box(legend) : null,
     chart: box(gd),
     plots: Array.from(gd.querySelectorAll('.nsewdrag')).map(box),
@@ -93,7 +94,10 @@ def test_trends_axes_gaps_and_scale(
     yaxis = dist["axes"]["yaxis"]
     assert yaxis["title"] == "Score" and yaxis["type"] == "log"
     assert set(dist["axes"]["xaxis"]["categories"]) == set(releases)
-    values = [v for t in dist["data"] if t["type"] == "box" for v in t["y"]]
+    # Boxes drawn from the stored statistics: whiskers at each release's lowest and highest.
+    boxes = [t for t in dist["data"] if t["type"] == "box"]
+    assert boxes and all(t.get("y") is None for t in boxes)  # no per-entry values sent
+    values = [v for t in boxes for key in ("lowerfence", "upperfence") for v in t[key]]
     low, high = min(values), max(values)
     assert low > 0
     # The log range (in decades) holds the data and is not stretched far beyond it.

@@ -20,7 +20,7 @@ from django.test import Client
 from django.urls import reverse
 
 from rankings.charts import best_payload, distribution_payload, metric_label
-from rankings.models import ListEntry, RankedList
+from rankings.models import ListEntry, ListStatistic, RankedList
 from rankings.views.trends import release_sequence
 
 pytestmark = pytest.mark.django_db
@@ -66,11 +66,26 @@ def test_payloads_break_lines_at_gaps_and_keep_non_positive_values_off_a_log_axi
     assert (score["title"], bw["title"], md["title"]) == ("Score", "BW (GiB/s)", "MD (kIOPS)")
     assert score["values"] == [1.0, None, 4.0] and bw["values"] == [2.0, None, None]
 
-    dist = distribution_payload(
-        ["A", "B", "C"], {"A": [0.0, 5.0, -1.0, 7.0], "C": [0.0]}, "bw", {"B": "empty list"}
-    )
+    box = {"minimum": 5.0, "q1": 5.5, "median": 6.0, "q3": 6.5, "maximum": 7.0}
+    boxes = {
+        "A": ListStatistic(count=2, not_drawn=2, best_submission_id=9, best_name="X", **box),
+        "C": ListStatistic(count=0, not_drawn=1),
+    }
+    dist = distribution_payload(["A", "B", "C"], boxes, "bw", {"B": "empty list"})
     assert dist["title"] == "BW (GiB/s)" and dist["unit"] == "GiB/s"
-    assert dist["values"] == [[5.0, 7.0], [], []]
+    assert dist["boxes"] == [
+        {
+            "count": 2,
+            "min": 5.0,
+            "q1": 5.5,
+            "median": 6.0,
+            "q3": 6.5,
+            "max": 7.0,
+            "best": {"id": 9, "name": "X"},
+        },
+        None,
+        None,
+    ]
     assert dist["not_drawn"] == 3
     assert dist["gaps"] == [
         {"release": "B", "reason": "empty list"},
@@ -123,7 +138,7 @@ def test_trends_open_on_data_and_mark_the_gaps_of_the_release_sequence() -> None
     page = html.decode()
     dist = _chart_data(page)["distribution"]
     assert dist["title"] == "find (kIOPS)"
-    drawn = [v for values in dist["values"] for v in values]
+    drawn = [box["min"] for box in dist["boxes"] if box]
     assert drawn and min(drawn) > 0
     new_entries = ListEntry.objects.filter(
         ranked_list__list_type__slug="historical", find__isnull=False

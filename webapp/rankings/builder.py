@@ -52,6 +52,7 @@ from submissions.models import ListRule, ListType, Release, Submission
 
 from .eras import list_types_for
 from .list_lock import lists_locked
+from .list_statistics import fill_missing
 from .loading import load_facts, load_pins, stored_candidates, stored_entries
 from .membership import ListSpec, ReleaseBuilder
 from .membership import empty_reason as reason_for_spec
@@ -131,6 +132,8 @@ def _build(release_acronym: str | None, correction_reason: str | None, today: da
         previous = {**previous, **current}
         if release_acronym is not None and release.acronym == release_acronym:
             break
+    # Lists stored before their trends statistics existed (or written around the builder).
+    fill_missing()
     return report
 
 

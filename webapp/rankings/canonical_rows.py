@@ -18,6 +18,7 @@ from accounts.models import Site
 from submissions.canonical_names import FIELDS, SUBMITTED, UNKNOWN_FS_TYPE, Table, table
 from submissions.models import StorageSystem, SystemDescription
 
+from .list_statistics import refresh_all as refresh_statistics
 from .models import ListEntry
 
 FOLDER_KEY = "fs_type_from_archive_folder"  # set by the importer in ``SystemDescription.data``
@@ -144,6 +145,8 @@ def apply_to_stored_rows(dry_run: bool = False) -> list[str]:
         described, renamed = _descriptions(names, dry_run)
         entries = _list_entries(names, renamed, dry_run)
         entity_lines = _entities(names, dry_run)
+        if entries and not dry_run:
+            refresh_statistics()  # the trends chart names each list's best new entry
     verb = "would change" if dry_run else "changed"
     return [
         f"system descriptions {verb}: {described}",

@@ -216,3 +216,42 @@ class Correction(models.Model):
 
     def __str__(self) -> str:
         return f"{self.get_kind_display()} on {self.ranked_list} (rev {self.revision})"
+
+
+class ListStatistic(models.Model):
+    """What the trends chart draws for one metric of one list, stored when the list's entries
+    are written (``rankings.list_statistics``), so the page reads a few rows per release
+    instead of every entry's value (320 ms at 100,000 submissions).
+
+    The box describes the list's new entries (those first entered in its release) with a
+    positive value, as the chart shows them on a log axis; ``not_drawn`` counts the others.
+    """
+
+    ranked_list = models.ForeignKey(RankedList, on_delete=models.CASCADE, related_name="statistics")
+    metric = models.CharField(max_length=40, help_text='"score", "bw", "md" or a scored phase')
+    # Over every entry, carried ones too: the best-per-release line, the radar's list reference.
+    list_best = models.FloatField(null=True, help_text="highest value on the whole list")
+    # For "score" (never null) this is the list's size, shown on the home and list index.
+    list_count = models.PositiveIntegerField(default=0, help_text="entries with a value")
+    count = models.PositiveIntegerField(help_text="new entries with a positive value")
+    not_drawn = models.PositiveIntegerField(help_text="new entries with a value <= 0")
+    minimum = models.FloatField(null=True)
+    q1 = models.FloatField(null=True)
+    median = models.FloatField(null=True)
+    q3 = models.FloatField(null=True)
+    maximum = models.FloatField(null=True)
+    # The new entry holding ``maximum``, named as the list shows it.
+    best_submission = models.ForeignKey(
+        Submission, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    best_name = models.CharField(max_length=300, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["ranked_list", "metric"], name="list_statistic_unique_metric"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.metric} of {self.ranked_list_id}: {self.count} values"

@@ -17,6 +17,7 @@ from django.utils import timezone
 
 from submissions.models import ListType, Release
 
+from .list_statistics import store_statistics
 from .loading import stored_entries
 from .models import Correction, CorrectionKind, ListEntry, ListState, RankedList
 from .phases import PHASE_FIELDS
@@ -77,7 +78,9 @@ def _entry_rows(ranked_list: RankedList, entries: list[RankedEntry]) -> list[Lis
 
 def write_entries(ranked_list: RankedList, entries: list[RankedEntry]) -> None:
     ranked_list.entries.all().delete()
-    ListEntry.objects.bulk_create(_entry_rows(ranked_list, entries), batch_size=2000)
+    rows = _entry_rows(ranked_list, entries)
+    ListEntry.objects.bulk_create(rows, batch_size=2000)
+    store_statistics(ranked_list, rows)  # the trends chart's numbers, from the rows in hand
 
 
 def _placing(entry: RankedEntry) -> tuple[int, int, int, int]:
@@ -98,8 +101,8 @@ def rewrite_entries(
     One accepted run moves every entry below it down by one: those rows get their new placing
     in one UPDATE (re-inserting every row through the ORM was most of update_lists' time at
     100,000 submissions); rows whose content changed are replaced, and the rows of runs no
-    longer on the list deleted. Anything derived from a list's rows must be refreshed by the
-    caller after this, as after ``write_entries``.
+    longer on the list deleted. The list's trends statistics are recomputed from ``new``, as
+    ``write_entries`` does.
     """
     before = {e.candidate.submission_id: e for e in old}
     kept = {e.candidate.submission_id for e in new}
@@ -128,6 +131,7 @@ def rewrite_entries(
                 [*columns, ranked_list.pk],
             )
     ListEntry.objects.bulk_create(_entry_rows(ranked_list, replaced), batch_size=2000)
+    store_statistics(ranked_list, _entry_rows(ranked_list, new))
 
 
 def record_corrections(

@@ -4,34 +4,27 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from django.db.models import Count
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from submissions.models import Release
 
+from ..list_statistics import list_sizes
 from ..listview import ViewState, entry_queryset
-from ..models import ListEntry, RankedList
-from ..visibility import visible_entries, visible_lists, visible_submissions
+from ..models import RankedList
+from ..visibility import entries_without, hidden_on_lists, visible_lists, visible_submissions
 
 
 def _lists_by_release(
     request: HttpRequest, counted: Release | bool | None = True
 ) -> dict[Release, list[RankedList]]:
-    """Visible lists grouped by release, newest first. Entry counts (``size``) cost a scan
-    of every entry, so ``counted`` limits them: True = all, a release = only its lists."""
+    """Visible lists grouped by release, newest first, with their entry counts (``size``):
+    ``counted`` True = all, a release = only its lists, False = none."""
     lists = visible_lists(request.user).order_by("-release__release_date", "list_type__order")
     sizes: dict[int, int] = {}
     if counted is not False:
-        scope = ListEntry.objects.filter(ranked_list__in=lists.values("id"))
-        if isinstance(counted, Release):
-            scope = scope.filter(ranked_list__release=counted)
-        sizes = dict(
-            scope.order_by()
-            .values_list("ranked_list")
-            .annotate(n=Count("id"))
-            .values_list("ranked_list", "n")
-        )
+        scope = lists.filter(release=counted) if isinstance(counted, Release) else lists
+        sizes = list_sizes(scope.values_list("id", flat=True))
     grouped: dict[Release, list[RankedList]] = defaultdict(list)
     for ranked_list in lists:
         ranked_list.size = sizes.get(ranked_list.pk, 0)  # type: ignore[attr-defined]
@@ -45,9 +38,13 @@ def home(request: HttpRequest) -> HttpResponse:
     grouped = _lists_by_release(request, counted=latest or False)
     previews = []
     if latest is not None:
-        for ranked_list in grouped[latest]:
-            top = entry_queryset(visible_entries(request.user, ranked_list), ViewState())[:5]
-            previews.append((ranked_list, list(top)))
+        shown = grouped[latest]
+        hidden = hidden_on_lists(request.user, [rl.pk for rl in shown])
+        for ranked_list in shown:
+            entries = entries_without(
+                ranked_list, None if hidden is None else hidden[ranked_list.pk]
+            )
+            previews.append((ranked_list, list(entry_queryset(entries, ViewState())[:5])))
     return render(
         request,
         "rankings/home.html",

@@ -5,9 +5,10 @@ entries), and draws the whole release sequence between the first and the last re
 entries: a release without a list of the type, or whose list is empty, is a marked gap, never
 a line drawn through it.
 
-Anonymous views are cached until a visible list changes (created, rebuilt, corrected,
-published or withdrawn from view): the distributions hold every new entry's value, so at
-100,000 submissions computing the page costs hundreds of milliseconds.
+The distribution of each release's new entries is a box drawn from the statistics stored with
+the list (``rankings.list_statistics``), not from every entry's value: the page reads a few
+rows per release at any number of submissions. Anonymous views are also cached until a
+visible list changes (created, rebuilt, corrected, published or withdrawn from view).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from datetime import date
 from typing import Any
 
 from django.core.cache import cache
-from django.db.models import Exists, F, OuterRef, QuerySet, Subquery
+from django.db.models import Exists, OuterRef, QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
@@ -28,19 +29,23 @@ from submissions.models import ListType, Release
 from submissions.releases import PUBLICATION_DATES
 
 from .. import charts
-from ..models import ListEntry, RankedList
-from ..phases import PHASE_FIELDS, PHASES
-from ..visibility import visible_lists
+from ..models import ListEntry, ListStatistic, RankedList
+from ..phases import PHASES
+from ..visibility import hidden_best_entries, visible_lists
 
-METRICS = ("score", "bw", "md", *PHASES)
+BEST = ("score", "bw", "md")  # the best-per-release line's panels
+METRICS = (*BEST, *PHASES)
 PAGE_CACHE_SECONDS = 300
 
 
-def _page_cache_key(request: HttpRequest, lists: QuerySet[RankedList]) -> str | None:
+def _page_cache_key(
+    request: HttpRequest, lists: QuerySet[RankedList], hidden_best: list[int]
+) -> str | None:
     """The page for anonymous visitors is the same until one of ``lists`` (the visible
     ones) changes: the key holds each list's id, revision, build time and whether it has
-    entries (about a hundred short rows). Logged-in users and pending messages are not
-    cached, as for list pages."""
+    entries (about a hundred short rows), or one of the best entries it names stops being
+    public (``hidden_best``). Logged-in users and pending messages are not cached, as for
+    list pages."""
     if request.user.is_authenticated or "messages" in request.COOKIES:
         return None
     versions = (
@@ -52,6 +57,7 @@ def _page_cache_key(request: HttpRequest, lists: QuerySet[RankedList]) -> str | 
         [
             request.get_full_path(),
             *(f"{pk},{r},{built.timestamp()},{n}" for pk, r, built, n in versions),
+            ",".join(map(str, hidden_best)),
         ]
     )
     return "rankings-trends:" + hashlib.sha256(identity.encode()).hexdigest()
@@ -68,16 +74,6 @@ def _lists_with_entries(lists: QuerySet[RankedList]) -> list[tuple[str, str, dat
         lists.annotate(n=_has_entries())
         .order_by("-release__release_date", "list_type__order")
         .values_list("list_type__slug", "release__acronym", "release__release_date", "n")
-    )
-
-
-def _top(field: str) -> Subquery:
-    """A list's highest ``field``: the first row of its (list, field) index (migration
-    rankings 0005), where an aggregate would read every entry of every list of the type."""
-    return Subquery(
-        ListEntry.objects.filter(ranked_list=OuterRef("pk"))
-        .order_by(F(field).desc())
-        .values(field)[:1]
     )
 
 
@@ -105,20 +101,23 @@ def release_sequence(first: date, last: date) -> list[str]:
 
 def trends(request: HttpRequest) -> HttpResponse:
     lists = visible_lists(request.user)
-    cache_key = _page_cache_key(request, lists)
+    hidden_best = hidden_best_entries(request.user, lists)
+    cache_key = _page_cache_key(request, lists, hidden_best)
     if cache_key is not None and (cached := cache.get(cache_key)) is not None:
         return HttpResponse(cached)
-    response = _render_trends(request, lists)
+    response = _render_trends(request, lists, set(hidden_best))
     if cache_key is not None:
         cache.set(cache_key, response.content, PAGE_CACHE_SECONDS)
     return response
 
 
-def _render_trends(request: HttpRequest, lists: QuerySet[RankedList]) -> HttpResponse:
+def _render_trends(
+    request: HttpRequest, lists: QuerySet[RankedList], hidden_best: set[int]
+) -> HttpResponse:
     sizes = _lists_with_entries(lists)
-    with_entries = {slug for slug, _r, _d, count in sizes if count}
+    types_with_entries = {slug for slug, _r, _d, count in sizes if count}
     # Only list types with something to draw are offered.
-    types = list(ListType.objects.filter(slug__in=with_entries).order_by("order"))
+    types = list(ListType.objects.filter(slug__in=types_with_entries).order_by("order"))
     slugs = [t.slug for t in types]
     wanted = request.GET.get("list") or default_type(sizes)
     errors = []
@@ -131,40 +130,35 @@ def _render_trends(request: HttpRequest, lists: QuerySet[RankedList]) -> HttpRes
         phase = "score"
 
     of_type = lists.filter(list_type__slug=wanted)
-    best: dict[str, dict[str, Any]] = {
-        row["release__acronym"]: dict(row)
-        for row in of_type.annotate(
-            best_score=_top("score"), best_bw=_top("bw"), best_md=_top("md")
-        ).values("release__acronym", "best_score", "best_bw", "best_md")
-    }
     dated = [(day, acronym) for slug, acronym, day, count in sizes if slug == wanted and count]
     sequence = release_sequence(min(dated)[0], max(dated)[0]) if dated else []
     has_list = {acronym for slug, acronym, _d, _n in sizes if slug == wanted}
+    with_entries = {acronym for slug, acronym, _d, n in sizes if slug == wanted and n}
     gaps = {
         acronym: "empty list" if acronym in has_list else "no list"
         for acronym in sequence
-        if best.get(acronym, {}).get("best_score") is None
+        if acronym not in with_entries
     }
-    field = {"score": "score", "bw": "bw", "md": "md"}.get(phase) or PHASE_FIELDS[
-        PHASES.index(phase)
-    ]
-    distribution: dict[str, list[float]] = defaultdict(list)
-    # What was new in each release, not the carried-over rows (filtered in SQL: carried rows
-    # are most of a list's entries); unordered, the chart groups by release (the entries'
-    # default order sorted 100,000 rows on disk at 100,000 submissions).
-    for acronym, value in (
-        ListEntry.objects.filter(
-            ranked_list__in=of_type,
-            origin_release_id=F("ranked_list__release_id"),
-            **{f"{field}__isnull": False},
-        )
-        .order_by()
-        .values_list("ranked_list__release__acronym", field)
+    # The numbers drawn are stored with each list (rankings.list_statistics): a few rows per
+    # release, whatever the number of submissions.
+    best: dict[str, dict[str, Any]] = defaultdict(dict)
+    boxes: dict[str, ListStatistic] = {}
+    for stat in (
+        ListStatistic.objects.filter(ranked_list__in=of_type, metric__in=sorted({phase, *BEST}))
+        .select_related("ranked_list__release")
+        .only("metric", "list_best", *charts.BOX_FIELDS, "ranked_list__release__acronym")
     ):
-        distribution[acronym].append(value)
+        acronym = stat.ranked_list.release.acronym
+        if stat.metric in BEST:
+            best[acronym][f"best_{stat.metric}"] = stat.list_best
+        if stat.metric == phase:
+            boxes[acronym] = stat
+    for stat in boxes.values():  # a withdrawn run keeps its number in the box, not its name
+        if stat.best_submission_id in hidden_best:
+            stat.best_submission_id, stat.best_name = None, ""
     chart_data = {
         "best": charts.best_payload(sequence, best, gaps),
-        "distribution": charts.distribution_payload(sequence, distribution, phase, gaps),
+        "distribution": charts.distribution_payload(sequence, boxes, phase, gaps),
     }
     list_name = next((t.name for t in types if t.slug == wanted), "")
     return render(

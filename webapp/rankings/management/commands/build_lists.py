@@ -5,6 +5,8 @@ Idempotent: a second run reports every list unchanged and writes nothing. Frozen
 published lists are only changed with ``--correct``, which records corrections.
 ``--submission`` updates incrementally after those submissions were accepted or changed:
 only the lists they concern are read and written (``builder.update_lists``).
+``--statistics`` only computes the trends statistics of lists stored without them (after
+rankings migration 0006), without building; a full build fills them as well.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from rankings.builder import build_lists, update_lists
+from rankings.list_statistics import fill_missing
 
 
 class Command(BaseCommand):
@@ -34,9 +37,19 @@ class Command(BaseCommand):
             metavar="ID",
             help="only the lists these accepted (or changed) submissions concern; repeatable",
         )
+        parser.add_argument(
+            "--statistics",
+            action="store_true",
+            help="only fill the trends statistics of lists that have none (no build)",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         started = time.monotonic()
+        if options.get("statistics"):
+            filled = fill_missing()
+            self.stdout.write(f"statistics of {filled} lists filled")
+            self.stdout.write(f"done in {time.monotonic() - started:.2f} s")
+            return
         submissions = options.get("submission")
         if submissions and (options.get("release") or options.get("correct")):
             raise CommandError(
