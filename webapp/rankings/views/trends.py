@@ -12,14 +12,12 @@ published or withdrawn from view): the distributions hold every new entry's valu
 
 from __future__ import annotations
 
-import hashlib
 from collections import defaultdict
 from datetime import date
 from typing import Any
 
-from django.core.cache import cache
 from django.db.models import Exists, F, OuterRef, QuerySet, Subquery
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import render
 from django.urls import reverse
 
@@ -27,7 +25,7 @@ from ioscore_site.finite_json import finite
 from submissions.models import ListType, Release
 from submissions.releases import PUBLICATION_DATES
 
-from .. import charts
+from .. import charts, page_cache
 from ..models import ListEntry, RankedList
 from ..phases import PHASE_FIELDS, PHASES
 from ..visibility import visible_lists
@@ -36,25 +34,16 @@ METRICS = ("score", "bw", "md", *PHASES)
 PAGE_CACHE_SECONDS = 300
 
 
-def _page_cache_key(request: HttpRequest, lists: QuerySet[RankedList]) -> str | None:
+def _lists_identity(lists: QuerySet[RankedList]) -> list[str]:
     """The page for anonymous visitors is the same until one of ``lists`` (the visible
-    ones) changes: the key holds each list's id, revision, build time and whether it has
-    entries (about a hundred short rows). Logged-in users and pending messages are not
-    cached, as for list pages."""
-    if request.user.is_authenticated or "messages" in request.COOKIES:
-        return None
+    ones) changes: each list's id, revision, build time and whether it has entries (about
+    a hundred short rows)."""
     versions = (
         lists.annotate(n=_has_entries())
         .order_by("pk")
         .values_list("pk", "revision", "built_at", "n")
     )
-    identity = "|".join(
-        [
-            request.get_full_path(),
-            *(f"{pk},{r},{built.timestamp()},{n}" for pk, r, built, n in versions),
-        ]
-    )
-    return "rankings-trends:" + hashlib.sha256(identity.encode()).hexdigest()
+    return [f"{pk},{r},{built.timestamp()},{n}" for pk, r, built, n in versions]
 
 
 def _has_entries() -> Exists:
@@ -103,15 +92,15 @@ def release_sequence(first: date, last: date) -> list[str]:
     return sorted(days, key=lambda acronym: (days[acronym], acronym))
 
 
-def trends(request: HttpRequest) -> HttpResponse:
+def trends(request: HttpRequest) -> HttpResponseBase:
     lists = visible_lists(request.user)
-    cache_key = _page_cache_key(request, lists)
-    if cache_key is not None and (cached := cache.get(cache_key)) is not None:
-        return HttpResponse(cached)
-    response = _render_trends(request, lists)
-    if cache_key is not None:
-        cache.set(cache_key, response.content, PAGE_CACHE_SECONDS)
-    return response
+    return page_cache.serve(
+        request,
+        "trends",
+        None if request.user.is_authenticated else _lists_identity(lists),
+        lambda: _render_trends(request, lists),
+        PAGE_CACHE_SECONDS,
+    )
 
 
 def _render_trends(request: HttpRequest, lists: QuerySet[RankedList]) -> HttpResponse:
