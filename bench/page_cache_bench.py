@@ -24,8 +24,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import pages_bench as pb  # noqa: E402
-import service_scale as ss  # noqa: E402
+import pages_bench as pb
+import service_scale as ss
 
 CACHED = ("list page (main)", "API list entries", "compare 4 runs", "API results", "API result")
 

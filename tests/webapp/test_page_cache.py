@@ -81,6 +81,18 @@ def test_a_repeat_anonymous_request_is_served_from_the_cache(
     assert again["Content-Type"] == first["Content-Type"] == "application/json"
 
 
+def test_the_browsable_api_is_not_shared(scene: dict[str, Any]) -> None:
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    client = Client()
+    url = reverse("rankings:api-results")
+    assert client.get(url, HTTP_ACCEPT="text/html")["Content-Type"].startswith("text/html")
+    with CaptureQueriesContext(connection) as again:
+        client.get(url, HTTP_ACCEPT="text/html")
+    assert len(again) > 1  # rendered again (version, ids, rows...), not from the cache
+
+
 def test_a_withdrawn_result_is_never_served_from_the_cache(scene: dict[str, Any]) -> None:
     client = Client()
     urls = _cached_urls(scene)

@@ -48,6 +48,13 @@ def cache_key(request: Any, kind: str, identity: Iterable[Any]) -> str | None:
     return f"page-cache:{kind}:{hashlib.sha256(text.encode()).hexdigest()}"
 
 
+def _browsable(request: Any) -> bool:
+    """DRF's HTML view of the API (for browsers) holds per-visitor parts (login link, CSRF
+    token); only its JSON is shared."""
+    renderer = getattr(request, "accepted_renderer", None)
+    return renderer is not None and renderer.format != "json"
+
+
 def serve(
     request: Any,
     kind: str,
@@ -57,7 +64,7 @@ def serve(
 ) -> HttpResponseBase:
     """The cached response for ``identity`` or ``render()``'s, stored when it is a 200.
     ``identity`` ``None`` means "not cacheable for this request" (e.g. the committee)."""
-    key = None if identity is None else cache_key(request, kind, identity)
+    key = None if identity is None or _browsable(request) else cache_key(request, kind, identity)
     if key is not None and (cached := cache.get(key)) is not None:
         content, content_type = cached
         return HttpResponse(content, content_type=content_type)
