@@ -18,14 +18,21 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from ioscore_site.api_paging import CachedCountPagination
+from submissions import public_version
 from submissions.models import PhaseResult, Submission
 
+from . import page_cache
 from .listview import COLUMNS, LEVEL_LABELS, ListRows, ViewState
 from .models import RankedList
 from .phases import PHASES
 from .records import entry_record
 from .result_records import phase_records, result_ids, result_records
-from .visibility import visible_entries, visible_lists, visible_submissions
+from .visibility import (
+    entries_without,
+    hidden_submissions,
+    visible_lists,
+    visible_submissions,
+)
 
 
 class PublicListSerializer(serializers.ModelSerializer):
@@ -186,19 +193,31 @@ class ListEntriesView(generics.ListAPIView):
     serializer_class = PublicEntrySerializer
 
     @extend_schema(parameters=_ENTRY_PARAMETERS)
-    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        return super().get(request, *args, **kwargs)
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Any:
+        the_list, hidden = self._list_and_hidden()
+        return page_cache.serve(
+            request,
+            "api-entries",
+            page_cache.list_identity(the_list, hidden),
+            lambda: self.finalize_response(request, super(ListEntriesView, self).get(request)),
+        )
+
+    def _list_and_hidden(self) -> tuple[RankedList, list[int] | None]:
+        if not hasattr(self, "_shown"):
+            the_list = get_object_or_404(
+                visible_lists(self.request.user),
+                release__acronym=self.kwargs["release"],
+                list_type__slug=self.kwargs["list_type"],
+            )
+            self._shown = (the_list, hidden_submissions(self.request.user, the_list))
+        return self._shown
 
     def get_queryset(self) -> Any:
-        the_list = get_object_or_404(
-            visible_lists(self.request.user),
-            release__acronym=self.kwargs["release"],
-            list_type__slug=self.kwargs["list_type"],
-        )
+        the_list, hidden = self._list_and_hidden()
         state = ViewState.from_query(self.request.query_params)
         if state.errors:
             raise ValidationError({"query": state.errors})
-        rows = ListRows(visible_entries(self.request.user, the_list), state, records=True)
+        rows = ListRows(entries_without(the_list, hidden), state, records=True)
         return _Records(rows, the_list)
 
 
@@ -231,15 +250,21 @@ _AFTER = OpenApiParameter(
 class ResultsView(generics.ListAPIView):
     """Public (accepted, released) submissions with their phases, in id order.
 
-    ``count`` is exact as of at most 30 seconds ago (counting every result on every page
-    would cost more than the page); the results themselves are always current."""
+    ``count`` is exact as of at most a minute and a half ago (counting every result on every
+    page would cost more than the page); the results themselves are always current: a page
+    is served from the anonymous cache only while the public-results version is unchanged."""
 
     serializer_class = PublicResultSerializer  # the records' description (OpenAPI)
     pagination_class = CachedCountPagination
 
     @extend_schema(parameters=[_AFTER])
-    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        return super().get(request, *args, **kwargs)
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Any:
+        return page_cache.serve(
+            request,
+            "api-results",
+            [public_version.current()],
+            lambda: self.finalize_response(request, super(ResultsView, self).get(request)),
+        )
 
     def get_queryset(self) -> Any:
         results = visible_submissions(self.request.user)
@@ -258,6 +283,14 @@ class ResultsView(generics.ListAPIView):
 
 class ResultDetailView(generics.RetrieveAPIView):
     serializer_class = PublicResultSerializer
+
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Any:
+        return page_cache.serve(
+            request,
+            "api-result",
+            [public_version.current()],
+            lambda: self.finalize_response(request, super(ResultDetailView, self).get(request)),
+        )
 
     def get_queryset(self) -> Any:
         return visible_submissions(self.request.user)

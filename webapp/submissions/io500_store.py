@@ -13,6 +13,7 @@ from typing import Any
 
 from accounts.models import Site
 
+from . import public_version
 from .models import (
     ClientSystem,
     PhaseResult,
@@ -129,6 +130,7 @@ def write_submissions(items: list[SubmissionRows]) -> None:
         batch_size=BATCH,
     )
     _write_phases(items)
+    public_version.bump()  # bulk writes send no signals
     ids = [i.submission.pk for i in items if i.submission is not None]
     _upsert(
         SystemDescription,

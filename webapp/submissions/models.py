@@ -453,3 +453,12 @@ class LevelChange(models.Model):
 
     class Meta:
         ordering = ["created", "id"]
+
+
+class PublicResultsVersion(models.Model):
+    """One row whose counter moves in the same transaction as any change to what is public
+    (see ``submissions.public_version``): caches of public pages key on it, and a counter
+    in the database (not in the cache, which may be per process) is the same for every
+    worker and never ahead of what it describes."""
+
+    counter = models.BigIntegerField(default=0)

@@ -13,6 +13,7 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
+from . import public_version
 from .models import Status, Submission, SubmissionTransition
 from .signals import announce_list_change
 from .tasks import queue_notification
@@ -83,5 +84,6 @@ def transition(
     )
     queue_notification(change)
     if Status.ACCEPTED in (frm, to):  # on the lists now, or no longer
+        public_version.bump()  # in this transaction: no cache serves the old state after it
         announce_list_change(locked.pk)
     return change

@@ -5,13 +5,14 @@ from __future__ import annotations
 from collections import defaultdict
 from functools import partial
 
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import render
 
 from ioscore_site.finite_json import finite
+from submissions import public_version
 from submissions.models import PhaseResult, Submission
 
-from .. import charts
+from .. import charts, page_cache
 from ..phases import PHASES, unit
 from ..visibility import visible_submissions
 
@@ -30,7 +31,15 @@ def _parse_ids(text: str) -> list[int]:
     return ids
 
 
-def compare(request: HttpRequest) -> HttpResponse:
+def compare(request: HttpRequest) -> HttpResponseBase:
+    # Everything shown (the runs, their phases, the best of all public runs) is public
+    # results: one version covers it.
+    return page_cache.serve(
+        request, "compare", [public_version.current()], lambda: _render_compare(request)
+    )
+
+
+def _render_compare(request: HttpRequest) -> HttpResponse:
     error = ""
     try:
         # ?ids=1,2,3 (permalinks) or repeated ?pick= (the list page's checkboxes)

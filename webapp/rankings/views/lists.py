@@ -4,17 +4,24 @@ downloads and a release's changelog of corrections."""
 from __future__ import annotations
 
 import csv
-import hashlib
 from typing import Any
 
 from django.core.cache import cache
 from django.core.paginator import Paginator
 from django.db.models import QuerySet
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest, JsonResponse
+from django.http import (
+    Http404,
+    HttpRequest,
+    HttpResponse,
+    HttpResponseBadRequest,
+    HttpResponseBase,
+    JsonResponse,
+)
 from django.shortcuts import get_object_or_404, render
 
 from submissions.models import Release
 
+from .. import page_cache
 from ..builder import empty_reason
 from ..listview import (
     COLUMNS,
@@ -39,7 +46,6 @@ from ..visibility import (
 from .compare import MAX_COMPARE
 
 FACET_CACHE_SECONDS = 300
-PAGE_CACHE_SECONDS = 60
 
 
 def _get_list(request: HttpRequest, release: str, list_type: str) -> RankedList:
@@ -69,37 +75,15 @@ def _facets(
     return facets
 
 
-def _page_cache_key(
-    request: HttpRequest, the_list: RankedList, hidden: list[int] | None
-) -> str | None:
-    """Anonymous views of a list are the same for everyone until the list changes (new
-    revision or rebuild) or one of its submissions stops being public, so the key holds all
-    of these; logged-in users (their header differs) and pending messages are not cached."""
-    if hidden is None or request.user.is_authenticated or "messages" in request.COOKIES:
-        return None
-    identity = "|".join(
-        [
-            request.get_full_path(),
-            str(the_list.pk),
-            str(the_list.revision),
-            the_list.state,
-            str(the_list.built_at.timestamp()),
-            ",".join(map(str, sorted(hidden))),
-        ]
-    )
-    return "rankings-page:" + hashlib.sha256(identity.encode()).hexdigest()
-
-
-def ranked_list(request: HttpRequest, release: str, list_type: str) -> HttpResponse:
+def ranked_list(request: HttpRequest, release: str, list_type: str) -> HttpResponseBase:
     the_list = _get_list(request, release, list_type)
     hidden = hidden_submissions(request.user, the_list)
-    cache_key = _page_cache_key(request, the_list, hidden)
-    if cache_key is not None and (cached := cache.get(cache_key)) is not None:
-        return HttpResponse(cached)
-    response = _render_list(request, the_list, entries_without(the_list, hidden))
-    if cache_key is not None:
-        cache.set(cache_key, response.content, PAGE_CACHE_SECONDS)
-    return response
+    return page_cache.serve(
+        request,
+        "list",
+        page_cache.list_identity(the_list, hidden),
+        lambda: _render_list(request, the_list, entries_without(the_list, hidden)),
+    )
 
 
 def _render_list(

@@ -13,14 +13,12 @@ visible list changes (created, rebuilt, corrected, published or withdrawn from v
 
 from __future__ import annotations
 
-import hashlib
 from collections import defaultdict
 from datetime import date
 from typing import Any
 
-from django.core.cache import cache
 from django.db.models import Exists, OuterRef, QuerySet
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import render
 from django.urls import reverse
 
@@ -28,7 +26,7 @@ from ioscore_site.finite_json import finite
 from submissions.models import ListType, Release
 from submissions.releases import PUBLICATION_DATES
 
-from .. import charts
+from .. import charts, page_cache
 from ..models import ListEntry, ListStatistic, RankedList
 from ..phases import PHASES
 from ..visibility import hidden_best_entries, visible_lists
@@ -38,29 +36,16 @@ METRICS = (*BEST, *PHASES)
 PAGE_CACHE_SECONDS = 300
 
 
-def _page_cache_key(
-    request: HttpRequest, lists: QuerySet[RankedList], hidden_best: list[int]
-) -> str | None:
+def _lists_identity(lists: QuerySet[RankedList]) -> list[str]:
     """The page for anonymous visitors is the same until one of ``lists`` (the visible
-    ones) changes: the key holds each list's id, revision, build time and whether it has
-    entries (about a hundred short rows), or one of the best entries it names stops being
-    public (``hidden_best``). Logged-in users and pending messages are not cached, as for
-    list pages."""
-    if request.user.is_authenticated or "messages" in request.COOKIES:
-        return None
+    ones) changes: each list's id, revision, build time and whether it has entries (about
+    a hundred short rows)."""
     versions = (
         lists.annotate(n=_has_entries())
         .order_by("pk")
         .values_list("pk", "revision", "built_at", "n")
     )
-    identity = "|".join(
-        [
-            request.get_full_path(),
-            *(f"{pk},{r},{built.timestamp()},{n}" for pk, r, built, n in versions),
-            ",".join(map(str, hidden_best)),
-        ]
-    )
-    return "rankings-trends:" + hashlib.sha256(identity.encode()).hexdigest()
+    return [f"{pk},{r},{built.timestamp()},{n}" for pk, r, built, n in versions]
 
 
 def _has_entries() -> Exists:
@@ -99,16 +84,22 @@ def release_sequence(first: date, last: date) -> list[str]:
     return sorted(days, key=lambda acronym: (days[acronym], acronym))
 
 
-def trends(request: HttpRequest) -> HttpResponse:
+def trends(request: HttpRequest) -> HttpResponseBase:
     lists = visible_lists(request.user)
     hidden_best = hidden_best_entries(request.user, lists)
-    cache_key = _page_cache_key(request, lists, hidden_best)
-    if cache_key is not None and (cached := cache.get(cache_key)) is not None:
-        return HttpResponse(cached)
-    response = _render_trends(request, lists, set(hidden_best))
-    if cache_key is not None:
-        cache.set(cache_key, response.content, PAGE_CACHE_SECONDS)
-    return response
+    # The page names each release's best entry: one that stops being public changes it.
+    identity = (
+        None
+        if request.user.is_authenticated
+        else [*_lists_identity(lists), ",".join(map(str, hidden_best))]
+    )
+    return page_cache.serve(
+        request,
+        "trends",
+        identity,
+        lambda: _render_trends(request, lists, set(hidden_best)),
+        PAGE_CACHE_SECONDS,
+    )
 
 
 def _render_trends(

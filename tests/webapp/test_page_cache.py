@@ -1,0 +1,166 @@
+"""The anonymous response cache of the public pages and API (``rankings.page_cache``).
+
+A response cached for anonymous visitors must stop being served the moment what it shows
+changes (a withdrawal, an acceptance, the end of an embargo), and is never served to a
+logged-in user.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime, timedelta
+from typing import Any
+from unittest import mock
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from submissions import public_version, workflow
+from submissions.models import Submission
+
+from .test_rankings import World, build
+from .test_rankings_access import PENDING_SYSTEM, SECRET_SYSTEM, urlpatterns  # noqa: F401
+
+pytestmark = [pytest.mark.urls(__name__), pytest.mark.django_db]
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache() -> Any:
+    from django.core.cache import cache
+
+    cache.clear()
+    yield
+    cache.clear()
+
+
+@pytest.fixture
+def scene(cast: Any) -> dict[str, Any]:
+    world = World()
+    past = world.release("SC19", date(2019, 11, 19))
+    future = world.release("ISC99", date.today() + timedelta(days=120))
+    public = world.submission(past, 5.0, system="Public Cluster", owner=cast.submitter)
+    other = world.submission(past, 7.0, system="Other Cluster")
+    pending = world.submission(past, 50.0, system=PENDING_SYSTEM, status="under_review")
+    embargoed = world.submission(future, 500.0, system=SECRET_SYSTEM)
+    build()
+    return {
+        "public": public,
+        "other": other,
+        "pending": pending,
+        "embargoed": embargoed,
+        "cast": cast,
+    }
+
+
+def _cached_urls(scene: dict[str, Any]) -> list[str]:
+    ids = f"{scene['public'].pk},{scene['other'].pk}"
+    return [
+        reverse("rankings:ranked-list", args=["SC19", "full"]),
+        reverse("rankings:api-list-entries", args=["SC19", "full"]),
+        reverse("rankings:api-results"),
+        reverse("rankings:api-result", args=[scene["public"].pk]),
+        reverse("rankings:compare") + f"?ids={ids}",
+        reverse("rankings:trends"),
+    ]
+
+
+def _texts(client: Client, urls: list[str]) -> dict[str, str]:
+    return {url: client.get(url).content.decode() for url in urls}
+
+
+def test_a_repeat_anonymous_request_is_served_from_the_cache(
+    scene: dict[str, Any], django_assert_max_num_queries: Any
+) -> None:
+    client = Client()
+    url = reverse("rankings:api-results")
+    first = client.get(url)
+    assert first.status_code == 200 and "Public Cluster" in first.content.decode()
+    with django_assert_max_num_queries(1):  # the public-results version, nothing else
+        again = client.get(url)
+    assert again.content == first.content
+    assert again["Content-Type"] == first["Content-Type"] == "application/json"
+
+
+def test_the_browsable_api_is_not_shared(scene: dict[str, Any]) -> None:
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    client = Client()
+    url = reverse("rankings:api-results")
+    assert client.get(url, HTTP_ACCEPT="text/html")["Content-Type"].startswith("text/html")
+    with CaptureQueriesContext(connection) as again:
+        client.get(url, HTTP_ACCEPT="text/html")
+    assert len(again) > 1  # rendered again (version, ids, rows...), not from the cache
+
+
+def test_a_withdrawn_result_is_never_served_from_the_cache(scene: dict[str, Any]) -> None:
+    client = Client()
+    urls = _cached_urls(scene)
+    before = _texts(client, urls)
+    for url in urls[:-1]:  # trends draws values, not names
+        assert "Public Cluster" in before[url], url
+    # As the admin does it: a freshly loaded row saved with another status.
+    row = Submission.objects.get(pk=scene["public"].pk)
+    row.status = "withdrawn"
+    row.save()
+    after = _texts(client, urls)
+    for url in urls[:-1]:
+        assert "Public Cluster" not in after[url], url
+    assert client.get(urls[3]).status_code == 404  # the result itself
+
+
+def test_an_acceptance_shows_at_once(scene: dict[str, Any]) -> None:
+    client = Client()
+    url = reverse("rankings:api-results")
+    version = public_version.current()
+    assert PENDING_SYSTEM not in client.get(url).content.decode()
+    workflow.transition(
+        scene["pending"], "accepted", scene["cast"].reviewer, "fine", role=workflow.COMMITTEE
+    )
+    assert public_version.current() != version
+    assert PENDING_SYSTEM in client.get(url).content.decode()
+
+
+def test_the_end_of_an_embargo_shows_without_any_write(scene: dict[str, Any]) -> None:
+    client = Client()
+    url = reverse("rankings:api-results")
+    assert SECRET_SYSTEM not in client.get(url).content.decode()
+    later = datetime.combine(date.today() + timedelta(days=121), datetime.min.time(), UTC)
+    with mock.patch("django.utils.timezone.now", return_value=later):
+        assert SECRET_SYSTEM in client.get(url).content.decode()
+
+
+def test_logged_in_users_never_get_the_anonymous_bytes(scene: dict[str, Any]) -> None:
+    # A run withdrawn after its list was built: hidden from anonymous visitors, shown to the
+    # committee; an unaccepted one: on no list, but the committee sees it in the results.
+    row = Submission.objects.get(pk=scene["other"].pk)
+    row.status = "withdrawn"
+    row.save()
+    ids = f"{scene['public'].pk},{scene['pending'].pk}"
+    committee_only = {
+        reverse("rankings:api-results"): PENDING_SYSTEM,
+        reverse("rankings:compare") + f"?ids={ids}": PENDING_SYSTEM,
+        reverse("rankings:api-list-entries", args=["SC19", "full"]): "Other Cluster",
+        reverse("rankings:ranked-list", args=["SC19", "full"]): "Other Cluster",
+    }
+    anonymous = Client()
+    for url, name in committee_only.items():
+        assert name not in anonymous.get(url).content.decode(), url
+    committee = Client()
+    committee.force_login(scene["cast"].reviewer)
+    for url, name in committee_only.items():
+        assert name in committee.get(url).content.decode(), url
+    submitter = Client()
+    submitter.force_login(scene["cast"].submitter)
+    page = submitter.get(reverse("rankings:ranked-list", args=["SC19", "full"])).content.decode()
+    assert scene["cast"].submitter.username in page  # their own header, not the shared one
+
+
+def test_the_api_token_user_is_not_anonymous(scene: dict[str, Any]) -> None:
+    from accounts.models import ApiToken, Site
+
+    url = reverse("rankings:api-results")
+    assert PENDING_SYSTEM not in Client().get(url).content.decode()
+    _token, raw = ApiToken.issue(scene["cast"].reviewer, Site.objects.first(), "cache test")
+    response = Client().get(url, HTTP_AUTHORIZATION=f"Token {raw}")
+    assert PENDING_SYSTEM in response.content.decode()
