@@ -168,7 +168,7 @@ def load_pins() -> dict[str, dict[tuple[str, int], int]]:
     return pins
 
 
-ENTRY_VALUE_FIELDS = (
+CANDIDATE_FIELDS = (
     "submission_id",
     "score",
     "bw",
@@ -176,6 +176,11 @@ ENTRY_VALUE_FIELDS = (
     *PHASE_FIELDS,
     "submitted_at",
     "origin_release_id",
+)
+
+
+ENTRY_VALUE_FIELDS = (
+    *CANDIDATE_FIELDS,
     "carried_over",
     "rank",
     "bw_rank",
@@ -186,17 +191,6 @@ ENTRY_VALUE_FIELDS = (
     "pinned",
     "displaced",
     *DISPLAY_FIELDS,
-)
-
-
-CANDIDATE_FIELDS = (
-    "submission_id",
-    "score",
-    "bw",
-    "md",
-    *PHASE_FIELDS,
-    "submitted_at",
-    "origin_release_id",
 )
 
 
