@@ -30,19 +30,7 @@ def _problems(page: Any) -> list[str]:
     return [*page.js_errors, *page.console_errors]
 
 
-def _seed_list_types() -> None:
-    import importlib
-
-    from django.apps import apps
-
-    from submissions.models import ListType
-
-    if not ListType.objects.exists():  # transactional_db flushed the seeded rows
-        importlib.import_module("migrations.submissions.0002_list_types").seed(apps, None)
-
-
 def test_markup_in_a_system_name_is_text_in_the_legend(page: Any, live_server: Any) -> None:
-    _seed_list_types()
     world = World()
     sc19 = world.release("SC19", date(2019, 11, 19))
     hostile = world.submission(sc19, 4.0, system=HOSTILE_NAME)

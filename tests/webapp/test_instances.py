@@ -141,7 +141,11 @@ def test_two_instances_each_validate_their_own_submission(
         instance_b["env"]["DATABASE_URL"],
         instance_b["var"] / "media",
         instance_b["var"] / "worker-b.log",
-        {k: v for k, v in instance_b["env"].items() if k.startswith(("IOSCORE", "CELERY"))},
+        # B's own instance name: the worker's defaults are this process's (A's) settings
+        {
+            **{k: v for k, v in instance_b["env"].items() if k.startswith(("IOSCORE", "CELERY"))},
+            "IOSCORE_INSTANCE": name_b,
+        },
     )
     try:
         _token, raw = ApiToken.issue(cast.submitter, cast.site)

@@ -26,12 +26,25 @@ pytestmark = [pytest.mark.urls(__name__), pytest.mark.django_db]
 BW = ("ior-easy-write", "ior-hard-write", "ior-easy-read", "ior-hard-read")
 
 
+def seed_list_types() -> None:
+    """The list types migration 0002 seeds, when a transactional test's flush removed them."""
+    import importlib
+
+    from django.apps import apps
+
+    from submissions.models import ListType
+
+    if not ListType.objects.exists():
+        importlib.import_module("migrations.submissions.0002_list_types").seed(apps, None)
+
+
 class World:
     """Small explicit builders for releases, sites, storage systems and submissions."""
 
     def __init__(self) -> None:
         from accounts.models import Site
 
+        seed_list_types()
         self.site = Site.objects.create(name="Ranking University", abbreviation="RU")
         self.clock = datetime(2020, 1, 1, tzinfo=UTC)
 
