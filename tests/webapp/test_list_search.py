@@ -239,3 +239,35 @@ def test_a_searched_page_counts_and_picks_its_rows_in_one_scan(
     assert past.content.decode().count("<tr data-submission=") == 3
     beyond = client.get(api_url, {"q": "university", "offset": 50}).json()
     assert beyond["count"] == 3 and beyond["results"] == []
+
+
+def test_the_whole_list_count_is_remembered_per_version_of_the_list(
+    searchable: dict[str, int], client: Any
+) -> None:
+    """Re-sorting the whole list does not count it again until the list changes (a new
+    version, or an entry hidden); a filtered view always counts what it matches."""
+    from django.core.cache import cache
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+    from django.utils import timezone
+
+    from rankings.models import RankedList
+    from submissions.models import Submission
+
+    def counts(query: dict[str, str]) -> tuple[int, int]:
+        with CaptureQueriesContext(connection) as captured:
+            page = client.get(reverse("rankings:ranked-list", args=["SC19", "historical"]), query)
+        assert page.status_code == 200
+        shown = page.content.decode().count("<tr data-submission=")
+        return sum("COUNT(" in q["sql"].upper() for q in captured.captured_queries), shown
+
+    cache.clear()
+    whole = counts({"sort": "find"})[0]
+    assert whole > 0
+    assert counts({"sort": "institution"}) == (whole - 1, 5)  # the same count, remembered
+    assert counts({"sort": "system", "q": "university"})[1] == 3
+    the_list = RankedList.objects.get(release__acronym="SC19", list_type__slug="historical")
+    RankedList.objects.filter(pk=the_list.pk).update(built_at=timezone.now())
+    assert counts({"sort": "md"})[0] == whole  # a rebuilt list is counted again
+    Submission.objects.filter(pk=searchable["Beta"]).update(status="withdrawn")
+    assert counts({"sort": "bw"})[1] == 4  # one entry hidden: another count

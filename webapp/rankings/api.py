@@ -219,7 +219,13 @@ class ListEntriesView(generics.ListAPIView):
         if state.errors:
             raise ValidationError({"query": state.errors})
         return _Records(
-            ListRows(entries_without(the_list, hidden), state, records=True, window=self._window()),
+            ListRows(
+                entries_without(the_list, hidden),
+                state,
+                records=True,
+                window=self._window(),
+                version=page_cache.list_identity(the_list, hidden),
+            ),
             the_list,
         )
 

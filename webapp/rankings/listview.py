@@ -9,11 +9,13 @@ numbers. Re-sorting changes only the display order; the rank shown is always the
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, overload
 from urllib.parse import urlencode
 
+from django.core.cache import cache
 from django.core.exceptions import EmptyResultSet
 from django.db import connections
 from django.db.models import Case, F, IntegerField, OuterRef, Q, QuerySet, Subquery, Value, When
@@ -303,6 +305,11 @@ def entry_queryset(
     return _ordered(annotated_entries(filtered_entries(entries, state), records), state)
 
 
+# As long as an anonymous page is cached (page_cache.PAGE_SECONDS): a list's rows change
+# only with its version, except a few canonical-name and import rewrites.
+WHOLE_LIST_COUNT_SECONDS = 60
+
+
 class ListRows:
     """The rows of a list view as a paginator wants them (``count()`` and slices), for the
     page and the API alike.
@@ -314,7 +321,10 @@ class ListRows:
     default the state's page): a filtered or searched view must test every entry of the
     list, so its count and that page's ids come from one such scan (``_scan``) instead of
     two. An unfiltered count is a walk of the list's id index and an unfiltered page an
-    ordered index walk or a top-N sort, both cheaper apart than one query doing both."""
+    ordered index walk or a top-N sort, both cheaper apart than one query doing both; with
+    ``version`` (``page_cache.list_identity``: the list's version and its hidden entries)
+    that count is remembered for as long as an anonymous page is, so a re-sorted page of the
+    whole list pays for its sort only."""
 
     def __init__(
         self,
@@ -322,6 +332,7 @@ class ListRows:
         state: ViewState,
         records: bool = False,
         window: slice | None = None,
+        version: list[Any] | None = None,
     ):
         self.matching = filtered_entries(entries, state)
         self.state = state
@@ -330,15 +341,27 @@ class ListRows:
             first = (state.page - 1) * state.per_page
             window = slice(first, first + state.per_page)
         self.window = window
+        self.version = version
         self._total: int | None = None
         self._window_ids: list[int] | None = None
 
     def count(self) -> int:
         if self._total is None and self.state.filtered:
             self._window_ids = self._scan(self.window)
-        if self._total is None:  # unfiltered, or the window lies past the last row
+        if self._total is None and not self.state.filtered and self.version is not None:
+            self._total = self._whole_list_count(self.version)
+        if self._total is None:  # the window lies past the last row, or not remembered
             self._total = int(self.matching.count())
         return self._total
+
+    def _whole_list_count(self, version: list[Any]) -> int:
+        text = "|".join(map(str, version))
+        key = "list-count:" + hashlib.sha256(text.encode()).hexdigest()
+        total = cache.get(key)
+        if total is None:
+            total = int(self.matching.count())
+            cache.set(key, total, WHOLE_LIST_COUNT_SECONDS)
+        return int(total)
 
     def __len__(self) -> int:
         return self.count()
