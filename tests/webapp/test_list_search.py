@@ -171,7 +171,20 @@ def test_search_text_follows_a_rename_and_a_rebuild() -> None:
 
 @pytest.mark.parametrize(
     "query",
-    ["", "sort=release", "sort=level&dir=desc", "sort=institution", "sort=find", "q=university"],
+    [
+        "",
+        "sort=release",
+        "sort=level&dir=desc",
+        "sort=institution",
+        "sort=find",
+        "q=university",
+        "q=university&sort=institution&dir=desc",
+        "q=a&sort=level",
+        "fs=lustre&sort=release",
+        "nodes_min=10&sort=find",
+        "vendor=ddn&sort=md&dir=asc",
+        "q=no-such-system",
+    ],
 )
 def test_slices_match_the_display_query(searchable: dict[str, int], query: str) -> None:
     """``ListRows`` picks a page's ids first; the rows and order are the display query's."""
@@ -187,3 +200,74 @@ def test_slices_match_the_display_query(searchable: dict[str, int], query: str) 
         page = rows[start:stop]
         assert [e.pk for e in page] == expected[start:stop]
         assert all(hasattr(e, "io500_id") and hasattr(e, "origin_date") for e in page)
+
+
+def _scans(queries: list[dict[str, str]]) -> list[str]:
+    """The queries that test a list's entries against the search."""
+    return [q["sql"] for q in queries if "rankings_listentry" in q["sql"] and "LIKE" in q["sql"]]
+
+
+def test_a_searched_page_counts_and_picks_its_rows_in_one_scan(
+    searchable: dict[str, int], client: Any
+) -> None:
+    """A search tests every entry of the list: the page's count and its ids come from one
+    such pass (the paginator's count used to be a second one), on the page and the API; a
+    page past the end still shows the last page, an offset past the end nothing."""
+    from django.core.cache import cache
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    university = matching("q=university")
+    assert len(university) == 3
+    page_url = reverse("rankings:ranked-list", args=["SC19", "historical"])
+    api_url = reverse("rankings:api-list-entries", args=["SC19", "historical"])
+    cache.clear()
+    with CaptureQueriesContext(connection) as captured:
+        page = client.get(page_url, {"q": "university", "per_page": 25})
+    assert page.status_code == 200
+    scans = _scans(captured.captured_queries)
+    assert len(scans) == 1 and "OVER ()" in scans[0], scans
+    assert page.content.decode().count("<tr data-submission=") == 3
+
+    with CaptureQueriesContext(connection) as captured:
+        api = client.get(api_url, {"q": "university", "limit": 2, "offset": 1}).json()
+    assert len(_scans(captured.captured_queries)) == 1
+    assert api["count"] == 3
+    assert [r["submission_id"] for r in api["results"]] == university[1:3]
+
+    past = client.get(page_url, {"q": "university", "page": 9})
+    assert past.content.decode().count("<tr data-submission=") == 3
+    beyond = client.get(api_url, {"q": "university", "offset": 50}).json()
+    assert beyond["count"] == 3 and beyond["results"] == []
+
+
+def test_the_whole_list_count_is_remembered_per_version_of_the_list(
+    searchable: dict[str, int], client: Any
+) -> None:
+    """Re-sorting the whole list does not count it again until the list changes (a new
+    version, or an entry hidden); a filtered view always counts what it matches."""
+    from django.core.cache import cache
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+    from django.utils import timezone
+
+    from rankings.models import RankedList
+    from submissions.models import Submission
+
+    def counts(query: dict[str, str]) -> tuple[int, int]:
+        with CaptureQueriesContext(connection) as captured:
+            page = client.get(reverse("rankings:ranked-list", args=["SC19", "historical"]), query)
+        assert page.status_code == 200
+        shown = page.content.decode().count("<tr data-submission=")
+        return sum("COUNT(" in q["sql"].upper() for q in captured.captured_queries), shown
+
+    cache.clear()
+    whole = counts({"sort": "find"})[0]
+    assert whole > 0
+    assert counts({"sort": "institution"}) == (whole - 1, 5)  # the same count, remembered
+    assert counts({"sort": "system", "q": "university"})[1] == 3
+    the_list = RankedList.objects.get(release__acronym="SC19", list_type__slug="historical")
+    RankedList.objects.filter(pk=the_list.pk).update(built_at=timezone.now())
+    assert counts({"sort": "md"})[0] == whole  # a rebuilt list is counted again
+    Submission.objects.filter(pk=searchable["Beta"]).update(status="withdrawn")
+    assert counts({"sort": "bw"})[1] == 4  # one entry hidden: another count

@@ -14,6 +14,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics, serializers
 from rest_framework.exceptions import ValidationError
+from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -217,8 +218,26 @@ class ListEntriesView(generics.ListAPIView):
         state = ViewState.from_query(self.request.query_params)
         if state.errors:
             raise ValidationError({"query": state.errors})
-        rows = ListRows(entries_without(the_list, hidden), state, records=True)
-        return _Records(rows, the_list)
+        return _Records(
+            ListRows(
+                entries_without(the_list, hidden),
+                state,
+                records=True,
+                window=self._window(),
+                version=page_cache.list_identity(the_list, hidden),
+            ),
+            the_list,
+        )
+
+    def _window(self) -> slice | None:
+        """The slice the paginator will ask for after counting, so a filtered view counts
+        and reads that page in one scan (``ListRows``)."""
+        paginator = self.paginator
+        if not isinstance(paginator, LimitOffsetPagination):
+            return None
+        limit = paginator.get_limit(self.request)
+        offset = paginator.get_offset(self.request)
+        return None if limit is None else slice(offset, offset + limit)
 
 
 class _Records:

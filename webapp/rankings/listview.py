@@ -9,11 +9,15 @@ numbers. Re-sorting changes only the display order; the rank shown is always the
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, overload
 from urllib.parse import urlencode
 
+from django.core.cache import cache
+from django.core.exceptions import EmptyResultSet
+from django.db import connections
 from django.db.models import Case, F, IntegerField, OuterRef, Q, QuerySet, Subquery, Value, When
 from django.db.models.functions import Lower
 
@@ -301,22 +305,63 @@ def entry_queryset(
     return _ordered(annotated_entries(filtered_entries(entries, state), records), state)
 
 
+# As long as an anonymous page is cached (page_cache.PAGE_SECONDS): a list's rows change
+# only with its version, except a few canonical-name and import rewrites.
+WHOLE_LIST_COUNT_SECONDS = 60
+
+
 class ListRows:
     """The rows of a list view as a paginator wants them (``count()`` and slices), for the
     page and the API alike.
 
-    Both halves stay on the entry table: the count has no join, and a slice first picks the
-    page's ids by a narrow ordered scan, then reads the display columns of those rows only.
-    Slicing the display query itself sorted every entry's full row (spilling to disk on a
-    100,000-entry list) and ran the per-row IO500-id subquery for every skipped row."""
+    Every query stays on the entry table, and a slice first picks the page's ids by a narrow
+    scan, then reads the display columns of those rows only (slicing the display query
+    itself sorted every entry's full row and ran the per-row IO500-id subquery for every
+    skipped row). ``window`` is the slice the caller will ask for after ``count()`` (by
+    default the state's page): a filtered or searched view must test every entry of the
+    list, so its count and that page's ids come from one such scan (``_scan``) instead of
+    two. An unfiltered count is a walk of the list's id index and an unfiltered page an
+    ordered index walk or a top-N sort, both cheaper apart than one query doing both; with
+    ``version`` (``page_cache.list_identity``: the list's version and its hidden entries)
+    that count is remembered for as long as an anonymous page is, so a re-sorted page of the
+    whole list pays for its sort only."""
 
-    def __init__(self, entries: QuerySet[ListEntry], state: ViewState, records: bool = False):
+    def __init__(
+        self,
+        entries: QuerySet[ListEntry],
+        state: ViewState,
+        records: bool = False,
+        window: slice | None = None,
+        version: list[Any] | None = None,
+    ):
         self.matching = filtered_entries(entries, state)
         self.state = state
         self.records = records
+        if window is None:
+            first = (state.page - 1) * state.per_page
+            window = slice(first, first + state.per_page)
+        self.window = window
+        self.version = version
+        self._total: int | None = None
+        self._window_ids: list[int] | None = None
 
     def count(self) -> int:
-        return int(self.matching.count())
+        if self._total is None and self.state.filtered:
+            self._window_ids = self._scan(self.window)
+        if self._total is None and not self.state.filtered and self.version is not None:
+            self._total = self._whole_list_count(self.version)
+        if self._total is None:  # the window lies past the last row, or not remembered
+            self._total = int(self.matching.count())
+        return self._total
+
+    def _whole_list_count(self, version: list[Any]) -> int:
+        text = "|".join(map(str, version))
+        key = "list-count:" + hashlib.sha256(text.encode()).hexdigest()
+        total = cache.get(key)
+        if total is None:
+            total = int(self.matching.count())
+            cache.set(key, total, WHOLE_LIST_COUNT_SECONDS)
+        return int(total)
 
     def __len__(self) -> int:
         return self.count()
@@ -328,13 +373,66 @@ class ListRows:
     def __getitem__(self, item: int | slice) -> ListEntry | list[ListEntry]:
         if isinstance(item, int):
             return self[item : item + 1][0]
-        ids = list(_ordered(self.matching, self.state).values_list("pk", flat=True)[item])
+        ids = self._from_window(item)
+        if ids is None and self.state.filtered:
+            ids = self._scan(item)
+        elif ids is None:
+            ids = list(_ordered(self.matching, self.state).values_list("pk", flat=True)[item])
         shown = annotated_entries(ListEntry.objects.filter(pk__in=ids).order_by(), self.records)
         by_id = {entry.pk: entry for entry in shown}
         return [by_id[pk] for pk in ids]
 
     def __iter__(self) -> Iterator[ListEntry]:
         return iter(self[:])
+
+    def _from_window(self, item: slice) -> list[int] | None:
+        """The ids of ``item`` if the window's scan already read them (a paginator asks
+        for a last page that ends at the count, shorter than the window)."""
+        ids, window = self._window_ids, self.window
+        if ids is None or self._total is None or (item.start or 0) != (window.start or 0):
+            return None
+        start = item.start or 0
+        read_to = start + len(ids)  # the window's end, or the last matching row
+        if item.stop is None:
+            return ids if read_to == self._total else None
+        return ids[: item.stop - start] if item.stop <= read_to or read_to == self._total else None
+
+    def _scan(self, item: slice) -> list[int]:
+        """The ids of ``item`` in the view's order and, when it is not past the end, the
+        number of matching entries, from one pass over them.
+
+        The matching rows are a MATERIALIZED CTE so PostgreSQL plans their scan for every
+        row: with ``count(*) OVER ()`` on the ordered, limited query itself it costed the
+        scan as if the LIMIT stopped it early and walked the wide list-order index (twice
+        as slow as reading the rows). Only (id, sort key, position) are carried into the
+        top-N sort."""
+        start = item.start or 0
+        if item.stop is not None and item.stop <= start:
+            return []
+        keyed = _ordered(self.matching, self.state).annotate(
+            sort_key=F(COLUMNS[self.state.sort].sort)
+        )
+        query = keyed.order_by().values_list("pk", "sort_key", "position").query
+        try:
+            inner, params = query.sql_with_params()
+        except EmptyResultSet:  # a filter no entry can meet (a year without releases)
+            self._total = 0
+            return []
+        direction = "DESC" if self.state.descending else "ASC"
+        limit = "" if item.stop is None else f" LIMIT {int(item.stop - start)}"
+        sql = (
+            f"WITH matching (id, sort_key, position) AS MATERIALIZED ({inner}) "
+            "SELECT id, count(*) OVER () FROM matching "
+            f"ORDER BY sort_key {direction} NULLS LAST, position ASC{limit} OFFSET {int(start)}"
+        )
+        with connections[self.matching.db].cursor() as cursor:
+            cursor.execute(sql, params)
+            rows = cursor.fetchall()
+        if rows:
+            self._total = int(rows[0][1])
+        elif start == 0:
+            self._total = 0
+        return [row[0] for row in rows]
 
 
 def facet_values(entries: QuerySet[ListEntry]) -> dict[str, Any]:

@@ -78,19 +78,24 @@ def _facets(
 def ranked_list(request: HttpRequest, release: str, list_type: str) -> HttpResponseBase:
     the_list = _get_list(request, release, list_type)
     hidden = hidden_submissions(request.user, the_list)
+    version = page_cache.list_identity(the_list, hidden)
     return page_cache.serve(
         request,
         "list",
-        page_cache.list_identity(the_list, hidden),
-        lambda: _render_list(request, the_list, entries_without(the_list, hidden)),
+        version,
+        lambda: _render_list(request, the_list, entries_without(the_list, hidden), version),
     )
 
 
 def _render_list(
-    request: HttpRequest, the_list: RankedList, entries: QuerySet[ListEntry]
+    request: HttpRequest,
+    the_list: RankedList,
+    entries: QuerySet[ListEntry],
+    version: list[Any] | None,
 ) -> HttpResponse:
     state = ViewState.from_query(request.GET)
-    paginator: Paginator[ListEntry] = Paginator(ListRows(entries, state), state.per_page)
+    rows = ListRows(entries, state, version=version)
+    paginator: Paginator[ListEntry] = Paginator(rows, state.per_page)
     page = paginator.get_page(state.page)
     siblings = (
         visible_lists(request.user).filter(release=the_list.release).order_by("list_type__order")
