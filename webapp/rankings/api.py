@@ -28,8 +28,8 @@ from .phases import PHASES
 from .records import entry_record
 from .result_records import phase_records, result_ids, result_records
 from .visibility import (
-    entries_without,
     can_see_unpublished,
+    entries_without,
     hidden_submissions,
     visible_lists,
     visible_submissions,

@@ -29,7 +29,9 @@ def _newest_first(request: HttpRequest) -> list[RankedList]:
     return list(visible_lists(request.user).order_by("-release__release_date", "list_type__order"))
 
 
-def _by_release(lists: list[RankedList], counted: Release | None | bool) -> dict[Release, list[RankedList]]:
+def _by_release(
+    lists: list[RankedList], counted: Release | bool | None
+) -> dict[Release, list[RankedList]]:
     """``lists`` grouped by release, with their entry counts (``size``): ``counted`` True =
     all, a release = only its lists, False or None = none."""
     sizes: dict[int, int] = {}
