@@ -79,16 +79,18 @@ def _entry_rows(ranked_list: RankedList, entries: list[RankedEntry]) -> list[Lis
 def _values(entries: list[RankedEntry]) -> list[EntryValues]:
     """What the statistics read of each entry, straight from the ranking."""
     return [
-        EntryValues(
-            c.submission_id,
-            c.origin_release_id,
-            c.submitted_at,
-            c.display.system,
-            c.display.institution,
-            c.score,
-            c.bw,
-            c.md,
-            *c.phases,
+        EntryValues._make(
+            (
+                c.submission_id,
+                c.origin_release_id,
+                c.submitted_at,
+                c.display.system,
+                c.display.institution,
+                c.score,
+                c.bw,
+                c.md,
+                *c.phases,
+            )
         )
         for c in (entry.candidate for entry in entries)
     ]
