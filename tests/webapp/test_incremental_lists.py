@@ -93,13 +93,28 @@ def loaded(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return names
 
 
+def statistics() -> list[tuple[Any, ...]]:
+    """Every stored list statistic (the trends chart's numbers), in a stable order."""
+    from rankings.models import ListStatistic
+
+    fields = [f.attname for f in ListStatistic._meta.concrete_fields if f.attname != "id"]
+    return sorted(ListStatistic.objects.values_list(*fields), key=repr)
+
+
 def assert_equals_full_rebuild() -> None:
     from rankings.builder import build_lists
+    from rankings.list_statistics import store_statistics
+    from rankings.models import RankedList
 
     stored = snapshot()
     report = build_lists()
     assert report.created == [] and report.rewritten == [] and report.stale == []
     assert snapshot() == stored
+    # The statistics written from the ranking in hand equal those of the stored rows.
+    kept = statistics()
+    for ranked_list in RankedList.objects.all():
+        store_statistics(ranked_list)
+    assert statistics() == kept
 
 
 @pytest.fixture

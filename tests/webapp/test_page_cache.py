@@ -60,6 +60,7 @@ def _cached_urls(scene: dict[str, Any]) -> list[str]:
         reverse("rankings:api-results"),
         reverse("rankings:api-result", args=[scene["public"].pk]),
         reverse("rankings:compare") + f"?ids={ids}",
+        reverse("rankings:home"),
         reverse("rankings:trends"),
     ]
 
@@ -164,3 +165,26 @@ def test_the_api_token_user_is_not_anonymous(scene: dict[str, Any]) -> None:
     _token, raw = ApiToken.issue(scene["cast"].reviewer, Site.objects.first(), "cache test")
     response = Client().get(url, HTTP_AUTHORIZATION=f"Token {raw}")
     assert PENDING_SYSTEM in response.content.decode()
+
+
+def test_home_is_served_from_the_cache_until_a_list_changes(
+    scene: dict[str, Any], django_assert_max_num_queries: Any
+) -> None:
+    from rankings.models import ListState, RankedList
+
+    client = Client()
+    url = reverse("rankings:home")
+    first = client.get(url).content.decode()
+    assert "SC19" in first
+    with django_assert_max_num_queries(2):  # the visible lists and the version
+        assert client.get(url).content.decode() == first
+    # A list taken back to draft (no submission changes, the version stays): it goes at once.
+    shown = RankedList.objects.get(
+        release__acronym="SC19", list_type__slug="full", state=ListState.PUBLISHED
+    )
+    link = reverse("rankings:ranked-list", args=["SC19", "full"])
+    assert f'href="{link}"' in first
+    version = public_version.current()
+    RankedList.objects.filter(pk=shown.pk).update(state=ListState.DRAFT)
+    assert public_version.current() == version
+    assert f'href="{link}"' not in client.get(url).content.decode()

@@ -55,9 +55,11 @@ def test_queries_do_not_grow_with_page_size_or_phase_count(client: Any) -> None:
     _extra_phases(subs, 20)
     body, many_phases = _get(client, "/api/v1/results/?limit=12")
     assert all(len(r["phases"]) > 20 for r in body["results"])
-    # The public-results version (the response cache's key), the count (first request only,
-    # then cached), the ids, their rows, their phases.
-    assert len(small) <= 5 and len(large) == len(many_phases) <= 4
+    # The public-results version (the response cache's key, then the count's), the count
+    # (first request only, then cached per version: the embargoed releases, the accepted
+    # runs per release), the ids, their rows, their phases. The phases' bulk write moved the
+    # version, so the last request counts again, like the first.
+    assert len(small) == len(many_phases) <= 7 and len(large) <= 5
     _, detail = _get(client, f"/api/v1/results/{subs[0].pk}/")
     _, phases = _get(client, f"/api/v1/results/{subs[0].pk}/phases/")
     assert len(detail) <= 3 and len(phases) <= 2

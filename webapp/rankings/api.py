@@ -18,8 +18,8 @@ from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from ioscore_site.api_paging import CachedCountPagination
-from submissions import public_version
+from ioscore_site.api_paging import BoundedLimitOffsetPagination
+from submissions import public_counts, public_version
 from submissions.models import PhaseResult, Submission
 
 from . import page_cache
@@ -29,6 +29,7 @@ from .phases import PHASES
 from .records import entry_record
 from .result_records import phase_records, result_ids, result_records
 from .visibility import (
+    can_see_unpublished,
     entries_without,
     hidden_submissions,
     visible_lists,
@@ -266,15 +267,27 @@ _AFTER = OpenApiParameter(
 )
 
 
+class PublicCountPagination(BoundedLimitOffsetPagination):
+    """Public results count once per public-results version (``public_counts``); the
+    committee's view holds drafts too, whose changes move no version, and counts directly."""
+
+    def get_count(self, queryset: Any) -> int:
+        if can_see_unpublished(self.request.user):
+            return int(super().get_count(queryset))
+        if "after" not in self.request.query_params:
+            return public_counts.public_results()  # the home page's count
+        return public_counts.count(queryset)
+
+
 class ResultsView(generics.ListAPIView):
     """Public (accepted, released) submissions with their phases, in id order.
 
-    ``count`` is exact as of at most a minute and a half ago (counting every result on every
-    page would cost more than the page); the results themselves are always current: a page
-    is served from the anonymous cache only while the public-results version is unchanged."""
+    ``count`` and the results are always current: both are kept only while the
+    public-results version (which every acceptance, withdrawal and embargo end moves) is
+    unchanged, so a repeat request neither counts nor reads the results again."""
 
     serializer_class = PublicResultSerializer  # the records' description (OpenAPI)
-    pagination_class = CachedCountPagination
+    pagination_class = PublicCountPagination
 
     @extend_schema(parameters=[_AFTER])
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Any:

@@ -17,7 +17,7 @@ from django.utils import timezone
 
 from submissions.models import ListType, Release
 
-from .list_statistics import store_statistics
+from .list_statistics import EntryValues, store_statistics
 from .loading import stored_entries
 from .models import Correction, CorrectionKind, ListEntry, ListState, RankedList
 from .phases import PHASE_FIELDS
@@ -76,6 +76,26 @@ def _entry_rows(ranked_list: RankedList, entries: list[RankedEntry]) -> list[Lis
     return rows
 
 
+def _values(entries: list[RankedEntry]) -> list[EntryValues]:
+    """What the statistics read of each entry, straight from the ranking."""
+    return [
+        EntryValues._make(
+            (
+                c.submission_id,
+                c.origin_release_id,
+                c.submitted_at,
+                c.display.system,
+                c.display.institution,
+                c.score,
+                c.bw,
+                c.md,
+                *c.phases,
+            )
+        )
+        for c in (entry.candidate for entry in entries)
+    ]
+
+
 def write_entries(ranked_list: RankedList, entries: list[RankedEntry]) -> None:
     ranked_list.entries.all().delete()
     rows = _entry_rows(ranked_list, entries)
@@ -131,7 +151,7 @@ def rewrite_entries(
                 [*columns, ranked_list.pk],
             )
     ListEntry.objects.bulk_create(_entry_rows(ranked_list, replaced), batch_size=2000)
-    store_statistics(ranked_list, _entry_rows(ranked_list, new))
+    store_statistics(ranked_list, _values(new))
 
 
 def record_corrections(
