@@ -347,11 +347,13 @@ def run_wrk(url_db: str, shim: Path, path: str, seconds: int) -> tuple[float, st
 
 
 def _analyze() -> None:
-    """Planner statistics, as autovacuum keeps them in a running deployment."""
+    """Planner statistics and the visibility map, as autovacuum keeps them in a running
+    deployment (without the map, index-only scans visit every row: the list count at
+    100,000 entries took 25 ms instead of 9)."""
     from django.db import connection
 
     with connection.cursor() as cursor:
-        cursor.execute("ANALYZE")
+        cursor.execute("VACUUM (ANALYZE)")
 
 
 def main() -> None:

@@ -328,7 +328,7 @@ def run_size(args: argparse.Namespace, size: int) -> dict[str, Any]:
         pb._analyze()
     if args.reuse and RankedList.objects.exists():
         result["build_s"] = math.nan  # kept from the run that generated it
-        # Lists built before rankings migration 0006 get their trends statistics now
+        # Lists built before rankings migration 0007 get their trends statistics now
         # (what ``build_lists --statistics`` does on a deployed site).
         started = time.perf_counter()
         result["stats_filled"] = fill_missing()
