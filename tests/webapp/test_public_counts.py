@@ -18,19 +18,12 @@ from django.urls import reverse
 from submissions import public_counts, workflow
 from submissions.models import Submission
 
+# autouse: every test starts and ends with an empty cache
+from .test_page_cache import _fresh_cache  # noqa: F401
 from .test_rankings import World, build
 from .test_rankings_access import urlpatterns  # noqa: F401
 
 pytestmark = [pytest.mark.urls(__name__), pytest.mark.django_db]
-
-
-@pytest.fixture(autouse=True)
-def _fresh_cache() -> Any:
-    from django.core.cache import cache
-
-    cache.clear()
-    yield
-    cache.clear()
 
 
 @pytest.fixture
