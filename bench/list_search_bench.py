@@ -42,17 +42,10 @@ def main() -> None:
         from django.test import Client
         from django.test.utils import setup_test_environment
 
-        from rankings.models import ListEntry, RankedList
+        from rankings.models import ListEntry
 
-        latest = RankedList.objects.order_by("-release__release_date").first()
-        assert latest is not None, "no lists: build them first"
-        main_list = latest.release.ranked_lists.get(list_type__slug="historical")
-        ids = list(
-            ListEntry.objects.filter(ranked_list=main_list)
-            .order_by("position")
-            .values_list("submission_id", flat=True)[:4]
-        )
-        targets = ss.list_pages(latest.release.acronym, ids)
+        main_list, ids = ss.newest_main_list()
+        targets = ss.list_pages(main_list.release.acronym, ids)
         setup_test_environment()
         client = Client()
         print(

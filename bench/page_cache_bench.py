@@ -40,18 +40,9 @@ def main() -> None:
         pb.setup_django(url, shim)
         from django.core.management import call_command
 
-        from rankings.models import ListEntry, RankedList
-
         call_command("migrate", verbosity=0)
-        latest = RankedList.objects.order_by("-release__release_date").first()
-        assert latest is not None, "no lists: generate with bench/service_scale.py"
-        main_list = latest.release.ranked_lists.get(list_type__slug="historical")
-        ids = list(
-            ListEntry.objects.filter(ranked_list=main_list)
-            .order_by("position")
-            .values_list("submission_id", flat=True)[:4]
-        )
-        targets = [(label, path) for label, path in ss.pages(latest.release.acronym, ids)]
+        main_list, ids = ss.newest_main_list()
+        targets = ss.pages(main_list.release.acronym, ids)
         try:
             from submissions import public_version
 

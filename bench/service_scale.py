@@ -299,6 +299,22 @@ def accept_one() -> dict[str, Any]:
     }
 
 
+def newest_main_list() -> tuple[Any, list[int]]:
+    """The newest release's Historical list and its four best runs' ids (the pages measured
+    are about them), from a database this bench generated."""
+    from rankings.models import ListEntry, RankedList
+
+    latest = RankedList.objects.order_by("-release__release_date").first()
+    assert latest is not None, "no lists: generate with bench/service_scale.py"
+    main_list = latest.release.ranked_lists.get(list_type__slug="historical")
+    ids = list(
+        ListEntry.objects.filter(ranked_list=main_list)
+        .order_by("position")
+        .values_list("submission_id", flat=True)[:4]
+    )
+    return main_list, ids
+
+
 def run_size(args: argparse.Namespace, size: int) -> dict[str, Any]:
     base = os.environ["DATABASE_URL"]
     name = f"{args.prefix}_{size}"
@@ -341,16 +357,9 @@ def run_size(args: argparse.Namespace, size: int) -> dict[str, Any]:
     result.update(accept_one())
     pb._analyze()  # planner statistics as autovacuum keeps them (and after new indexes)
     result["entries"] = ListEntry.objects.count()
-    latest = RankedList.objects.order_by("-release__release_date").first()
-    assert latest is not None
-    release = latest.release.acronym
-    main_list = latest.release.ranked_lists.get(list_type__slug="historical")
+    main_list, ids = newest_main_list()
+    release = main_list.release.acronym
     main_size = main_list.entries.count()
-    ids = list(
-        ListEntry.objects.filter(ranked_list=main_list)
-        .order_by("position")
-        .values_list("submission_id", flat=True)[:4]
-    )
     targets = pages(release, ids)
     setup_test_environment()
     client = Client()
