@@ -24,6 +24,10 @@ SCC_RUN = "642/results/good-2023.03.22-18.10.33"  # scc = TRUE, stonewall 300
 
 
 def index_rows() -> list[dict[str, str]]:
+    """The corpus index; none without ../shared (a bare clone), where the tests that use the
+    corpus are skipped by tests/conftest.py instead of failing the collection."""
+    if not (CORPUS / "index.csv").is_file():
+        return []
     with (CORPUS / "index.csv").open(encoding="utf-8", newline="") as handle:
         return list(csv.DictReader(handle))
 
