@@ -188,3 +188,80 @@ def test_home_is_served_from_the_cache_until_a_list_changes(
     RankedList.objects.filter(pk=shown.pk).update(state=ListState.DRAFT)
     assert public_version.current() == version
     assert f'href="{link}"' not in client.get(url).content.decode()
+
+
+# --- writes that change what is shown without a visibility change ------------------------------
+
+MISSPELT, CANONICAL = "HHMIJRC", "Janelia Research Campus, HHMI"  # canonical_names.toml
+
+
+def test_a_canonical_rename_shows_at_once(scene: dict[str, Any]) -> None:
+    """``manage.py canonicalise_names`` rewrites names in place (descriptions, list entries'
+    display columns, sites): every cached page and API response names the new spelling."""
+    import io
+
+    from django.core.management import call_command
+
+    from accounts.models import Site
+    from rankings.models import ListEntry
+    from submissions.models import SystemDescription
+
+    # Rows as stored before the table knew the alias.
+    Site.objects.filter(name="Ranking University").update(name=MISSPELT)
+    SystemDescription.objects.update(institution=MISSPELT, institution_submitted="")
+    ListEntry.objects.update(institution=MISSPELT)
+    client = Client()
+    urls = _cached_urls(scene)[:-1]  # trends draws values, not institutions
+    for url, text in _texts(client, urls).items():
+        assert MISSPELT in text and CANONICAL not in text, url
+    call_command("canonicalise_names", stdout=io.StringIO())
+    for url, text in _texts(client, urls).items():
+        assert CANONICAL in text and MISSPELT not in text, url
+
+
+def test_an_admin_rename_of_a_site_shows_at_once(scene: dict[str, Any]) -> None:
+    from accounts.models import Site
+
+    client = Client()
+    urls = _cached_urls(scene)[2:4]  # the results API and one result name the site
+    assert all("Ranking University" in text for text in _texts(client, urls).values())
+    site = Site.objects.get(name="Ranking University")  # as the admin's change form does
+    site.name = "Renamed University"
+    site.save()
+    for url, text in _texts(client, urls).items():
+        assert "Renamed University" in text and "Ranking University" not in text, url
+
+
+def test_an_admin_edit_of_a_client_system_shows_at_once(scene: dict[str, Any]) -> None:
+    from submissions.models import ClientSystem, SystemDescription
+
+    public = scene["public"]
+    machine = ClientSystem.objects.create(site=public.site, name="Machine One")
+    Submission.objects.filter(pk=public.pk).update(client_system=machine)
+    SystemDescription.objects.filter(submission=public).update(system="")  # named by it
+    client = Client()
+    urls = _cached_urls(scene)[2:4]
+    assert all("Machine One" in text for text in _texts(client, urls).values())
+    machine.name = "Machine Two"
+    machine.save()
+    for url, text in _texts(client, urls).items():
+        assert "Machine Two" in text and "Machine One" not in text, url
+
+
+def test_an_admin_edit_of_a_list_type_or_release_shows_on_the_list_pages_at_once(
+    scene: dict[str, Any],
+) -> None:
+    from submissions.models import ListType, Release
+
+    client = Client()
+    page = reverse("rankings:ranked-list", args=["SC19", "historical"])  # a sibling's tab too
+    first = client.get(page).content.decode()
+    assert "Full</a>" in first and "released 2019-11-19" in first
+    full = ListType.objects.get(slug="full")
+    full.name = "Complete"
+    full.save()
+    release = Release.objects.get(acronym="SC19")
+    release.release_date = date(2019, 11, 18)
+    release.save()
+    again = client.get(page).content.decode()
+    assert "Complete</a>" in again and "released 2019-11-18" in again

@@ -15,6 +15,7 @@ from typing import Any
 from django.db import transaction
 
 from accounts.models import Site
+from submissions import public_version
 from submissions.canonical_names import FIELDS, SUBMITTED, UNKNOWN_FS_TYPE, Table, table
 from submissions.models import StorageSystem, SystemDescription
 
@@ -89,7 +90,8 @@ def _list_entries(names: Table, renamed: dict[tuple[int, str], str], dry_run: bo
     return updated
 
 
-def _entities(names: Table, dry_run: bool) -> list[str]:
+def _entities(names: Table, dry_run: bool) -> tuple[list[str], int]:
+    """Report lines and how many sites and storage systems were (or would be) renamed."""
     lines: list[str] = []
     counts: Counter[str] = Counter()
     taken = set(Site.objects.values_list("name", flat=True))
@@ -135,7 +137,7 @@ def _entities(names: Table, dry_run: bool) -> list[str]:
             if not dry_run:
                 StorageSystem.objects.filter(pk=storage.pk).update(**values)
     lines.insert(0, ", ".join(f"{k}: {v}" for k, v in sorted(counts.items())) or "entities: none")
-    return lines
+    return lines, sum(counts.values())
 
 
 def apply_to_stored_rows(dry_run: bool = False) -> list[str]:
@@ -144,13 +146,16 @@ def apply_to_stored_rows(dry_run: bool = False) -> list[str]:
     with transaction.atomic():
         described, renamed = _descriptions(names, dry_run)
         entries = _list_entries(names, renamed, dry_run)
-        entity_lines = _entities(names, dry_run)
+        entity_lines, entities = _entities(names, dry_run)
         if entries and not dry_run:
             refresh_statistics()  # the trends chart names each list's best new entry
+        if (described or entries or entities) and not dry_run:
+            # Every public page and API response names these rows: none is served from
+            # before the rename once it commits.
+            public_version.bump()
     verb = "would change" if dry_run else "changed"
     return [
         f"system descriptions {verb}: {described}",
-        f"list entries {verb}: {entries}"
-        + ("" if dry_run else " (cached list pages follow within 5 minutes)"),
+        f"list entries {verb}: {entries}",
         *entity_lines,
     ]

@@ -305,8 +305,8 @@ def entry_queryset(
     return _ordered(annotated_entries(filtered_entries(entries, state), records), state)
 
 
-# As long as an anonymous page is cached (page_cache.PAGE_SECONDS): a list's rows change
-# only with its version, except a few canonical-name and import rewrites.
+# As long as an anonymous page is cached (page_cache.PAGE_SECONDS); the count is keyed on
+# ``page_cache.list_identity``, which every change of the list's rows moves.
 WHOLE_LIST_COUNT_SECONDS = 60
 
 

@@ -17,23 +17,29 @@ from typing import Any
 from django.core.cache import cache
 from django.http import HttpResponse, HttpResponseBase
 
+from submissions import public_version
+
 from .models import RankedList
 
 PAGE_SECONDS = 60
 
 
+def list_version(the_list: RankedList) -> list[Any]:
+    """The list's own version: a new revision, rebuild or state."""
+    return [the_list.pk, the_list.revision, the_list.state, the_list.built_at.timestamp()]
+
+
 def list_identity(the_list: RankedList, hidden: list[int] | None) -> list[Any] | None:
-    """What an anonymous view of a list (page or API) shows: the list's version (new
-    revision, rebuild, state) and the submissions on it that stopped being public. ``None``
+    """What an anonymous view of a list (page or API) shows: the list's version, the
+    submissions on it that stopped being public, and the public-results version (names
+    rewritten in place, release dates, list type names, the sibling lists' tabs). ``None``
     (the committee, who see hidden entries) is not shared."""
     if hidden is None:
         return None
     return [
-        the_list.pk,
-        the_list.revision,
-        the_list.state,
-        the_list.built_at.timestamp(),
+        *list_version(the_list),
         ",".join(map(str, sorted(hidden))),
+        public_version.current(),
     ]
 
 

@@ -8,10 +8,11 @@ sees the new counter before the change it stands for, and every worker sees the 
 ends by date alone, with no write to bump anything.
 
 Bumps come from saves of a submission that is or was (when loaded) public, deletes of
-one, transitions into or out of
-``accepted`` (``workflow.transition``), release saves and imports (``io500_store``); writes
-that bypass all of these (``QuerySet.update`` of a public row's display fields) are seen
-when the caches expire.
+one, transitions into or out of ``accepted`` (``workflow.transition``), saves of what the
+public pages name beside the runs (releases, list types, sites, client systems: the admin's
+edits), imports (``io500_store``) and the canonical renames (``rankings.canonical_rows``).
+A write that changes a public row in place (``QuerySet.update``, ``bulk_update``) calls
+``bump()`` itself, in its transaction.
 """
 
 from __future__ import annotations
@@ -21,7 +22,9 @@ from typing import Any
 from django.db.models import F
 from django.utils import timezone
 
-from .models import PublicResultsVersion, Release, Submission
+from accounts.models import Site
+
+from .models import ClientSystem, ListType, PublicResultsVersion, Release, Submission
 from .visibility import PUBLIC_STATUSES
 
 
@@ -52,8 +55,10 @@ def _submission_saved_or_deleted(sender: Any, instance: Submission, **kwargs: An
         bump()
 
 
-def _release_saved(sender: Any, instance: Release, **kwargs: Any) -> None:
-    bump()  # its date decides the embargo of all its submissions
+def _named_row_saved(sender: Any, **kwargs: Any) -> None:
+    """A release (its date decides the embargo of all its submissions; pages show it), a
+    list type, a site or a client system: rare admin edits of names every page may show."""
+    bump()
 
 
 def connect() -> None:
@@ -62,4 +67,7 @@ def connect() -> None:
     post_init.connect(_submission_loaded, sender=Submission, dispatch_uid="pubver-i")
     post_save.connect(_submission_saved_or_deleted, sender=Submission, dispatch_uid="pubver-s")
     post_delete.connect(_submission_saved_or_deleted, sender=Submission, dispatch_uid="pubver-d")
-    post_save.connect(_release_saved, sender=Release, dispatch_uid="pubver-r")
+    for model in (Release, ListType, Site, ClientSystem):
+        uid = f"pubver-{model._meta.label_lower}"
+        post_save.connect(_named_row_saved, sender=model, dispatch_uid=uid)
+        post_delete.connect(_named_row_saved, sender=model, dispatch_uid=f"{uid}-d")

@@ -56,7 +56,7 @@ def home(request: HttpRequest) -> HttpResponseBase:
         # that moves the public-results version.
         identity = [
             public_version.current(),
-            *chain.from_iterable(page_cache.list_identity(rl, []) or [] for rl in lists),
+            *chain.from_iterable(page_cache.list_version(rl) for rl in lists),
         ]
     return page_cache.serve(request, "home", identity, lambda: _render_home(request, lists))
 

@@ -19,6 +19,7 @@ from django.http import (
 )
 from django.shortcuts import get_object_or_404, render
 
+from submissions import public_version
 from submissions.models import Release
 
 from .. import page_cache
@@ -57,14 +58,14 @@ def _get_list(request: HttpRequest, release: str, list_type: str) -> RankedList:
 def _facets(
     request: HttpRequest, the_list: RankedList, entries: QuerySet[ListEntry]
 ) -> dict[str, Any]:
-    """Filter choices change only when the list does (new revision or rebuild), so they are
-    cached per list version; a withdrawn entry can at worst leave one stale choice."""
+    """Filter choices change only when the list does (new revision or rebuild) or its names
+    are rewritten in place (a canonical rename moves the public-results version), so they
+    are cached per both versions; a withdrawn entry can at worst leave one stale choice."""
     key = ":".join(
         [
             "rankings-facets",
-            str(the_list.pk),
-            str(the_list.revision),
-            str(the_list.built_at.timestamp()),
+            *map(str, page_cache.list_version(the_list)),
+            public_version.current(),
             str(int(can_see_unpublished(request.user))),
         ]
     )
