@@ -11,7 +11,7 @@ from typing import Any
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import generics, serializers
 from rest_framework.exceptions import ValidationError
 from rest_framework.pagination import LimitOffsetPagination
@@ -35,6 +35,26 @@ from .visibility import (
     visible_lists,
     visible_submissions,
 )
+
+
+# A read view whose anonymous responses ``page_cache`` keeps under ``cache_kind`` and
+# ``cache_identity()`` (by default the public-results version), rendered by the DRF view it
+# is mixed into (it comes first in the bases). No docstring: the OpenAPI document would take
+# it as the description of a view without one of its own.
+class _AnonymousCached:
+    cache_kind: str
+
+    def cache_identity(self) -> list[Any] | None:
+        return [public_version.current()]
+
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Any:
+        view: Any = super()  # the DRF view this is mixed into (no base here to type it)
+        return page_cache.serve(
+            request,
+            self.cache_kind,
+            self.cache_identity(),
+            lambda: view.finalize_response(request, view.get(request, *args, **kwargs)),
+        )
 
 
 class PublicListSerializer(serializers.ModelSerializer):
@@ -189,33 +209,30 @@ _ENTRY_PARAMETERS = [
 ]
 
 
-class ListEntriesView(generics.ListAPIView):
+@extend_schema_view(get=extend_schema(parameters=_ENTRY_PARAMETERS))
+class ListEntriesView(_AnonymousCached, generics.ListAPIView):
     """Entries of one list; same filters and numbers as the list page and its CSV."""
 
     serializer_class = PublicEntrySerializer
+    cache_kind = "api-entries"
 
-    @extend_schema(parameters=_ENTRY_PARAMETERS)
-    def get(self, request: Request, *args: Any, **kwargs: Any) -> Any:
-        the_list, hidden = self._list_and_hidden()
-        return page_cache.serve(
-            request,
-            "api-entries",
-            page_cache.list_identity(the_list, hidden),
-            lambda: self.finalize_response(request, super(ListEntriesView, self).get(request)),
-        )
+    def cache_identity(self) -> list[Any] | None:
+        return self._shown_list()[2]
 
-    def _list_and_hidden(self) -> tuple[RankedList, list[int] | None]:
+    def _shown_list(self) -> tuple[RankedList, list[int] | None, list[Any] | None]:
+        """The list, its entries hidden from this user, and its ``list_identity``."""
         if not hasattr(self, "_shown"):
             the_list = get_object_or_404(
                 visible_lists(self.request.user),
                 release__acronym=self.kwargs["release"],
                 list_type__slug=self.kwargs["list_type"],
             )
-            self._shown = (the_list, hidden_submissions(self.request.user, the_list))
+            hidden = hidden_submissions(self.request.user, the_list)
+            self._shown = (the_list, hidden, page_cache.list_identity(the_list, hidden))
         return self._shown
 
     def get_queryset(self) -> Any:
-        the_list, hidden = self._list_and_hidden()
+        the_list, hidden, identity = self._shown_list()
         state = ViewState.from_query(self.request.query_params)
         if state.errors:
             raise ValidationError({"query": state.errors})
@@ -225,7 +242,7 @@ class ListEntriesView(generics.ListAPIView):
                 state,
                 records=True,
                 window=self._window(),
-                version=page_cache.list_identity(the_list, hidden),
+                version=identity,
             ),
             the_list,
         )
@@ -279,7 +296,8 @@ class PublicCountPagination(BoundedLimitOffsetPagination):
         return public_counts.count(queryset)
 
 
-class ResultsView(generics.ListAPIView):
+@extend_schema_view(get=extend_schema(parameters=[_AFTER]))
+class ResultsView(_AnonymousCached, generics.ListAPIView):
     """Public (accepted, released) submissions with their phases, in id order.
 
     ``count`` and the results are always current: both are kept only while the
@@ -288,15 +306,7 @@ class ResultsView(generics.ListAPIView):
 
     serializer_class = PublicResultSerializer  # the records' description (OpenAPI)
     pagination_class = PublicCountPagination
-
-    @extend_schema(parameters=[_AFTER])
-    def get(self, request: Request, *args: Any, **kwargs: Any) -> Any:
-        return page_cache.serve(
-            request,
-            "api-results",
-            [public_version.current()],
-            lambda: self.finalize_response(request, super(ResultsView, self).get(request)),
-        )
+    cache_kind = "api-results"
 
     def get_queryset(self) -> Any:
         results = visible_submissions(self.request.user)
@@ -313,16 +323,9 @@ class ResultsView(generics.ListAPIView):
         return self.get_paginated_response(records)
 
 
-class ResultDetailView(generics.RetrieveAPIView):
+class ResultDetailView(_AnonymousCached, generics.RetrieveAPIView):
     serializer_class = PublicResultSerializer
-
-    def get(self, request: Request, *args: Any, **kwargs: Any) -> Any:
-        return page_cache.serve(
-            request,
-            "api-result",
-            [public_version.current()],
-            lambda: self.finalize_response(request, super(ResultDetailView, self).get(request)),
-        )
+    cache_kind = "api-result"
 
     def get_queryset(self) -> Any:
         return visible_submissions(self.request.user)
