@@ -265,3 +265,37 @@ def test_an_admin_edit_of_a_list_type_or_release_shows_on_the_list_pages_at_once
     release.save()
     again = client.get(page).content.decode()
     assert "Complete</a>" in again and "released 2019-11-18" in again
+
+
+def test_a_new_list_shows_in_its_siblings_tabs_at_once(scene: dict[str, Any]) -> None:
+    from rankings.models import RankedList
+
+    RankedList.objects.filter(release__acronym="SC19", list_type__slug="full").delete()
+    client = Client()
+    page = reverse("rankings:ranked-list", args=["SC19", "historical"])
+    assert "Full</a>" not in client.get(page).content.decode()
+    build()  # creates the missing list, published (its release date has passed)
+    assert "Full</a>" in client.get(page).content.decode()
+
+
+def test_a_reimported_website_list_shows_at_once(tmp_path: Any) -> None:
+    """The import of IO500's published lists rewrites a list's rows in place (the list keeps
+    its build time when its state is unchanged)."""
+    import io
+    import shutil
+    from pathlib import Path
+
+    from django.core.management import call_command
+
+    sample = Path(__file__).resolve().parents[2] / "examples" / "io500-sample"
+    data = tmp_path / "data"
+    shutil.copytree(sample, data)
+    call_command("import_io500", str(data), stdout=io.StringIO())
+    client = Client()
+    page = reverse("rankings:ranked-list", args=["SC17", "io500"])
+    assert "Oakforest-PACS<" in client.get(page).content.decode()
+    lists = data / "io500-published-lists.csv"
+    lists.write_text(lists.read_text().replace(",Oakforest-PACS,", ",Oakforest-PACS (OFP),"))
+    call_command("import_io500", str(data), stdout=io.StringIO())
+    again = client.get(page).content.decode()
+    assert "Oakforest-PACS (OFP)<" in again and "Oakforest-PACS<" not in again

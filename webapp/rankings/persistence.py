@@ -15,6 +15,7 @@ from datetime import date
 from django.db import connection, transaction
 from django.utils import timezone
 
+from submissions import public_version
 from submissions.models import ListType, Release
 
 from .list_statistics import EntryValues, store_statistics
@@ -241,6 +242,8 @@ def apply(
                 published_at=now if published else None,
             )
             write_entries(stored, entries)
+            if published:  # a new tab on its sibling lists' pages, a new row on the home page
+                public_version.bump()
             report.created.append(name)
             return entries
         old = stored_entries(stored)
