@@ -76,17 +76,11 @@ static int parse_args(int argc, char **argv, struct cli *cli, int rank)
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *next = i + 1 < argc ? argv[i + 1] : NULL;
-        char why[160];
-        int used = ios_rank_detail_option(&cli->rank_detail, a, next, why, sizeof why);
-        if (used < 0) {
-            if (rank == 0)
-                fprintf(stderr, "ioscore-suite: ERROR: %s\n", why);
+        int detail = ios_rank_detail_arg(&cli->rank_detail, argc, argv, &i, "ioscore-suite", rank);
+        if (detail < 0)
             return 2;
-        }
-        if (used > 0) {
-            i += used - 1;
+        if (detail > 0)
             continue;
-        }
         if (strcmp(a, "--dry-run") == 0)
             cli->dry_run = 1;
         else if (strcmp(a, "--cleanup") == 0)

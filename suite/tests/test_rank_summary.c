@@ -128,6 +128,27 @@ static void test_detail_option(void)
     CHECK(ios_rank_detail_option(&o, "--rank-detail-threshold", NULL, err, sizeof err) == -1);
     CHECK(ios_rank_detail_option(&o, "--rank-detail-threshold=4k", NULL, err, sizeof err) == -1);
     CHECK(o.threshold == 77); /* unchanged by the refused values */
+
+    /* As the parsers call it: the index ends on the last word used. */
+    char *argv[] = {"ior",
+                    "--rank-detail-threshold",
+                    "5",
+                    "--rank-detail-full",
+                    "-b",
+                    "--rank-detail-threshold=x",
+                    "--rank-detail-threshold",
+                    NULL};
+    int argc = 7, i = 1;
+    struct ios_rank_detail_opts p = {0, 0};
+    CHECK(ios_rank_detail_arg(&p, argc, argv, &i, "test", 1) == 1 && i == 2 && p.threshold == 5);
+    i = 3;
+    CHECK(ios_rank_detail_arg(&p, argc, argv, &i, "test", 1) == 1 && i == 3 && p.full);
+    i = 4;
+    CHECK(ios_rank_detail_arg(&p, argc, argv, &i, "test", 1) == 0 && i == 4);
+    i = 5;
+    CHECK(ios_rank_detail_arg(&p, argc, argv, &i, "test", 1) == -1 && i == 5);
+    i = 6; /* the last word: no value after it */
+    CHECK(ios_rank_detail_arg(&p, argc, argv, &i, "test", 1) == -1 && p.threshold == 5);
 }
 
 static void test_scale(void)

@@ -170,5 +170,9 @@ struct ios_rank_detail_opts {
 };
 int ios_rank_detail_option(struct ios_rank_detail_opts *o, const char *arg, const char *next,
                            char *err, size_t err_len);
+/* The same for a command-line parser at argv[*i]: 1 when it was one (*i then at the last
+ * word it used), 0 when not, -1 after printing "PROGRAM: ERROR: reason" on rank 0. */
+int ios_rank_detail_arg(struct ios_rank_detail_opts *o, int argc, char **argv, int *i,
+                        const char *program, int rank);
 
 #endif

@@ -385,14 +385,12 @@ int ios_ior_parse(struct ios_ior_params *p, int argc, char **argv, int rank)
                 usage(stdout);
             return 1;
         }
-        char why[160];
-        int detail = ios_rank_detail_option(&p->rank_detail, w, next, why, sizeof why);
+        int detail =
+            ios_rank_detail_arg(&p->rank_detail, argc, argv, &i, "ioscore-suite ior", rank);
         if (detail < 0)
-            return fail(rank, "%s%s", why, "");
-        if (detail > 0) {
-            i += detail - 1;
+            return 2;
+        if (detail > 0)
             continue;
-        }
         if (w[0] != '-' || !w[1])
             return fail(rank, "unexpected argument '%s'%s (IOR takes options only)", w, "");
         rc = w[1] == '-' ? parse_long(p, w, next, &used, rank)

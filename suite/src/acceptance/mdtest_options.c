@@ -144,14 +144,12 @@ int ios_mdtest_parse(struct ios_mdtest_params *p, int argc, char **argv, int ran
                     "  [--rank-detail-threshold N] [--rank-detail-full]\n");
             return 1;
         }
-        char why[160];
-        int detail = ios_rank_detail_option(&p->rank_detail, w, next, why, sizeof why);
+        int detail =
+            ios_rank_detail_arg(&p->rank_detail, argc, argv, &i, "ioscore-suite mdtest", rank);
         if (detail < 0)
-            return fail(rank, "%s%s", why, "");
-        if (detail > 0) {
-            i += detail - 1;
+            return 2;
+        if (detail > 0)
             continue;
-        }
         if (strcmp(w, "--resultdir") == 0 || strncmp(w, "--resultdir=", 12) == 0) {
             const char *v = w[11] == '=' ? w + 12 : next;
             if (!v || !v[0] || strlen(v) >= sizeof p->resultdir - 64)

@@ -447,3 +447,17 @@ int ios_rank_detail_option(struct ios_rank_detail_opts *o, const char *arg, cons
     o->threshold = (int)v;
     return arg[n] == '=' ? 1 : 2;
 }
+
+int ios_rank_detail_arg(struct ios_rank_detail_opts *o, int argc, char **argv, int *i,
+                        const char *program, int rank)
+{
+    char why[160];
+    int used =
+        ios_rank_detail_option(o, argv[*i], *i + 1 < argc ? argv[*i + 1] : NULL, why, sizeof why);
+    if (used < 0 && rank == 0)
+        fprintf(stderr, "%s: ERROR: %s\n", program, why);
+    if (used <= 0)
+        return used;
+    *i += used - 1;
+    return 1;
+}
