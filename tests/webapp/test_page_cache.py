@@ -82,6 +82,18 @@ def test_a_repeat_anonymous_request_is_served_from_the_cache(
     assert again["Content-Type"] == first["Content-Type"] == "application/json"
 
 
+def test_a_repeat_anonymous_list_view_reads_only_the_list_and_the_version(
+    scene: dict[str, Any], django_assert_max_num_queries: Any
+) -> None:
+    """Its hidden entries are not read on a hit: only a change of the public-results
+    version (in the identity) hides an entry."""
+    client = Client()
+    for url in _cached_urls(scene)[:2]:  # the list page and its entries in the API
+        first = client.get(url)
+        with django_assert_max_num_queries(2):
+            assert client.get(url).content == first.content
+
+
 def test_the_browsable_api_is_not_shared(scene: dict[str, Any]) -> None:
     from django.db import connection
     from django.test.utils import CaptureQueriesContext

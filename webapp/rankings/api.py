@@ -217,22 +217,22 @@ class ListEntriesView(_AnonymousCached, generics.ListAPIView):
     cache_kind = "api-entries"
 
     def cache_identity(self) -> list[Any] | None:
-        return self._shown_list()[2]
+        return self._shown_list()[1]
 
-    def _shown_list(self) -> tuple[RankedList, list[int] | None, list[Any] | None]:
-        """The list, its entries hidden from this user, and its ``list_identity``."""
+    def _shown_list(self) -> tuple[RankedList, list[Any] | None]:
+        """The list and its ``list_identity`` (read once per request)."""
         if not hasattr(self, "_shown"):
             the_list = get_object_or_404(
                 visible_lists(self.request.user),
                 release__acronym=self.kwargs["release"],
                 list_type__slug=self.kwargs["list_type"],
             )
-            hidden = hidden_submissions(self.request.user, the_list)
-            self._shown = (the_list, hidden, page_cache.list_identity(the_list, hidden))
+            self._shown = (the_list, page_cache.list_identity(the_list, self.request.user))
         return self._shown
 
     def get_queryset(self) -> Any:
-        the_list, hidden, identity = self._shown_list()
+        the_list, identity = self._shown_list()
+        hidden = hidden_submissions(self.request.user, the_list)
         state = ViewState.from_query(self.request.query_params)
         if state.errors:
             raise ValidationError({"query": state.errors})

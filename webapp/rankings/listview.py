@@ -322,7 +322,7 @@ class ListRows:
     list, so its count and that page's ids come from one such scan (``_scan``) instead of
     two. An unfiltered count is a walk of the list's id index and an unfiltered page an
     ordered index walk or a top-N sort, both cheaper apart than one query doing both; with
-    ``version`` (``page_cache.list_identity``: the list's version and its hidden entries)
+    ``version`` (``page_cache.list_identity``: the list's and the public-results versions)
     that count is remembered for as long as an anonymous page is, so a re-sorted page of the
     whole list pays for its sort only."""
 

@@ -2,10 +2,10 @@
 
 One owner for the response caches of the public read pages and API (list pages, trends,
 compare, list entries, results). A caller names the *identity* of what the response shows
-(a list's id, revision, state, build time and hidden submissions; the public-results
-version...); the key is that identity plus the full path and the negotiated format, so a
-change to what is shown is a new key and nothing needs deleting. Logged-in users (their
-header, and on the API what they may see, differ) and pending messages are never cached.
+(a list's id, revision, state and build time; the public-results version...); the key is
+that identity plus the full path and the negotiated format, so a change to what is shown is
+a new key and nothing needs deleting. Logged-in users (their header, and on the API what
+they may see, differ) and pending messages are never cached.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from django.http import HttpResponse, HttpResponseBase
 from submissions import public_version
 
 from .models import RankedList
+from .visibility import can_see_unpublished
 
 PAGE_SECONDS = 60
 
@@ -29,18 +30,15 @@ def list_version(the_list: RankedList) -> list[Any]:
     return [the_list.pk, the_list.revision, the_list.state, the_list.built_at.timestamp()]
 
 
-def list_identity(the_list: RankedList, hidden: list[int] | None) -> list[Any] | None:
-    """What an anonymous view of a list (page or API) shows: the list's version, the
-    submissions on it that stopped being public, and the public-results version (names
-    rewritten in place, release dates, list type names, the sibling lists' tabs). ``None``
-    (the committee, who see hidden entries) is not shared."""
-    if hidden is None:
+def list_identity(the_list: RankedList, user: Any) -> list[Any] | None:
+    """What an anonymous view of a list (page or API) shows: the list's version and the
+    public-results version, which every change of what else it shows moves (an entry that
+    stops being public, names rewritten in place, release dates, list type names, a new
+    sibling list's tab), so the hidden entries need no part (and no query) of their own.
+    ``None`` for the committee, who see hidden entries: not shared."""
+    if can_see_unpublished(user):
         return None
-    return [
-        *list_version(the_list),
-        ",".join(map(str, sorted(hidden))),
-        public_version.current(),
-    ]
+    return [*list_version(the_list), public_version.current()]
 
 
 def cache_key(request: Any, kind: str, identity: Iterable[Any]) -> str | None:

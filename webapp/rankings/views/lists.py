@@ -78,13 +78,17 @@ def _facets(
 
 def ranked_list(request: HttpRequest, release: str, list_type: str) -> HttpResponseBase:
     the_list = _get_list(request, release, list_type)
-    hidden = hidden_submissions(request.user, the_list)
-    version = page_cache.list_identity(the_list, hidden)
+    version = page_cache.list_identity(the_list, request.user)
     return page_cache.serve(
         request,
         "list",
         version,
-        lambda: _render_list(request, the_list, entries_without(the_list, hidden), version),
+        lambda: _render_list(
+            request,
+            the_list,
+            entries_without(the_list, hidden_submissions(request.user, the_list)),
+            version,
+        ),
     )
 
 
