@@ -129,10 +129,10 @@ def vouch(document: Any, texts: bool, max_depth: int, tables: Tables | None = No
     from them instead of taking the 1.2 million objects and 10 million time-series counts
     of a 100,000-rank result apart twice more.
     """
-    found: Tables = {}
+    found: Tables | None = None if tables is None else {}  # columns held only when asked
     if not _storable(document, max_depth, texts, found):
         return False
-    if tables is not None:
+    if tables is not None and found is not None:
         tables.update(found)
     return True
 
@@ -168,7 +168,7 @@ def _texts_storable(texts: list[str]) -> bool:
     return _text_problem(joined) is None
 
 
-def _storable(document: Any, max_depth: int, texts: bool, tables: Tables) -> bool:
+def _storable(document: Any, max_depth: int, texts: bool, tables: Tables | None) -> bool:
     """Whether every node of `document` (decoded by msgspec) can be stored, as
     ``_check_tree`` would find; strings are checked only when `texts`. `tables` receives
     what the column checks found (see ``vouch``).
@@ -191,10 +191,10 @@ def _storable(document: Any, max_depth: int, texts: bool, tables: Tables) -> boo
         elif node and type(node[0]) is dict and (columns := _columns(node)) is not None:
             if depth + 1 > max_depth or (texts and not _texts_storable(list(node[0]))):
                 return False
-            table = Table(node, {}, {}, {})
-            tables[id(node)] = table
+            table = _new_table(node, tables)
             for key, column in zip(node[0], columns, strict=True):
-                table.columns[key] = column
+                if table is not None:
+                    table.columns[key] = column
                 verdict = _values_storable(column, texts, table, key)
                 if verdict is False:
                     return False
@@ -204,8 +204,7 @@ def _storable(document: Any, max_depth: int, texts: bool, tables: Tables) -> boo
         elif node and type(node[0]) is list and all(map(list.__instancecheck__, node)):
             if depth + 1 > max_depth:
                 return False
-            table = Table(node, {}, {}, {})
-            tables[id(node)] = table
+            table = _new_table(node, tables)
             verdict = _values_storable(list(chain.from_iterable(node)), texts, table)
             if verdict is False:
                 return False
@@ -220,6 +219,14 @@ def _storable(document: Any, max_depth: int, texts: bool, tables: Tables) -> boo
         if verdict is None:
             stack.extend((v, depth + 1) for v in values if type(v) in (dict, list))
     return True
+
+
+def _new_table(rows: list[Any], tables: Tables | None) -> Table | None:
+    """An empty Table for `rows`, entered in `tables`; None when nobody asked for them."""
+    if tables is None:
+        return None
+    table = tables[id(rows)] = Table(rows, {}, {}, {})
+    return table
 
 
 def _columns(rows: list[Any]) -> list[list[Any]] | None:

@@ -279,7 +279,7 @@ def _rank_flags(
         # fast).
         every_rank = isinstance(rated, range)  # then rated_rates are rates.values()
         ordered_rates = ordered if ordered is not None and every_rank else sorted(rated_rates)
-        present = rated_done if None not in rated_done else filter(None.__ne__, rated_done)
+        present = rated_done if None not in rated_done else [d for d in rated_done if d is not None]
         ordered_done = sorted(present)  # type: ignore[type-var]
 
         def peer_rate(rate: float) -> float:
@@ -335,22 +335,24 @@ def host_rates(phase: PhaseResult, work: dict[int, float] | None = None) -> dict
         return {h.host: h.rate_sum / h.ranks for h in phase.rank_summary.hosts if h.ranks > 0}
     rates = work_rates(phase) if work is None else work
     numbers, all_hosts = _column(phase.ranks, "rank"), _column(phase.ranks, "host")
-    rated = _rated(phase.ranks, rates)
-    kept = list(compress(rated, map(is_not, _picked(all_hosts, rated), repeat(None))))
+    kept = _rated(phase.ranks, rates)
     hosts = _picked(all_hosts, kept)
+    if None in hosts:
+        kept = list(compress(kept, map(is_not, hosts, repeat(None))))
+        hosts = _picked(all_hosts, kept)
     values = list(map(rates.__getitem__, _picked(numbers, kept)))
     # Listed in order of first appearance, grouped at C speed: as they come when each
     # host's ranks are contiguous (the suite's order), else sorted by host. fsum is exact,
     # so the order of a host's rates does not matter (nor statistics.mean's exact
     # fractions, ~60 us per host of 100 ranks).
     means: dict[str, float] = dict.fromkeys(hosts, 0.0)
-    order: Sequence[int] = range(len(hosts))
-    if sum(1 for _ in groupby(hosts)) != len(means):
-        order = sorted(order, key=hosts.__getitem__)
+    if len(list(groupby(hosts))) != len(means):
+        order = sorted(range(len(hosts)), key=hosts.__getitem__)
+        hosts, values = _picked(hosts, order), _picked(values, order)
     start = 0
-    for host, members in groupby(map(hosts.__getitem__, order)):
+    for host, members in groupby(hosts):
         end = start + len(list(members))
-        means[host] = math.fsum(map(values.__getitem__, order[start:end])) / (end - start)
+        means[host] = math.fsum(values[start:end]) / (end - start)
         start = end
     return means
 
