@@ -9,7 +9,12 @@ JSON-Schema pass for comparison (slow: ~14 s per 10k ranks). ``--before DIR`` me
 another checkout's ``runners/`` (e.g. ``git archive main runners | tar -x -C DIR``) too,
 alternating before/after runs ``--repeat`` times, and prints medians of both with the ratio.
 Times are CPU seconds of the child process (wall time on a shared, loaded machine measures
-the neighbours); ``parse`` is the whole ``parse_result_json``. Never asserts anything.
+the neighbours); ``parse`` is the whole ``parse_result_json`` (msgspec from the file's bytes,
+the rank columns shared by the checks and the model), ``load``/``valid.`` the stages apart,
+from the decoded text and without shared columns. Peak RSS is the child's: at 100,000 ranks
+the file's bytes or text plus the decoded document (~1.1 GB either way). ``strag.`` runs with
+the cyclic GC back on, so it includes the first collections over what the parse built.
+Never asserts anything.
 
 Usage: .venv/bin/python bench/scale_read.py [--ranks 1000 10000 100000] [--jsonschema]
            [--before DIR --repeat 3]

@@ -198,7 +198,7 @@ def test_fast_decoding_refuses_like_the_careful_path(where: str, literal: str) -
     text = json.dumps(document).replace('"__X__"', literal)
     careful = _refusal(text)
     assert careful is not None
-    assert storable_json._fast_loads(text, 64) is storable_json._UNSURE
+    assert storable_json.fast_loads(text, 64) is storable_json.UNSURE
     with pytest.raises(storable_json.UnstorableJSON) as refused:
         storable_json.loads(text, 64)
     assert str(refused.value) == careful
@@ -208,14 +208,14 @@ def test_fast_decoding_refuses_like_the_careful_path(where: str, literal: str) -
 def test_fast_decoding_counts_depth_like_the_careful_path(depth: int) -> None:
     # Rank tables are checked column by column; a nested value in a column still counts.
     text = json.dumps({"ranks": [{"a": 1, "x": _nested(depth)}, {"a": 2, "x": 3}]})
-    fast = storable_json._fast_loads(text, 64)
-    assert (fast is storable_json._UNSURE) == (_refusal(text) is not None)
-    assert (fast is storable_json._UNSURE) == (depth > 61)
+    fast = storable_json.fast_loads(text, 64)
+    assert (fast is storable_json.UNSURE) == (_refusal(text) is not None)
+    assert (fast is storable_json.UNSURE) == (depth > 61)
 
 
 def test_valid_result_takes_the_fast_path_and_decodes_identically() -> None:
     text = json.dumps(synthetic.full_document(40, ppn=10, slow_hosts=(1,)))
-    fast = storable_json._fast_loads(text, 64)
-    assert fast is not storable_json._UNSURE
+    fast = storable_json.fast_loads(text, 64)
+    assert fast is not storable_json.UNSURE
     assert fast == storable_json._checked_loads(text, 64)
     assert json.dumps(fast) == text

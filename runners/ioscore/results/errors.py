@@ -30,15 +30,24 @@ def read_text(
     Files above `max_bytes` and lines above `max_line` characters are refused before any
     parsing (see ioscore.results.limits).
     """
+    return decode_text(path, read_bytes(path, max_bytes), max_line)
+
+
+def read_bytes(path: Path, max_bytes: int) -> bytes:
+    """The file's bytes; larger files than `max_bytes` and unreadable ones are refused."""
     try:
         size = path.stat().st_size
         if size > max_bytes:
             raise ResultFormatError(path, f"file too large ({size} bytes, limit {max_bytes})")
-        data = path.read_bytes()
+        return path.read_bytes()
     except ResultFormatError:
         raise
     except OSError as exc:
         raise ResultFormatError(path, f"cannot read file: {exc.strerror or exc}") from None
+
+
+def decode_text(path: Path, data: bytes, max_line: int | None = MAX_LINE_CHARS) -> str:
+    """`data` (read from `path`) as strict UTF-8 text, as ``read_text`` checks it."""
     nul = data.find(b"\0")
     if nul >= 0:
         line = data.count(b"\n", 0, nul) + 1

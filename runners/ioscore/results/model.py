@@ -8,9 +8,10 @@ Django service only ever see this model, so the verifier cannot drift from the p
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field, fields
 from datetime import datetime
-from typing import Any
+from typing import Any, overload
 
 
 class ScoreGroup(str, enum.Enum):  # noqa: UP042 (str mix-in kept: contract)
@@ -70,6 +71,59 @@ class RankStat:
     verify_errors: int | None = None
 
 
+RANK_FIELDS = tuple(f.name for f in fields(RankStat))
+
+
+class RankColumns(Sequence[RankStat]):
+    """A phase's ranks as one list per RankStat field (``RANK_FIELDS`` order); a RankStat is
+    made only when one is asked for.
+
+    result.json's full form at 100,000 ranks has 1.2 million rank objects: building a
+    RankStat of each cost ~1.2 s and ~200 MB; the columns come from the reader's checks
+    anyway and the straggler analysis computes on them (``column``).
+    """
+
+    __slots__ = ("_columns",)
+
+    def __init__(self, columns: Sequence[list[Any]]) -> None:
+        if len(columns) != len(RANK_FIELDS) or len(set(map(len, columns))) > 1:
+            raise ValueError("RankColumns needs one column per RankStat field, of one length")
+        self._columns = tuple(columns)
+
+    def column(self, name: str) -> list[Any]:
+        """The values of one RankStat field, in rank order (not to be modified)."""
+        return self._columns[RANK_FIELDS.index(name)]
+
+    def __len__(self) -> int:
+        return len(self._columns[0])
+
+    @overload
+    def __getitem__(self, index: int) -> RankStat: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[RankStat]: ...
+
+    def __getitem__(self, index: int | slice) -> RankStat | list[RankStat]:
+        if isinstance(index, slice):
+            return list(map(RankStat, *(column[index] for column in self._columns)))
+        return RankStat(*(column[index] for column in self._columns))
+
+    def __iter__(self) -> Iterator[RankStat]:
+        return map(RankStat, *self._columns)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, RankColumns):
+            return self._columns == other._columns
+        if isinstance(other, Sequence):
+            return list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # mutable contents, like a list
+
+    def __repr__(self) -> str:
+        return f"RankColumns({len(self)} ranks)"
+
+
 QUANTILE_KEYS = ("p0", "p1", "p5", "p25", "p50", "p75", "p95", "p99", "p100")
 
 
@@ -121,7 +175,7 @@ class PhaseResult:
     valid: bool = True  # False when marked [INVALID] / RESULT-invalid
     invalid_reasons: list[str] = field(default_factory=list)
     score_txt: float | None = None  # the `score =` value in result.txt, when present
-    ranks: list[RankStat] = field(default_factory=list)
+    ranks: Sequence[RankStat] = field(default_factory=list)  # a list or RankColumns
     timeseries: dict[str, Any] | None = None  # ioscore result.json only
     extra: dict[str, Any] = field(default_factory=dict)  # e.g. find found/scanned
     decimals: int | None = None  # decimals of `value` as printed (3 bash, 6 C app)

@@ -7,10 +7,11 @@ Parsed by the contract; always validated against the schema shipped as package d
 
 from __future__ import annotations
 
+import codecs
 import gc
 import itertools
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from functools import cache
@@ -22,7 +23,7 @@ from typing import Any
 import jsonschema
 
 from ioscore.results import storable_json
-from ioscore.results.errors import ResultFormatError, read_text
+from ioscore.results.errors import ResultFormatError, read_bytes, read_text
 from ioscore.results.limits import (
     MAX_JSON_DEPTH,
     MAX_RESULT_JSON_BYTES,
@@ -30,8 +31,10 @@ from ioscore.results.limits import (
 )
 from ioscore.results.model import (
     QUANTILE_KEYS,
+    RANK_FIELDS,
     HostAggregate,
     PhaseResult,
+    RankColumns,
     RankStat,
     RankSummary,
     RunResult,
@@ -39,6 +42,7 @@ from ioscore.results.model import (
     Scores,
 )
 from ioscore.results.rank_check import ranks_problem
+from ioscore.results.storable_json import Table, Tables
 
 SCHEMA_ID = "ioscore-result/1"
 SCHEMA_FILE = "ioscore-result-1.schema.json"
@@ -71,8 +75,10 @@ def _validator() -> jsonschema.protocols.Validator:
     return jsonschema.Draft202012Validator(result_schema())
 
 
-def _validate_schema(document: Any, source: str) -> None:
-    document = _without_bulk_arrays(document, source)
+def _validate_schema(document: Any, source: str, tables: Tables | None = None) -> None:
+    """Schema errors as ResultFormatError; `tables`: the columns of the rank tables, when
+    the decoding's checks have them (storable_json.fast_loads)."""
+    document = _without_bulk_arrays(document, source, tables or {})
     # The first errors are enough to explain the problem: a document with 600,000 wrong
     # items would otherwise build (and rank) 600,000 error objects.
     first_errors = itertools.islice(_validator().iter_errors(document), _MAX_SCHEMA_ERRORS)
@@ -86,9 +92,12 @@ def _is_count(value: Any) -> bool:
     return type(value) is int and value >= 0
 
 
-def _count_rows(rows: list[Any]) -> bool:
+def _count_rows(rows: list[Any], table: Table | None = None) -> bool:
     """Whether every row is a list of counts (integers >= 0); at C speed when all are ints
-    (a 100,000-rank phase has 100,000 rows)."""
+    (a 100,000-rank phase has 100,000 rows), from `table`'s facts when the decoding's
+    checks have them."""
+    if table is not None and table.kinds.get("") == {int} and table.lowest_int[""] >= 0:
+        return True
     if not all(map(list.__instancecheck__, rows)):
         return False
     values = list(itertools.chain.from_iterable(rows))
@@ -97,7 +106,7 @@ def _count_rows(rows: list[Any]) -> bool:
     return all(_is_count(v) for v in values)
 
 
-def _without_bulk_arrays(document: Any, source: str) -> Any:
+def _without_bulk_arrays(document: Any, source: str, tables: Tables) -> Any:
     """The document with each phase's per-rank arrays checked here and emptied.
 
     ``ranks`` and the time-series count arrays hold nearly all of a large run's numbers
@@ -112,7 +121,7 @@ def _without_bulk_arrays(document: Any, source: str) -> Any:
         if not isinstance(phase, dict):
             phases.append(phase)  # the schema reports the shape
             continue
-        phase = _ranks_checked(phase, index, source)
+        phase = _ranks_checked(phase, index, source, tables)
         series = phase.get("timeseries")
         if not isinstance(series, dict):
             phases.append(phase)
@@ -121,7 +130,7 @@ def _without_bulk_arrays(document: Any, source: str) -> Any:
         if not isinstance(aggregate, list) or not isinstance(per_rank, list):
             phases.append(phase)
             continue
-        if not _count_rows([aggregate, *per_rank]):
+        if not (_count_rows([aggregate]) and _count_rows(per_rank, _table(tables, per_rank))):
             raise ResultFormatError(
                 source,
                 f"schema violation at phases/{index}/timeseries: "
@@ -131,12 +140,14 @@ def _without_bulk_arrays(document: Any, source: str) -> Any:
     return {**document, "phases": phases}
 
 
-def _ranks_checked(phase: dict[str, Any], index: int, source: str) -> dict[str, Any]:
+def _ranks_checked(
+    phase: dict[str, Any], index: int, source: str, tables: Tables
+) -> dict[str, Any]:
     """The phase with its rank objects checked by rank_check and left out of the schema pass."""
     ranks = phase.get("ranks")
     if not isinstance(ranks, list):
         return phase  # the schema reports the shape
-    found = ranks_problem(ranks)
+    found = ranks_problem(ranks, _table(tables, ranks))
     if found is not None:
         rank, problem = found
         raise ResultFormatError(
@@ -174,10 +185,16 @@ def _datetime(text: Any) -> datetime | None:
         return None
 
 
-def load_json_document(text: str, source: str) -> Any:
+def _table(tables: Tables, rows: list[Any]) -> Table | None:
+    """`rows` taken apart by the decoding's checks, when they were."""
+    found = tables.get(id(rows))
+    return found if found is not None and found.rows is rows else None
+
+
+def load_json_document(text: str, source: str, tables: Tables | None = None) -> Any:
     """JSON text -> document, refusing what cannot be stored or walked (storable_json)."""
     try:
-        return storable_json.loads(text, MAX_JSON_DEPTH)
+        return storable_json.loads(text, MAX_JSON_DEPTH, tables)
     except json.JSONDecodeError as exc:
         raise ResultFormatError(source, f"invalid JSON: {exc.msg}", exc.lineno) from None
     except storable_json.UnstorableJSON as exc:
@@ -185,16 +202,36 @@ def load_json_document(text: str, source: str) -> Any:
 
 
 def parse_result_json(path: Path) -> RunResult:
-    text = read_text(path, max_bytes=MAX_RESULT_JSON_BYTES, max_line=None)  # may be one line
+    tables: Tables = {}
     with _without_gc_pauses():
-        document = load_result_document(text, str(path))
-        del text  # the text of a 100,000-rank run is ~300 MB more while the model is built
-        return _run_from_document(document, str(path))
+        document = _result_document(_decoded(path, tables), str(path))
+        return _run_from_document(document, str(path), tables)
 
 
-def load_result_document(text: str, source: str) -> dict[str, Any]:
+def _decoded(path: Path, tables: Tables) -> Any:
+    """result.json -> document: the fast path straight from the file's bytes (no str copy)
+    which are dropped before the checks (~300 MB at 100,000 ranks); a file it cannot vouch
+    for is read again, as ``read_text`` reads text files (its messages: NUL, not UTF-8), and
+    decoded by the careful path."""
+    data = read_bytes(path, MAX_RESULT_JSON_BYTES)
+    decoded = storable_json.fast_decode(data, 3 if data.startswith(codecs.BOM_UTF8) else 0)
+    del data
+    if decoded is not storable_json.UNSURE:
+        document, texts = decoded
+        del decoded
+        if storable_json.vouch(document, texts, MAX_JSON_DEPTH, tables):
+            return document
+        del document
+    text = read_text(path, max_bytes=MAX_RESULT_JSON_BYTES, max_line=None)  # may be one line
+    return load_json_document(text, str(path), tables)
+
+
+def load_result_document(text: str, source: str, tables: Tables | None = None) -> dict[str, Any]:
     """result.json text -> its top-level object, when it is an ioscore-result/1 document."""
-    document = load_json_document(text, source)
+    return _result_document(load_json_document(text, source, tables), source)
+
+
+def _result_document(document: Any, source: str) -> dict[str, Any]:
     if not isinstance(document, dict):
         raise ResultFormatError(source, "top level is not a JSON object")
     if document.get("schema") not in schema_ids():
@@ -229,13 +266,17 @@ def parse_result_json_text(text: str, source: str) -> RunResult:
 
 
 def _parse_result_json_text(text: str, source: str) -> RunResult:
-    return _run_from_document(load_result_document(text, source), source)
+    tables: Tables = {}
+    return _run_from_document(load_result_document(text, source, tables), source, tables)
 
 
-def _run_from_document(document: dict[str, Any], source: str) -> RunResult:
+def _run_from_document(
+    document: dict[str, Any], source: str, tables: Tables | None = None
+) -> RunResult:
     """A decoded result.json (owned by this call: its rank objects are dropped once
-    converted) -> RunResult, after validating it."""
-    _validate_schema(document, source)
+    converted) -> RunResult, after validating it. `tables`: see ``_validate_schema``."""
+    tables = tables or {}
+    _validate_schema(document, source, tables)
     if document.get("finished") is False or document.get("scores") is None:
         # The suite rewrites result.json after every phase: this run stopped part-way.
         how = "aborted by an I/O error" if document.get("aborted") else "did not finish"
@@ -243,7 +284,7 @@ def _run_from_document(document: dict[str, Any], source: str) -> RunResult:
     scores = _need(document, "scores", dict, source)
     phases: dict[str, PhaseResult] = {}
     for index, raw in enumerate(_need(document, "phases", list, source)):
-        phase = phase_from_json(raw, index, source)
+        phase = phase_from_json(raw, index, source, tables)
         phases[phase.name] = phase
         raw["ranks"] = None  # the RankStats hold the numbers; the dicts (~40% more) can go
     config_raw = document.get("config") or {}
@@ -287,9 +328,10 @@ def _run_from_document(document: dict[str, Any], source: str) -> RunResult:
     )
 
 
-def phase_from_json(raw: Any, index: int, source: str) -> PhaseResult:
+def phase_from_json(raw: Any, index: int, source: str, tables: Tables | None = None) -> PhaseResult:
     """One entry of result.json's ``phases`` -> PhaseResult (also used for acceptance runs,
-    whose result.json has no scores; see ioscore.acceptance.results)."""
+    whose result.json has no scores; see ioscore.acceptance.results). `tables`: see
+    ``_validate_schema``."""
     if not isinstance(raw, dict):
         raise ResultFormatError(source, f"phases[{index}] is not an object")
     name = _need(raw, "name", str, f"{source} phases[{index}]")
@@ -297,7 +339,9 @@ def phase_from_json(raw: Any, index: int, source: str) -> PhaseResult:
     group = str(raw.get("group", "none"))
     if group not in ("bw", "md", "none"):
         raise ResultFormatError(where, f"unknown group {group!r}")
-    ranks = _rank_stats(raw.get("ranks") or [])
+    rank_list = raw.get("ranks") or []
+    table = _table(tables or {}, rank_list)
+    ranks = _rank_stats(rank_list) if table is None else _rank_columns(table, rank_list)
     extra = dict(raw.get("extra") or {})
     for key in (
         "items",
@@ -329,6 +373,15 @@ def phase_from_json(raw: Any, index: int, source: str) -> PhaseResult:
 _RANK_FIELDS = itemgetter(
     "rank", "host", "start", "end", "items", "rate", "first_done", "bytes", "verify_errors"
 )  # RankStat's field order
+
+
+def _rank_columns(table: Table, raw: list[Any]) -> Sequence[RankStat]:
+    """A validated phase's rank table (same keys in every object) -> RankColumns, the
+    RankStats' numbers without the objects; ``_rank_stats`` when a rank is no int."""
+    if table.kinds["rank"] != {int}:
+        return _rank_stats(raw)
+    absent = [None] * len(raw)
+    return RankColumns([table.columns.get(name, absent) for name in RANK_FIELDS])
 
 
 def _rank_stats(raw: list[Any]) -> list[RankStat]:

@@ -14,6 +14,8 @@ from __future__ import annotations
 from operator import itemgetter
 from typing import Any
 
+from ioscore.results.storable_json import Table
+
 RANK_REQUIRED = ("rank", "host", "start", "first_done", "end", "items", "bytes", "rate")
 RANK_KEYS = frozenset((*RANK_REQUIRED, "verify_errors", "latency"))
 LATENCY_REQUIRED = ("unit", "ops", "p50", "p90", "p99", "max")
@@ -91,9 +93,10 @@ def rank_problem(rank: Any) -> str | None:
     return None
 
 
-def ranks_problem(ranks: list[Any]) -> tuple[int, str] | None:
-    """(index, why) of the first invalid rank object of a phase's ``ranks``, or None."""
-    if _plain_ranks_valid(ranks):
+def ranks_problem(ranks: list[Any], table: Table | None = None) -> tuple[int, str] | None:
+    """(index, why) of the first invalid rank object of a phase's ``ranks``, or None.
+    `table`: the ranks taken apart by storable_json's checks, when they were."""
+    if _plain_ranks_valid(ranks, table):
         return None
     for index, rank in enumerate(ranks):
         problem = rank_problem(rank)
@@ -106,7 +109,7 @@ _COUNT_KEYS = ("rank", "items", "bytes", "verify_errors")
 _TIME_KEYS = ("start", "first_done", "end")
 
 
-def _plain_ranks_valid(ranks: list[Any]) -> bool:
+def _plain_ranks_valid(ranks: list[Any], table: Table | None = None) -> bool:
     """True when every rank object is valid, checked column by column at C speed; False
     when unsure (then ``rank_problem`` judges each object and names the first problem).
 
@@ -118,18 +121,26 @@ def _plain_ranks_valid(ranks: list[Any]) -> bool:
     keys = ranks[0].keys()
     if not keys >= set(RANK_REQUIRED) or "latency" in keys or not keys <= RANK_KEYS:
         return False
-    if not all(map(keys.__eq__, map(dict.keys, ranks))):  # dict_keys compare as sets
-        return False
+    if table is None:
+        # Same size as the first and each of its keys present (else KeyError) = its keys.
+        if set(map(len, ranks)) != {len(keys)}:
+            return False
+        try:
+            columns = {key: list(map(itemgetter(key), ranks)) for key in keys}
+        except KeyError:
+            return False
+        table = Table(ranks, columns, {k: set(map(type, c)) for k, c in columns.items()}, {})
     for key in _COUNT_KEYS:
         if key in keys:
-            column = list(map(itemgetter(key), ranks))
-            if set(map(type, column)) != {int} or min(column) < 0:
+            column = table.columns[key]
+            lowest = table.lowest_int.get(key)
+            if table.kinds[key] != {int} or (min(column) if lowest is None else lowest) < 0:
                 return False
-    if set(map(type, map(itemgetter("host"), ranks))) != {str}:
+    if table.kinds["host"] != {str}:
         return False
     for key in (*_TIME_KEYS, "rate"):
-        column = list(map(itemgetter(key), ranks))
-        if not {int, float}.issuperset(map(type, column)):
+        column = table.columns[key]
+        if not {int, float}.issuperset(table.kinds[key]):
             return False
         if key == "rate" and not all(map((0.0).__le__, column)):  # NaN fails as in rank_problem
             return False

@@ -51,11 +51,14 @@ taken out, so a stonewalled phase's rate rule is as good as the suite's rate.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from itertools import compress, groupby, repeat
+from operator import attrgetter, eq, gt, is_not, lt, or_, sub, truediv
 from statistics import median
 from typing import Any
 
-from ioscore.results.model import PhaseResult, RankStat, RunResult
+from ioscore.results.model import PhaseResult, RankColumns, RankStat, RunResult
 
 RATE_FRACTION = 0.5
 LATE_FRACTION = 0.25
@@ -100,8 +103,37 @@ class PhaseSpread:
         return [flag.rank for flag in self.rank_stragglers]
 
 
-def _done(stat: RankStat) -> float | None:
-    return stat.first_done if stat.first_done is not None else stat.end
+# The full form's 100,000 ranks x 12 phases are analysed column by column (issue 21): one
+# list per RankStat field, arithmetic and comparisons mapped at C speed.
+
+
+def _column(ranks: Sequence[RankStat], name: str) -> list[Any]:
+    if isinstance(ranks, RankColumns):
+        return ranks.column(name)
+    return list(map(attrgetter(name), ranks))
+
+
+def _done_column(ranks: Sequence[RankStat]) -> list[float | None]:
+    """Each rank's first_done, its end standing in when first_done is absent."""
+    first = _column(ranks, "first_done")
+    if None not in first:
+        return first
+    return [f if f is not None else e for f, e in zip(first, _column(ranks, "end"), strict=True)]
+
+
+def _rated(ranks: Sequence[RankStat], rates: dict[int, float]) -> Sequence[int]:
+    """Indices of the ranks that have a rate in `rates`."""
+    numbers = _column(ranks, "rank")
+    if len(rates) == len(numbers) and all(map(rates.__contains__, numbers)):
+        return range(len(numbers))
+    return list(compress(range(len(numbers)), map(rates.__contains__, numbers)))
+
+
+def _picked(values: list[Any], indices: Sequence[int]) -> list[Any]:
+    """values[i] for i in indices (`values` itself for all of them: not to be modified)."""
+    if isinstance(indices, range) and len(indices) == len(values):
+        return values
+    return list(map(values.__getitem__, indices))
 
 
 def _stonewall_amounts(phase: PhaseResult) -> dict[int, float] | None:
@@ -129,6 +161,13 @@ def work_rates(phase: PhaseResult) -> dict[int, float]:
     from_stonewall = _stonewall_amounts(phase)
     if from_stonewall is not None:
         return from_stonewall
+    ranks = phase.ranks
+    amounts = _column(ranks, "bytes" if phase.unit == "GiB/s" else "items")
+    done, start = _column(ranks, "first_done"), _column(ranks, "start")
+    if ranks and None not in amounts and None not in done and None not in start:
+        spans = list(map(sub, done, start))
+        if min(spans) > 0:  # every rank by the first rule, in one pass
+            return dict(zip(_column(ranks, "rank"), map(truediv, amounts, spans), strict=True))
     rates: dict[int, float] = {}
     for stat in phase.ranks:
         amount = stat.bytes if phase.unit == "GiB/s" else stat.items
@@ -167,9 +206,9 @@ def median_without(ordered: list[float], value: float) -> float:
     return (at(count // 2 - 1) + at(count // 2)) / 2
 
 
-def _duration(ranks: list[RankStat]) -> float | None:
-    done = [d for d in map(_done, ranks) if d is not None]
-    return max(done) if done else None
+def _duration(done: list[float | None]) -> float | None:
+    present = [d for d in done if d is not None] if None in done else done
+    return max(present) if present else None  # type: ignore[type-var]
 
 
 def _quantile(phase: PhaseResult, field: str, key: str) -> float | None:
@@ -178,11 +217,12 @@ def _quantile(phase: PhaseResult, field: str, key: str) -> float | None:
     return values.get(key) if values else None
 
 
-def _phase_duration(phase: PhaseResult, ranks: list[RankStat]) -> float | None:
-    """The latest first_done: over every rank, or its p100 quantile in the summary form."""
+def _phase_duration(phase: PhaseResult, done: list[float | None]) -> float | None:
+    """The latest first_done (`done`: of the ranks that count), or its p100 quantile in the
+    summary form."""
     if phase.rank_summary is not None:
         return _quantile(phase, "first_done", "p100") or _quantile(phase, "end", "p100")
-    return _duration(ranks)
+    return _duration(done)
 
 
 def _rank_verdict(rate: float, peer_rate: float, late: float | None, duration: float) -> str | None:
@@ -205,12 +245,24 @@ def rank_stragglers(phase: PhaseResult, work: dict[int, float] | None = None) ->
     of ``first_done`` over all ranks (leaving one rank out of 4,096 or more moves a median by
     at most one order statistic).
     """
-    rates = judged_rates(phase, work)
-    rated = [r for r in phase.ranks if r.rank in rates]
-    duration = _phase_duration(phase, rated)
+    return _rank_flags(phase, judged_rates(phase, work))
+
+
+def _rank_flags(
+    phase: PhaseResult, rates: dict[int, float], ordered: list[float] | None = None
+) -> list[RankFlag]:
+    """``rank_stragglers`` with the judged rates; `ordered`: ``sorted(rates.values())``,
+    when the caller has it."""
+    ranks = phase.ranks
+    rated = _rated(ranks, rates)
+    numbers, all_done = _column(ranks, "rank"), _done_column(ranks)
+    rated_rates = list(map(rates.__getitem__, _picked(numbers, rated)))
+    rated_done = _picked(all_done, rated)
+    duration = _phase_duration(phase, rated_done)
     counted = phase.rank_summary.count if phase.rank_summary else len(rated)
     if counted < 2 or not rated or duration is None or duration < MIN_JUDGED_S:
         return []
+    candidates: Sequence[int] = range(len(rated))
     if phase.rank_summary is not None:
         median_rate = _quantile(phase, "rate", "p50")
         median_done = _quantile(phase, "first_done", "p50")
@@ -225,8 +277,10 @@ def rank_stragglers(phase: PhaseResult, work: dict[int, float] | None = None) ->
     else:
         # Peers = every other rank: leave-one-out medians over sorted lists (large runs stay
         # fast).
-        ordered_rates = sorted(rates[r.rank] for r in rated)
-        ordered_done = sorted(d for d in map(_done, rated) if d is not None)
+        every_rank = isinstance(rated, range)  # then rated_rates are rates.values()
+        ordered_rates = ordered if ordered is not None and every_rank else sorted(rated_rates)
+        present = rated_done if None not in rated_done else [d for d in rated_done if d is not None]
+        ordered_done = sorted(present)  # type: ignore[type-var]
 
         def peer_rate(rate: float) -> float:
             return median_without(ordered_rates, rate)
@@ -234,40 +288,42 @@ def rank_stragglers(phase: PhaseResult, work: dict[int, float] | None = None) ->
         def late_by(done: float) -> float | None:
             return done - median_without(ordered_done, done) if len(ordered_done) > 1 else None
 
-        rated = _candidates(rated, rates, ordered_rates, ordered_done, duration)
+        candidates = _candidates(rated_rates, rated_done, ordered_rates, ordered_done, duration)
+    hosts = _column(ranks, "host")
     flags = []
-    for stat in rated:
-        rate, done = rates[stat.rank], _done(stat)
+    for j in candidates:
+        rate, done = rated_rates[j], rated_done[j]
         reason = _rank_verdict(
             rate, peer_rate(rate), None if done is None else late_by(done), duration
         )
         if reason:
-            flags.append(RankFlag(stat.rank, stat.host, reason))
+            flags.append(RankFlag(numbers[rated[j]], hosts[rated[j]], reason))
     return flags
 
 
 def _candidates(
-    rated: list[RankStat],
-    rates: dict[int, float],
+    rates: list[float],
+    done: list[float | None],
     ordered_rates: list[float],
     ordered_done: list[float],
     duration: float,
-) -> list[RankStat]:
-    """The ranks the rule could flag, in their order: a rank's leave-one-out median is at most
-    the one without the lowest value (rates) and at least the one without the highest
-    (first_done), so ranks past both bounds are cleared without judging each (100,000 ranks
-    x 12 phases)."""
+) -> list[int]:
+    """Positions of the ranks the rule could flag (in `rates` and `done`, in order): a rank's
+    leave-one-out median is at most the one without the lowest value (rates) and at least
+    the one without the highest (first_done), so ranks past both bounds are cleared without
+    judging each (100,000 ranks x 12 phases)."""
     slow_below = RATE_FRACTION * median_without(ordered_rates, ordered_rates[0])
+    slow = map(gt, repeat(slow_below), rates)
     if len(ordered_done) < 2:
-        return [stat for stat in rated if rates[stat.rank] < slow_below]
+        return list(compress(range(len(rates)), slow))
     earliest_peer = median_without(ordered_done, ordered_done[-1])
     late_by = max(LATE_FRACTION * duration, LATE_MIN_S)  # the rule's two late conditions
-    return [
-        stat
-        for stat in rated
-        if rates[stat.rank] < slow_below
-        or ((done := _done(stat)) is not None and done - earliest_peer > late_by)
-    ]
+    late: Iterable[bool]
+    if None in done:
+        late = (d is not None and d - earliest_peer > late_by for d in done)
+    else:
+        late = map(lt, repeat(late_by), map(sub, done, repeat(earliest_peer)))
+    return list(compress(range(len(rates)), map(or_, slow, late)))
 
 
 def host_rates(phase: PhaseResult, work: dict[int, float] | None = None) -> dict[str, float]:
@@ -278,20 +334,39 @@ def host_rates(phase: PhaseResult, work: dict[int, float] | None = None) -> dict
     if phase.rank_summary is not None:
         return {h.host: h.rate_sum / h.ranks for h in phase.rank_summary.hosts if h.ranks > 0}
     rates = work_rates(phase) if work is None else work
-    by_host: dict[str, list[float]] = {}
-    for stat in phase.ranks:
-        if stat.host is not None and stat.rank in rates:
-            by_host.setdefault(stat.host, []).append(rates[stat.rank])
-    # fsum, not statistics.mean: mean's exact fractions cost ~60 us per host of 100 ranks.
-    return {host: math.fsum(values) / len(values) for host, values in by_host.items()}
+    numbers, all_hosts = _column(phase.ranks, "rank"), _column(phase.ranks, "host")
+    kept = _rated(phase.ranks, rates)
+    hosts = _picked(all_hosts, kept)
+    if None in hosts:
+        kept = list(compress(kept, map(is_not, hosts, repeat(None))))
+        hosts = _picked(all_hosts, kept)
+    values = list(map(rates.__getitem__, _picked(numbers, kept)))
+    # Listed in order of first appearance, grouped at C speed: as they come when each
+    # host's ranks are contiguous (the suite's order), else sorted by host. fsum is exact,
+    # so the order of a host's rates does not matter (nor statistics.mean's exact
+    # fractions, ~60 us per host of 100 ranks).
+    means: dict[str, float] = dict.fromkeys(hosts, 0.0)
+    if len(list(groupby(hosts))) != len(means):
+        order = sorted(range(len(hosts)), key=hosts.__getitem__)
+        hosts, values = _picked(hosts, order), _picked(values, order)
+    start = 0
+    for host, members in groupby(hosts):
+        end = start + len(list(members))
+        means[host] = math.fsum(values[start:end]) / (end - start)
+        start = end
+    return means
 
 
 def host_stragglers(phase: PhaseResult, work: dict[int, float] | None = None) -> list[HostFlag]:
     """Hosts well below the others; in the summary form ``HostFlag.ranks`` lists the host's
     ranks the file names (its slowest and fastest), not every rank of the host. ``work``:
     the phase's ``work_rates``, when the caller has them already."""
-    rates = host_rates(phase, work)
-    duration = _phase_duration(phase, phase.ranks)
+    return _host_flags(phase, host_rates(phase, work))
+
+
+def _host_flags(phase: PhaseResult, rates: dict[str, float]) -> list[HostFlag]:
+    """``host_stragglers`` from the phase's ``host_rates``."""
+    duration = _phase_duration(phase, _done_column(phase.ranks))
     if len(rates) < 2 or duration is None or duration < MIN_JUDGED_S:
         return []
     ordered = sorted(rates.values())
@@ -299,7 +374,8 @@ def host_stragglers(phase: PhaseResult, work: dict[int, float] | None = None) ->
     for host, rate in rates.items():
         peer_rate = median_without(ordered, rate)
         if rate < RATE_FRACTION * peer_rate:
-            members = tuple(sorted(r.rank for r in phase.ranks if r.host == host))
+            on_host = map(eq, repeat(host), _column(phase.ranks, "host"))
+            members = tuple(sorted(compress(_column(phase.ranks, "rank"), on_host)))
             reason = (
                 f"mean work rate {rate:.4g} < {RATE_FRACTION} x other hosts' median {peer_rate:.4g}"
             )
@@ -307,9 +383,11 @@ def host_stragglers(phase: PhaseResult, work: dict[int, float] | None = None) ->
     return flags
 
 
-def tail_seconds(ranks: list[RankStat]) -> float | None:
-    done = [d for d in map(_done, ranks) if d is not None]
-    return max(done) - min(done) if done else None
+def tail_seconds(ranks: Sequence[RankStat]) -> float | None:
+    done = _done_column(ranks)
+    if None in done:
+        done = [d for d in done if d is not None]
+    return max(done) - min(done) if done else None  # type: ignore[type-var,operator]
 
 
 def phase_spread(phase: PhaseResult) -> PhaseSpread:
@@ -328,16 +406,18 @@ def phase_spread(phase: PhaseResult) -> PhaseSpread:
         first, last = _quantile(phase, "first_done", "p0"), _quantile(phase, "first_done", "p100")
         spread.tail_s = None if first is None or last is None else last - first
     else:
-        values = list(rates.values())
-        spread.rate_min, spread.rate_median = min(values), median(values)
-        spread.rate_max = max(values)
+        ordered = sorted(rates.values())
+        spread.rate_min, spread.rate_median = ordered[0], median(ordered)  # sorted: O(n)
+        spread.rate_max = ordered[-1]
         spread.tail_s = tail_seconds(phase.ranks)
-    spread.slowest_rank = min(rates, key=lambda rank: (rates[rank], rank))
+    # The lowest (rate, rank): the lowest rank number of the lowest rate.
+    lowest = min(rates.values())
+    spread.slowest_rank = min(compress(rates, map(eq, repeat(lowest), rates.values())))
     per_host = host_rates(phase, rates)
     if per_host:
         spread.slowest_host = min(per_host, key=lambda h: (per_host[h], h))
-    spread.rank_stragglers = rank_stragglers(phase, rates)
-    spread.host_stragglers = host_stragglers(phase, rates)
+    spread.rank_stragglers = _rank_flags(phase, rates, ordered if summary is None else None)
+    spread.host_stragglers = _host_flags(phase, per_host)
     return spread
 
 

@@ -1,0 +1,316 @@
+"""result.json's fast reading (issue 21): msgspec straight from the file's bytes, the rank
+columns shared by the checks, the model (RankColumns) and the straggler analysis. Whatever
+the fast path takes must decode as the careful path would, and whatever it refuses must get
+the careful path's message."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import pickle
+import random
+import struct
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ioscore.results import ResultFormatError, parse_json, storable_json, synthetic
+from ioscore.results.model import RANK_FIELDS, PhaseResult, RankColumns, RankStat
+from ioscore.results.stragglers import phase_spread, run_spreads, tail_seconds
+
+BASE = synthetic.full_document(6, ppn=2, slow_hosts=(1,))
+TEXT = json.dumps(BASE)
+
+
+def _variant(where: str, literal: str) -> bytes:
+    document = json.loads(TEXT)
+    phase = document["phases"][4]
+    if where == "series":
+        phase["timeseries"]["per_rank"][5][2] = "__X__"
+    elif where == "extra":
+        phase["extra"] = {"x": "__X__"}
+    else:
+        phase["ranks"][2][where] = "__X__"
+    return json.dumps(document).replace('"__X__"', literal).encode()
+
+
+def _replaced(where: str, raw: bytes) -> bytes:
+    return _variant(where, '"nXd"').replace(b"nXd", raw)
+
+
+# name -> (file bytes, what main's reader said: the message, or None for a valid file)
+CASES: dict[str, tuple[bytes, str | None]] = {
+    "nan": (_variant("start", "NaN"), "invalid JSON: NaN is not a JSON number"),
+    "infinity": (_variant("rate", "Infinity"), "invalid JSON: Infinity is not a JSON number"),
+    "-infinity": (_variant("rate", "-Infinity"), "invalid JSON: -Infinity is not a JSON number"),
+    "1e400": (
+        _variant("rate", "1e400"),
+        "invalid JSON: number 1e400 is beyond the double-precision range",
+    ),
+    "25 digits": (
+        _variant("items", "9" * 25),
+        "invalid JSON: integer 9999999999999999999999999... is beyond the 64-bit range",
+    ),
+    "5000 digits": (_variant("items", "9" * 5000), "is beyond the 64-bit range"),
+    "int64 + 1": (
+        _variant("bytes", "9223372036854775808"),
+        "invalid JSON: integer 9223372036854775808 is beyond the 64-bit range",
+    ),
+    "int64 - 1": (
+        _variant("start", "-9223372036854775809"),
+        "invalid JSON: integer -9223372036854775809 is beyond the 64-bit range",
+    ),
+    "uint64 + 1 in a series": (
+        _variant("series", "18446744073709551616"),
+        "invalid JSON: integer 18446744073709551616 is beyond the 64-bit range",
+    ),
+    "lone surrogate": (
+        _variant("host", '"\\ud800"'),
+        "invalid JSON: string at /phases/4/ranks/2/host contains a lone surrogate",
+    ),
+    "NUL escape": (
+        _variant("host", '"n\\u0000d"'),
+        "invalid JSON: string at /phases/4/ranks/2/host contains a NUL character",
+    ),
+    "NUL in a key": (
+        _variant("extra", '{"\\u0000k": 1}'),
+        "invalid JSON: a key in /phases/4/extra/x contains a NUL character",
+    ),
+    "depth 70": (_variant("extra", "[" * 70 + "]" * 70), "invalid JSON: nested deeper than 64"),
+    "depth bomb": (
+        _variant("extra", "[" * 100_000 + "]" * 100_000),
+        "invalid JSON: nested deeper than 64",
+    ),
+    "negative count": (
+        _variant("series", "-1"),
+        "schema violation at phases/4/timeseries: aggregate and per_rank must hold counts",
+    ),
+    "control character": (
+        _variant("host", '"a\tb"'),
+        ":1: invalid JSON: Invalid control character at",
+    ),
+    "trailing comma": (
+        TEXT.encode()[:-1] + b",}",
+        ":1: invalid JSON: Expecting property name enclosed in double quotes",
+    ),
+    "truncated": (TEXT.encode()[:-5], ":1: invalid JSON: Expecting value"),
+    "invalid UTF-8": (_replaced("host", b"n\xffd"), ":1: not UTF-8 text (byte 0xff at column"),
+    "UTF-8 surrogate": (
+        _replaced("host", b"n\xed\xa0\x80d"),
+        ":1: not UTF-8 text (byte 0xed at column",
+    ),
+    "NUL byte": (_replaced("host", b"n\x00d"), ":1: binary data (NUL byte), not a text"),
+    "UTF-16": (TEXT.encode("utf-16"), ":1: binary data (NUL byte), not a text"),
+    "duplicate key": (
+        TEXT.encode().replace(b'"version": "synthetic"', b'"version": "a", "version": "synthetic"'),
+        None,
+    ),
+    "BOM": (b"\xef\xbb\xbf" + TEXT.encode(), None),
+    "escaped backslash before u0000": (_variant("host", '"n\\\\u0000d"'), None),
+    "rank 2.0": (_variant("rank", "2.0"), None),
+}
+
+
+def _outcome(path: Path) -> Any:
+    try:
+        return parse_json.parse_result_json(path)
+    except ResultFormatError as exc:
+        return str(exc)
+
+
+def _careful_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every document the careful way: the reader as it was before the fast decoder."""
+    monkeypatch.setattr(storable_json, "fast_decode", lambda *args: storable_json.UNSURE)
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_fast_reading_refuses_and_accepts_like_the_careful_path(
+    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    data, expected = CASES[name]
+    path = tmp_path / "result.json"
+    path.write_bytes(data)
+    fast = _outcome(path)
+    if expected is None:
+        assert isinstance(fast, parse_json.RunResult), fast
+    else:
+        assert isinstance(fast, str) and expected in fast, fast
+    _careful_only(monkeypatch)
+    assert _outcome(path) == fast  # the same message, or the same model
+
+
+def test_duplicate_keys_keep_the_last_value_as_json_does(tmp_path: Path) -> None:
+    path = tmp_path / "result.json"
+    path.write_bytes(CASES["duplicate key"][0])
+    assert parse_json.parse_result_json(path).version == "synthetic"
+
+
+def test_an_escaped_backslash_is_no_nul(tmp_path: Path) -> None:
+    path = tmp_path / "result.json"
+    path.write_bytes(CASES["escaped backslash before u0000"][0])
+    assert parse_json.parse_result_json(path).phases["find"].ranks[2].host == "n\\u0000d"
+
+
+def _random_value(rng: random.Random, depth: int) -> Any:
+    kind = rng.randrange(9 if depth < 5 else 6)
+    if kind == 0:
+        while True:  # any finite double, from its bits
+            value = struct.unpack("<d", rng.getrandbits(64).to_bytes(8, "little"))[0]
+            if math.isfinite(value):
+                return value
+    if kind == 1:
+        return rng.choice([0.0, -0.0, 5e-324, 1.7976931348623157e308, 0.1, 1e-7, 2.5e22])
+    if kind == 2:
+        return rng.randint(-(2**63), 2**63 - 1)
+    if kind == 3:
+        return rng.choice([True, False, None, 0, -1, 2**53 + 1])
+    if kind == 4:
+        return "".join(
+            chr(rng.choice([rng.randrange(1, 0xD800), rng.randrange(0xE000, 0x110000)]))
+            for _ in range(rng.randrange(8))
+        )
+    if kind == 5:
+        return rng.choice(["", "node00001", "\\", '"', "\t\n", "é", "😀"])
+    if kind in (6, 7):
+        return [_random_value(rng, depth + 1) for _ in range(rng.randrange(5))]
+    return {
+        str(_random_value(rng, 5)): _random_value(rng, depth + 1) for _ in range(rng.randrange(5))
+    }
+
+
+def _typed(value: Any) -> Any:
+    """`value` with every scalar's type (and a float's bits) spelled out, for comparison."""
+    if isinstance(value, dict):
+        return {key: _typed(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_typed(item) for item in value]
+    if isinstance(value, float):
+        return ("float", struct.pack("<d", value))
+    return (type(value).__name__, value)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_fast_and_careful_decoding_agree_on_random_documents(seed: int) -> None:
+    rng = random.Random(seed)
+    document = {"phases": [_random_value(rng, 0) for _ in range(20)]}
+    for text in (json.dumps(document), json.dumps(document, ensure_ascii=False)):
+        fast = storable_json.fast_loads(text.encode(), 64)
+        assert fast is not storable_json.UNSURE
+        assert _typed(fast) == _typed(storable_json._checked_loads(text, 64))
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_fast_and_careful_decoding_agree_on_number_literals(seed: int) -> None:
+    """Decimal literals of every length and exponent round to the same double."""
+    rng = random.Random(seed)
+    literals = []
+    for _ in range(2000):
+        digits = "".join(rng.choice("0123456789") for _ in range(rng.randrange(1, 30)))
+        digits = digits.lstrip("0") or "0"
+        fraction = "".join(rng.choice("0123456789") for _ in range(rng.randrange(1, 25)))
+        exponent = rng.randrange(-340, 270)  # x 10^30 stays finite
+        literals.append(
+            rng.choice(
+                [
+                    f"{digits}.{fraction}",
+                    f"-{digits}e{exponent}",
+                    f"{digits}.{fraction}E+{exponent % 270}",
+                    digits[:18],
+                ]
+            )
+        )
+    text = "[" + ",".join(literals) + "]"
+    fast = storable_json.fast_loads(text.encode(), 64)
+    assert fast is not storable_json.UNSURE
+    assert _typed(fast) == _typed(storable_json._checked_loads(text, 64))
+
+
+def test_the_fast_path_takes_a_full_result_and_keeps_its_rank_columns(tmp_path: Path) -> None:
+    path = tmp_path / "result.json"
+    path.write_text(json.dumps(synthetic.full_document(30, ppn=10, slow_hosts=(1,))), "utf-8")
+    tables: storable_json.Tables = {}
+    document = parse_json._decoded(path, tables)
+    ranks = document["phases"][0]["ranks"]
+    table = parse_json._table(tables, ranks)
+    assert table is not None and table.kinds["rank"] == {int}
+    assert table.columns["host"] == [r["host"] for r in ranks]
+    assert table.lowest_int["items"] == min(r["items"] for r in ranks)
+    run = parse_json.parse_result_json(path)
+    assert all(isinstance(phase.ranks, RankColumns) for phase in run.phases.values())
+
+
+def test_rank_columns_model_equals_the_list_model(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "result.json"
+    path.write_text(json.dumps(synthetic.full_document(40, ppn=10, slow_hosts=(2,))), "utf-8")
+    fast = parse_json.parse_result_json(path)
+    _careful_only(monkeypatch)
+    careful = parse_json.parse_result_json(path)
+    assert all(type(phase.ranks) is list for phase in careful.phases.values())
+    assert fast == careful
+    assert [dataclasses.asdict(s) for s in run_spreads(fast)] == [
+        dataclasses.asdict(s) for s in run_spreads(careful)
+    ]
+
+
+def _stats(rng: random.Random, count: int) -> list[RankStat]:
+    return [
+        RankStat(
+            rank=rng.choice([i, i, i, rng.randrange(count + 1)]),
+            host=rng.choice([f"h{i // 3}", f"h{rng.randrange(4)}", None]),
+            start=rng.choice([0.0, rng.uniform(0, 0.01), None, 0]),
+            end=rng.choice([None, rng.uniform(0, 30)]),
+            items=rng.choice([1000, 0, None, rng.randint(1, 5000)]),
+            rate=rng.choice([None, rng.uniform(0.1, 100), 5.0]),
+            first_done=rng.choice([rng.uniform(0.01, 20), rng.uniform(5, 60), None, 10.0]),
+            bytes=rng.choice([None, rng.randint(0, 5000) * 1024]),
+            verify_errors=0,
+        )
+        for i in range(count)
+    ]
+
+
+def _as_columns(stats: list[RankStat]) -> RankColumns:
+    return RankColumns([[getattr(s, name) for s in stats] for name in RANK_FIELDS])
+
+
+def test_rank_columns_behave_like_the_list_of_rank_stats() -> None:
+    stats = _stats(random.Random(1), 12)
+    columns = _as_columns(stats)
+    assert len(columns) == 12 and list(columns) == stats
+    assert columns[3] == stats[3] and columns[-1] == stats[-1] and columns[2:9:3] == stats[2:9:3]
+    assert columns == stats and stats == columns and columns != stats[:-1]
+    assert vars(columns[0]) == vars(stats[0])
+    assert pickle.loads(pickle.dumps(columns)) == columns
+    assert columns.column("host") == [s.host for s in stats]
+    with pytest.raises(IndexError):
+        columns[12]
+    with pytest.raises(ValueError, match="one column per RankStat field"):
+        RankColumns([[1], [2]])
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_straggler_analysis_on_columns_equals_on_rank_stats(seed: int) -> None:
+    rng = random.Random(seed)
+    stats = _stats(rng, rng.choice([0, 1, 2, 3, 7, 40]))
+    if seed % 2:  # the suite's form: every field present, rank numbers 0..n-1
+        stats = [
+            dataclasses.replace(
+                s,
+                rank=i,
+                host=s.host or "hx",
+                start=s.start or 0.001,
+                first_done=s.first_done or 9.0,
+                items=s.items or 10,
+                bytes=s.bytes or 10240,
+            )
+            for i, s in enumerate(stats)
+        ]
+    unit = rng.choice(["GiB/s", "kIOPS"])
+    as_list = PhaseResult(name="p", value=1.0, unit=unit, ranks=stats)
+    as_columns = PhaseResult(name="p", value=1.0, unit=unit, ranks=_as_columns(stats))
+    assert dataclasses.asdict(phase_spread(as_columns)) == dataclasses.asdict(phase_spread(as_list))
+    assert tail_seconds(as_columns.ranks) == tail_seconds(stats)
