@@ -226,6 +226,7 @@ class ListEntriesView(generics.ListAPIView):
                 records=True,
                 window=self._window(),
                 version=page_cache.list_identity(the_list, hidden),
+                list_id=the_list.pk,
             ),
             the_list,
         )

@@ -18,6 +18,7 @@ from accounts.models import Site
 from submissions.canonical_names import FIELDS, SUBMITTED, UNKNOWN_FS_TYPE, Table, table
 from submissions.models import StorageSystem, SystemDescription
 
+from . import list_index
 from .list_statistics import refresh_all as refresh_statistics
 from .models import ListEntry
 
@@ -147,6 +148,7 @@ def apply_to_stored_rows(dry_run: bool = False) -> list[str]:
         entity_lines = _entities(names, dry_run)
         if entries and not dry_run:
             refresh_statistics()  # the trends chart names each list's best new entry
+            list_index.refresh()  # the lists' search texts and filter choices
     verb = "would change" if dry_run else "changed"
     return [
         f"system descriptions {verb}: {described}",
