@@ -135,7 +135,8 @@ def test_entries_under_a_shared_key_are_tested_by_their_text(
 
 
 def test_stored_filter_choices_are_the_entries_choices(
-    searchable: dict[str, int], client: Any  # noqa: F811 (the fixture)
+    searchable: dict[str, int],  # noqa: F811 (the fixture)
+    client: Any,
 ) -> None:
     from django.urls import reverse
 
@@ -159,7 +160,8 @@ def test_stored_filter_choices_are_the_entries_choices(
 
 
 def test_a_search_reads_the_texts_and_entries_by_key(
-    searchable: dict[str, int], client: Any  # noqa: F811 (the fixture)
+    searchable: dict[str, int],  # noqa: F811 (the fixture)
+    client: Any,
 ) -> None:
     """The page's search tests the list's distinct texts, not every entry's text."""
     from django.db import connection
@@ -167,7 +169,9 @@ def test_a_search_reads_the_texts_and_entries_by_key(
     from django.urls import reverse
 
     with CaptureQueriesContext(connection) as captured:
-        page = client.get(reverse("rankings:ranked-list", args=["SC19", "historical"]), {"q": "ddn"})
+        page = client.get(
+            reverse("rankings:ranked-list", args=["SC19", "historical"]), {"q": "ddn"}
+        )
     assert page.status_code == 200
     sql = [q["sql"] for q in captured.captured_queries]
     assert any("rankings_listsearchtext" in s and "LIKE" in s for s in sql)

@@ -43,7 +43,8 @@ def refresh(list_ids: Iterable[int] | None = None) -> None:
             f"INSERT INTO {_TEXT} (ranked_list_id, search_key, search_text, shared) "
             "SELECT ranked_list_id, search_key, search_text, "
             "count(*) OVER (PARTITION BY ranked_list_id, search_key) > 1 "
-            f"FROM (SELECT DISTINCT ranked_list_id, search_key, search_text FROM {_ENTRY}{scope}) t "
+            "FROM (SELECT DISTINCT ranked_list_id, search_key, search_text "
+            f"FROM {_ENTRY}{scope}) t "
             "ORDER BY ranked_list_id, search_key",
             params,
         )

@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 from typing import Any, overload
 from urllib.parse import urlencode
 
+from django.contrib.postgres.fields import ArrayField
 from django.core.cache import cache
 from django.core.exceptions import EmptyResultSet
-from django.db import connections
-from django.contrib.postgres.fields import ArrayField
+from django.db import connections, transaction
 from django.db.models import (
     BigIntegerField,
     BooleanField,
@@ -301,6 +301,8 @@ def _search(q: str, list_id: int | None) -> Q:
     matches = Q(search_text__contains=Lower(Value(q)))
     if list_id is not None:
         keys = search_keys(list_id, q)
+        if keys.inverted and not keys.keys and not keys.shared:
+            return Q()  # every text matches (an empty Q would vanish in the OR below)
         if not keys.inverted:
             by_key = Q(_KeyIn(keys.keys))
         else:  # the keys of the texts without it ("cluster" is in every generated name)
@@ -349,14 +351,15 @@ def entry_queryset(
     """Filtered, display-ready and in the view's order (the frozen position breaks ties);
     ``records`` for downloads and the API (see ``annotated_entries``); ``list_id`` is the
     list the entries are of (``filtered_entries``)."""
-    return _ordered(
-        annotated_entries(filtered_entries(entries, state, list_id), records), state
-    )
+    return _ordered(annotated_entries(filtered_entries(entries, state, list_id), records), state)
 
 
 # As long as an anonymous page is cached (page_cache.PAGE_SECONDS): a list's rows change
 # only with its version, except a few canonical-name and import rewrites.
 WHOLE_LIST_COUNT_SECONDS = 60
+
+
+SCAN_PAGE_COST = 1.1  # the planner's random_page_cost for a list's filtered scan (ListRows)
 
 
 class ListRows:
@@ -475,9 +478,19 @@ class ListRows:
             "SELECT id, count(*) OVER () FROM matching "
             f"ORDER BY sort_key {direction} NULLS LAST, position ASC{limit} OFFSET {int(start)}"
         )
-        with connections[self.matching.db].cursor() as cursor:
+        # The list's indexes and rows are read by every page, so they are in memory: at the
+        # default random_page_cost the planner read all 100,000 rows of a list in heap
+        # order (46 ms) rather than its FS type's 8,000 through their index (12 ms).
+        with (
+            transaction.atomic(using=self.matching.db),
+            connections[self.matching.db].cursor() as cursor,
+        ):
+            cursor.execute("SHOW random_page_cost")
+            (cost,) = cursor.fetchone()
+            cursor.execute(f"SET LOCAL random_page_cost = {SCAN_PAGE_COST}")
             cursor.execute(sql, params)
             rows = cursor.fetchall()
+            cursor.execute("SELECT set_config('random_page_cost', %s, true)", [cost])
         if rows:
             self._total = int(rows[0][1])
         elif start == 0:

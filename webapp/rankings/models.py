@@ -175,7 +175,15 @@ class ListEntry(models.Model):
                 F("ranked_list"),
                 Upper("fs_type"),
                 F("position"),
-                include=["id", "storage_vendor", "client_nodes", "level", "search_key"],
+                include=[
+                    "id",
+                    "fs_type",  # what the index condition is computed from: index-only
+                    "storage_vendor",
+                    "client_nodes",
+                    "level",
+                    "origin_release",
+                    "search_key",
+                ],
                 name="entry_list_fs_position",
             ),
             models.Index(fields=["ranked_list", "institution", "position"], name="entry_list_inst"),
