@@ -3,7 +3,8 @@
 #   here from the stored entries; the builder keeps them from now on;
 # * the search text's 64-bit key, a stored generated column (PostgreSQL rewrites the table),
 #   carried by the list-order index instead of the text;
-# * an index per list and file system type in list order, and one by institution.
+# * an index per list and file system type in list order, one by institution and one by
+#   search key.
 
 import django.db.models.deletion
 import django.db.models.functions.text
@@ -113,6 +114,14 @@ class Migration(migrations.Migration):
             model_name="listentry",
             index=models.Index(
                 fields=["ranked_list", "institution", "position"], name="entry_list_inst"
+            ),
+        ),
+        migrations.AddIndex(
+            model_name="listentry",
+            index=models.Index(
+                fields=["ranked_list", "search_key"],
+                include=("id", "position"),
+                name="entry_list_search",
             ),
         ),
         migrations.AddField(

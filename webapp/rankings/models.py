@@ -187,6 +187,13 @@ class ListEntry(models.Model):
                 name="entry_list_fs_position",
             ),
             models.Index(fields=["ranked_list", "institution", "position"], name="entry_list_inst"),
+            # A search's entries by the keys of its matching texts (list_index): a name
+            # reads its few hundred entries, not the list's 100,000.
+            models.Index(
+                fields=["ranked_list", "search_key"],
+                include=["id", "position"],
+                name="entry_list_search",
+            ),
             # A list's best SCORE, BW and MD (trends) from the top of an index.
             models.Index(fields=["ranked_list", "-score"], name="entry_list_score"),
             models.Index(fields=["ranked_list", "-bw"], name="entry_list_bw"),
