@@ -5,6 +5,13 @@ entry's text, on an existing generated database (issue 21). The two are timed in
 alternation, so a machine shared with other work slows both alike; the ratio is the number
 to read. Both must give the same count and page.
 
+The list-order index no longer carries the text; to compare with the former design (an
+index-only LIKE scan), create its index on the copy first (and drop it after):
+
+    CREATE INDEX entry_list_position_old ON rankings_listentry (ranked_list_id, position)
+        INCLUDE (id, fs_type, storage_vendor, client_nodes, level, origin_release_id,
+        search_text);
+
 Usage (from the repository root, on a migrated ``service_scale.py`` database or a copy):
 
     DATABASE_URL=postgresql://postgres@127.0.0.1:5432/ioscore_service_scale_100000 \\
