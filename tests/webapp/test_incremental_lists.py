@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from .test_list_index import assert_index_exact
 from .test_rankings import World
 
 pytestmark = pytest.mark.django_db
@@ -115,6 +116,8 @@ def assert_equals_full_rebuild() -> None:
     for ranked_list in RankedList.objects.all():
         store_statistics(ranked_list)
     assert statistics() == kept
+    # The lists' stored search texts and filter choices are the entries' (list_index).
+    assert_index_exact()
 
 
 @pytest.fixture

@@ -243,6 +243,7 @@ class ListEntriesView(_AnonymousCached, generics.ListAPIView):
                 records=True,
                 window=self._window(),
                 version=identity,
+                list_id=the_list.pk,
             ),
             the_list,
         )

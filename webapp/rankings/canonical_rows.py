@@ -19,6 +19,7 @@ from submissions import public_version
 from submissions.canonical_names import FIELDS, SUBMITTED, UNKNOWN_FS_TYPE, Table, table
 from submissions.models import StorageSystem, SystemDescription
 
+from . import list_index
 from .list_statistics import refresh_all as refresh_statistics
 from .models import ListEntry
 
@@ -149,6 +150,7 @@ def apply_to_stored_rows(dry_run: bool = False) -> list[str]:
         entity_lines, entities = _entities(names, dry_run)
         if entries and not dry_run:
             refresh_statistics()  # the trends chart names each list's best new entry
+            list_index.refresh()  # the lists' search texts and filter choices
         if (described or entries or entities) and not dry_run:
             # Every public page and API response names these rows: none is served from
             # before the rename once it commits.

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
-from django.db.models import Value
-from django.db.models.functions import Concat, Lower
+from django.db.models import F, Func, Value
+from django.db.models.functions import Concat, Lower, Upper
 from django.utils import timezone
 
 from submissions.models import ListType, Release, StorageSystem, Submission
@@ -69,6 +69,16 @@ def _search_text_expression() -> Lower:
     return Lower(Concat(*parts[:-1], output_field=models.TextField()))
 
 
+def _search_key_expression() -> Func:
+    """A 64-bit hash of the search text (a generated column cannot read another one)."""
+    return Func(
+        _search_text_expression(),
+        Value(0),
+        function="hashtextextended",
+        output_field=models.BigIntegerField(),
+    )
+
+
 class ListEntry(models.Model):
     """One submission on one list, with the numbers and ranks frozen for that list."""
 
@@ -116,6 +126,13 @@ class ListEntry(models.Model):
         output_field=models.TextField(),
         db_persist=True,
     )
+    # Its hash, which the list-order index carries instead of the text: a search finds the
+    # matching texts among the list's distinct ones (``list_index``), then entries by key.
+    search_key = models.GeneratedField(
+        expression=_search_key_expression(),
+        output_field=models.BigIntegerField(),
+        db_persist=True,
+    )
     submitted_at = models.DateTimeField(help_text="tie-break: earlier submission first")
     carried_over = models.BooleanField(default=False)
     origin_release = models.ForeignKey(Release, on_delete=models.PROTECT, related_name="+")
@@ -137,7 +154,8 @@ class ListEntry(models.Model):
         indexes = [
             # A list in display order, carrying what the filters and the search compare and
             # the id: a filtered count and the ids of a page are index-only scans of the
-            # list's range, not visits to 100,000 heap rows (listview.ListRows).
+            # list's range, not visits to 100,000 heap rows (listview.ListRows). The search
+            # is carried as its 8-byte key, not the text (the index was 488 MB with it).
             models.Index(
                 fields=["ranked_list", "position"],
                 include=[
@@ -147,9 +165,34 @@ class ListEntry(models.Model):
                     "client_nodes",
                     "level",
                     "origin_release",
-                    "search_text",
+                    "search_key",
                 ],
                 name="entry_list_position",
+            ),
+            # The same for one file system type (a filter on it reads that type's entries
+            # only), and a list sorted by institution without sorting it.
+            models.Index(
+                F("ranked_list"),
+                Upper("fs_type"),
+                F("position"),
+                include=[
+                    "id",
+                    "fs_type",  # what the index condition is computed from: index-only
+                    "storage_vendor",
+                    "client_nodes",
+                    "level",
+                    "origin_release",
+                    "search_key",
+                ],
+                name="entry_list_fs_position",
+            ),
+            models.Index(fields=["ranked_list", "institution", "position"], name="entry_list_inst"),
+            # A search's entries by the keys of its matching texts (list_index): a name
+            # reads its few hundred entries, not the list's 100,000.
+            models.Index(
+                fields=["ranked_list", "search_key"],
+                include=["id", "position"],
+                name="entry_list_search",
             ),
             # A list's best SCORE, BW and MD (trends) from the top of an index.
             models.Index(fields=["ranked_list", "-score"], name="entry_list_score"),
@@ -159,6 +202,24 @@ class ListEntry(models.Model):
 
     def __str__(self) -> str:
         return f"#{self.rank} {self.submission_id} on {self.ranked_list_id}"
+
+
+class ListSearchText(models.Model):
+    """One distinct search text of a list and its key (``rankings.list_index``)."""
+
+    ranked_list = models.ForeignKey(RankedList, on_delete=models.CASCADE, related_name="+")
+    search_key = models.BigIntegerField()
+    search_text = models.TextField()
+    shared = models.BooleanField(help_text="another text of the list has this key")
+
+
+class ListFacet(models.Model):
+    """One distinct (FS type, vendor, release) of a list: its filter choices."""
+
+    ranked_list = models.ForeignKey(RankedList, on_delete=models.CASCADE, related_name="+")
+    fs_type = models.CharField(max_length=100, blank=True)
+    storage_vendor = models.CharField(max_length=200, blank=True)
+    origin_release = models.ForeignKey(Release, on_delete=models.CASCADE, related_name="+")
 
 
 class StoragePin(models.Model):

@@ -18,6 +18,7 @@ from django.utils import timezone
 from submissions import public_version
 from submissions.models import ListType, Release
 
+from . import list_index
 from .list_statistics import EntryValues, store_statistics
 from .loading import stored_entries
 from .models import Correction, CorrectionKind, ListEntry, ListState, RankedList
@@ -102,6 +103,7 @@ def write_entries(ranked_list: RankedList, entries: list[RankedEntry]) -> None:
     rows = _entry_rows(ranked_list, entries)
     ListEntry.objects.bulk_create(rows, batch_size=2000)
     store_statistics(ranked_list, rows)  # the trends chart's numbers, from the rows in hand
+    list_index.refresh([ranked_list.pk])
 
 
 def _placing(entry: RankedEntry) -> tuple[int, int, int, int]:
@@ -153,6 +155,8 @@ def rewrite_entries(
             )
     ListEntry.objects.bulk_create(_entry_rows(ranked_list, replaced), batch_size=2000)
     store_statistics(ranked_list, _values(new))
+    if gone or replaced:  # a move changes no text or choice
+        list_index.refresh([ranked_list.pk])
 
 
 def record_corrections(

@@ -25,6 +25,7 @@ from submissions import canonical_names
 from submissions.io500_records import RECORD_PHASES, PublishedLists, PublishedRow, number
 from submissions.models import ListType, Release, Submission, SystemDescription
 
+from . import list_index
 from .list_statistics import store_statistics
 from .models import ListEntry, ListOrigin, ListState, RankedList
 from .phases import field_name
@@ -148,6 +149,7 @@ def import_published_lists(
             ranked_list.entries.all().delete()
             ListEntry.objects.bulk_create(entries)
             store_statistics(ranked_list, entries)
+            list_index.refresh([ranked_list.pk])
             lines.append(f"published {acronym}/{slug}: {len(entries)} entries written")
         else:
             lines.append(f"published {acronym}/{slug}: {len(entries)} entries unchanged")

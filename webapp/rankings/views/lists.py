@@ -56,11 +56,15 @@ def _get_list(request: HttpRequest, release: str, list_type: str) -> RankedList:
 
 
 def _facets(
-    request: HttpRequest, the_list: RankedList, entries: QuerySet[ListEntry]
+    request: HttpRequest,
+    the_list: RankedList,
+    entries: QuerySet[ListEntry],
+    hidden: list[int] | None,
 ) -> dict[str, Any]:
     """Filter choices change only when the list does (new revision or rebuild) or its names
     are rewritten in place (a canonical rename moves the public-results version), so they
-    are cached per both versions; a withdrawn entry can at worst leave one stale choice."""
+    are cached per both versions; a withdrawn entry can at worst leave one stale choice. The
+    list's stored choices are every entry's, so they serve only a view hiding none."""
     key = ":".join(
         [
             "rankings-facets",
@@ -71,7 +75,7 @@ def _facets(
     )
     facets: dict[str, Any] | None = cache.get(key)
     if facets is None:
-        facets = facet_values(entries)
+        facets = facet_values(entries, None if hidden else the_list.pk)
         cache.set(key, facets, FACET_CACHE_SECONDS)
     return facets
 
@@ -84,10 +88,7 @@ def ranked_list(request: HttpRequest, release: str, list_type: str) -> HttpRespo
         "list",
         version,
         lambda: _render_list(
-            request,
-            the_list,
-            entries_without(the_list, hidden_submissions(request.user, the_list)),
-            version,
+            request, the_list, hidden_submissions(request.user, the_list), version
         ),
     )
 
@@ -95,11 +96,12 @@ def ranked_list(request: HttpRequest, release: str, list_type: str) -> HttpRespo
 def _render_list(
     request: HttpRequest,
     the_list: RankedList,
-    entries: QuerySet[ListEntry],
+    hidden: list[int] | None,
     version: list[Any] | None,
 ) -> HttpResponse:
     state = ViewState.from_query(request.GET)
-    rows = ListRows(entries, state, version=version)
+    entries = entries_without(the_list, hidden)
+    rows = ListRows(entries, state, version=version, list_id=the_list.pk)
     paginator: Paginator[ListEntry] = Paginator(rows, state.per_page)
     page = paginator.get_page(state.page)
     siblings = (
@@ -120,7 +122,7 @@ def _render_list(
             "columns": columns,
             "all_columns": list(COLUMNS.values()),
             "default_columns": DEFAULT_COLUMNS,
-            "facets": _facets(request, the_list, entries),
+            "facets": _facets(request, the_list, entries, hidden),
             "levels": [("none", "None"), *LEVEL_LABELS.items()],
             "page_sizes": PAGE_SIZES,
             "sort_links": {
@@ -156,7 +158,9 @@ def _export_rows(
     request: HttpRequest, the_list: RankedList
 ) -> tuple[ViewState, list[dict[str, Any]]]:
     state = ViewState.from_query(request.GET)
-    rows = entry_queryset(visible_entries(request.user, the_list), state, records=True)
+    rows = entry_queryset(
+        visible_entries(request.user, the_list), state, records=True, list_id=the_list.pk
+    )
     return state, [entry_record(e, the_list) for e in rows]
 
 
