@@ -1,15 +1,28 @@
 #!/usr/bin/env python3
-"""A list view's count and page ids at scale, one scan (``ListRows``) against the two scans it
-replaced (the paginator's count, then the page's ids), on an existing generated database
-(issue 21). The two are timed in alternation, request after request, so a machine shared with
-other work slows both alike; the ratio is the number to read.
+"""A list view's count and page ids at scale, each design against the one it replaced, on an
+existing generated database (issue 21):
 
-Usage (from the repository root, on a ``service_scale.py`` database or a copy of one):
+* ``--compare scans``: one scan (``ListRows``) against the two it replaced (the paginator's
+  count, then the page's ids);
+* ``--compare search``: a search through the list's stored distinct texts
+  (``rankings.list_index``: entries picked by the keys of the matching texts) against a LIKE
+  on every entry's text. The list-order index no longer carries the text; to compare with
+  the former design (an index-only LIKE scan), create its index on the copy first (and drop
+  it after)::
+
+      CREATE INDEX entry_list_position_old ON rankings_listentry (ranked_list_id, position)
+          INCLUDE (id, fs_type, storage_vendor, client_nodes, level, origin_release_id,
+          search_text);
+
+The two sides are timed in alternation, request after request, so a machine shared with other
+work slows both alike; the ratio is the number to read.
+
+Usage (from the repository root, on a migrated ``service_scale.py`` database or a copy):
 
     DATABASE_URL=postgresql://postgres@127.0.0.1:5432/ioscore_service_scale_100000 \\
-        .venv/bin/python bench/list_rows_ab.py [--repeat 15]
+        .venv/bin/python bench/list_rows_ab.py [--compare scans|search] [--repeat 15]
 
-Not a test: it asserts nothing but that both give the same page.
+Not a test: it asserts nothing but that both sides give the same count and page.
 """
 
 from __future__ import annotations
@@ -20,27 +33,66 @@ import shutil
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import pages_bench as pb
 
-QUERIES = [
-    "",
-    "fs=Lustre&nodes_min=10",
-    "vendor=DDN&year=2020",
-    "nodes_min=100&nodes_max=400",
-    "sort=find&dir=desc",
-    "q=Cluster-0042",
-    "q=lustre",
-    "q=no-such-system",
-    "q=cluster&fs=Lustre&sort=md",
-    "q=lustre&page=40",
-]
+QUERIES = {
+    "scans": [
+        "",
+        "fs=Lustre&nodes_min=10",
+        "vendor=DDN&year=2020",
+        "nodes_min=100&nodes_max=400",
+        "sort=find&dir=desc",
+        "q=Cluster-0042",
+        "q=lustre",
+        "q=no-such-system",
+        "q=cluster&fs=Lustre&sort=md",
+        "q=lustre&page=40",
+    ],
+    "search": [
+        "q=Cluster-0042",
+        "q=lustre",
+        "q=no-such-system",
+        "q=cluster&fs=Lustre&sort=md",
+        "q=lustre&page=40",
+        "q=B1&fs=DAOS",
+        "q=_",
+        "q=%25",
+    ],
+}
+
+
+def sides(compare: str, list_id: int) -> tuple[tuple[str, Callable[..., Any]], ...]:
+    """(label, rows factory taking entries and state) of the former design, then the current."""
+    from rankings.listview import ListRows, _ordered
+
+    class TwoScans(ListRows):
+        """The former ListRows: a count, then the page's ids, each a pass."""
+
+        def count(self) -> int:
+            return int(self.matching.count())
+
+        def _scan(self, item: slice) -> list[int]:
+            return list(_ordered(self.matching, self.state).values_list("pk", flat=True)[item])
+
+    if compare == "scans":
+        return (
+            ("two scans", lambda e, s: TwoScans(e, s, list_id=list_id)),
+            ("one scan", lambda e, s: ListRows(e, s, list_id=list_id)),
+        )
+    return (
+        ("LIKE", lambda e, s: ListRows(e, s)),  # no list: every entry's text is tested
+        ("keys", lambda e, s: ListRows(e, s, list_id=list_id)),
+    )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--compare", choices=sorted(QUERIES), default="scans")
     parser.add_argument("--repeat", type=int, default=15)
     args = parser.parse_args()
     url = os.environ.get("DATABASE_URL")
@@ -52,42 +104,40 @@ def main() -> None:
         from django.core.paginator import Paginator
         from django.http import QueryDict
 
-        from rankings.listview import ListRows, ViewState, _ordered
+        from rankings.listview import ViewState
         from rankings.models import ListEntry, RankedList
-
-        class TwoScans(ListRows):
-            """The former ListRows: a count, then the page's ids, each a pass."""
-
-            def count(self) -> int:
-                return int(self.matching.count())
-
-            def _scan(self, item: slice) -> list[int]:
-                return list(_ordered(self.matching, self.state).values_list("pk", flat=True)[item])
 
         latest = RankedList.objects.order_by("-release__release_date").first()
         assert latest is not None, "no lists: build them first"
         the_list = latest.release.ranked_lists.get(list_type__slug="historical")
         entries = ListEntry.objects.filter(ranked_list=the_list)
+        (before_label, before), (after_label, after) = sides(args.compare, the_list.pk)
 
-        def page(kind: type[ListRows], query: str) -> tuple[float, int, list[int]]:
+        def page(rows: Callable[..., Any], query: str) -> tuple[float, int, list[int]]:
             state = ViewState.from_query(QueryDict(query))
             started = time.perf_counter()
-            shown = Paginator(kind(entries, state), state.per_page).get_page(state.page)
+            shown = Paginator(rows(entries, state), state.per_page).get_page(state.page)
             ids = [e.pk for e in shown.object_list]
             return (time.perf_counter() - started) * 1000, shown.paginator.count, ids
 
         print(f"{the_list}: {entries.count()} entries")
-        print(f"\n{'query':32} {'two scans ms':>13} {'one scan ms':>12} {'ratio':>6} {'count':>7}")
-        for query in QUERIES:
-            two, one = [], []
+        print(
+            f"\n{'query':32} {before_label + ' ms':>13} {after_label + ' ms':>12} "
+            f"{'ratio':>6} {'count':>7}"
+        )
+        for query in QUERIES[args.compare]:
+            old, new = [], []
             for _ in range(args.repeat):
-                t2, n2, ids2 = page(TwoScans, query)
-                t1, n1, ids1 = page(ListRows, query)
-                assert (n1, ids1) == (n2, ids2), query
-                two.append(t2)
-                one.append(t1)
-            m2, m1 = statistics.median(two), statistics.median(one)
-            print(f"{query or '(unfiltered)':32} {m2:13.1f} {m1:12.1f} {m1 / m2:6.2f} {n1:7}")
+                t_old, n_old, ids_old = page(before, query)
+                t_new, n_new, ids_new = page(after, query)
+                assert (n_new, ids_new) == (n_old, ids_old), query
+                old.append(t_old)
+                new.append(t_new)
+            m_old, m_new = statistics.median(old), statistics.median(new)
+            print(
+                f"{query or '(unfiltered)':32} {m_old:13.1f} {m_new:12.1f} "
+                f"{m_new / m_old:6.2f} {n_new:7}"
+            )
     finally:
         shutil.rmtree(shim, ignore_errors=True)
 
