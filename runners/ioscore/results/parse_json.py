@@ -370,9 +370,7 @@ def phase_from_json(raw: Any, index: int, source: str, tables: Tables | None = N
     )
 
 
-_RANK_FIELDS = itemgetter(
-    "rank", "host", "start", "end", "items", "rate", "first_done", "bytes", "verify_errors"
-)  # RankStat's field order
+_RANK_FIELDS = itemgetter(*RANK_FIELDS)  # a rank object's values in RankStat's field order
 
 
 def _rank_columns(table: Table, raw: list[Any]) -> Sequence[RankStat]:

@@ -11,10 +11,9 @@ object changes without this module.
 
 from __future__ import annotations
 
-from operator import itemgetter
 from typing import Any
 
-from ioscore.results.storable_json import Table
+from ioscore.results.storable_json import Table, dict_table
 
 RANK_REQUIRED = ("rank", "host", "start", "first_done", "end", "items", "bytes", "rate")
 RANK_KEYS = frozenset((*RANK_REQUIRED, "verify_errors", "latency"))
@@ -121,15 +120,9 @@ def _plain_ranks_valid(ranks: list[Any], table: Table | None = None) -> bool:
     keys = ranks[0].keys()
     if not keys >= set(RANK_REQUIRED) or "latency" in keys or not keys <= RANK_KEYS:
         return False
-    if table is None:
-        # Same size as the first and each of its keys present (else KeyError) = its keys.
-        if set(map(len, ranks)) != {len(keys)}:
-            return False
-        try:
-            columns = {key: list(map(itemgetter(key), ranks)) for key in keys}
-        except KeyError:
-            return False
-        table = Table(ranks, columns, {k: set(map(type, c)) for k, c in columns.items()}, {})
+    table = table or dict_table(ranks)
+    if table is None:  # not every object has the first one's keys
+        return False
     for key in _COUNT_KEYS:
         if key in keys:
             column = table.columns[key]

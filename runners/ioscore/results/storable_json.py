@@ -244,6 +244,16 @@ def _columns(rows: list[Any]) -> list[list[Any]] | None:
         return None
 
 
+def dict_table(rows: list[Any]) -> Table | None:
+    """`rows` taken apart as ``vouch`` takes a rank table (columns and their value types,
+    no lowest integers), when they are non-empty dicts with the same keys; else None."""
+    columns = _columns(rows) if rows else None
+    if columns is None:
+        return None
+    by_key = dict(zip(rows[0], columns, strict=True))
+    return Table(rows, by_key, {key: set(map(type, c)) for key, c in by_key.items()}, {})
+
+
 _SCALARS = (int, float, bool, type(None))
 
 

@@ -129,6 +129,11 @@ def _rated(ranks: Sequence[RankStat], rates: dict[int, float]) -> Sequence[int]:
     return list(compress(range(len(numbers)), map(rates.__contains__, numbers)))
 
 
+def _present(values: list[Any]) -> list[Any]:
+    """The values that are not None (`values` itself when all are: not to be modified)."""
+    return [v for v in values if v is not None] if None in values else values
+
+
 def _picked(values: list[Any], indices: Sequence[int]) -> list[Any]:
     """values[i] for i in indices (`values` itself for all of them: not to be modified)."""
     if isinstance(indices, range) and len(indices) == len(values):
@@ -207,8 +212,8 @@ def median_without(ordered: list[float], value: float) -> float:
 
 
 def _duration(done: list[float | None]) -> float | None:
-    present = [d for d in done if d is not None] if None in done else done
-    return max(present) if present else None  # type: ignore[type-var]
+    present = _present(done)
+    return max(present) if present else None
 
 
 def _quantile(phase: PhaseResult, field: str, key: str) -> float | None:
@@ -279,8 +284,7 @@ def _rank_flags(
         # fast).
         every_rank = isinstance(rated, range)  # then rated_rates are rates.values()
         ordered_rates = ordered if ordered is not None and every_rank else sorted(rated_rates)
-        present = rated_done if None not in rated_done else [d for d in rated_done if d is not None]
-        ordered_done = sorted(present)  # type: ignore[type-var]
+        ordered_done = sorted(_present(rated_done))
 
         def peer_rate(rate: float) -> float:
             return median_without(ordered_rates, rate)
@@ -371,11 +375,11 @@ def _host_flags(phase: PhaseResult, rates: dict[str, float]) -> list[HostFlag]:
         return []
     ordered = sorted(rates.values())
     flags = []
+    numbers, hosts = _column(phase.ranks, "rank"), _column(phase.ranks, "host")
     for host, rate in rates.items():
         peer_rate = median_without(ordered, rate)
         if rate < RATE_FRACTION * peer_rate:
-            on_host = map(eq, repeat(host), _column(phase.ranks, "host"))
-            members = tuple(sorted(compress(_column(phase.ranks, "rank"), on_host)))
+            members = tuple(sorted(compress(numbers, map(eq, repeat(host), hosts))))
             reason = (
                 f"mean work rate {rate:.4g} < {RATE_FRACTION} x other hosts' median {peer_rate:.4g}"
             )
@@ -384,10 +388,8 @@ def _host_flags(phase: PhaseResult, rates: dict[str, float]) -> list[HostFlag]:
 
 
 def tail_seconds(ranks: Sequence[RankStat]) -> float | None:
-    done = _done_column(ranks)
-    if None in done:
-        done = [d for d in done if d is not None]
-    return max(done) - min(done) if done else None  # type: ignore[type-var,operator]
+    done = _present(_done_column(ranks))
+    return max(done) - min(done) if done else None
 
 
 def phase_spread(phase: PhaseResult) -> PhaseSpread:
