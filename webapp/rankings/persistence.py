@@ -98,12 +98,18 @@ def _values(entries: list[RankedEntry]) -> list[EntryValues]:
     ]
 
 
-def write_entries(ranked_list: RankedList, entries: list[RankedEntry]) -> None:
+def replace_entries(ranked_list: RankedList, rows: list[ListEntry]) -> None:
+    """The list's entries replaced by ``rows``, with what is derived from them: the trends
+    chart's statistics (from the rows in hand) and the search texts and filter choices
+    (``list_index``). The builder and the website-list import both write whole lists here."""
     ranked_list.entries.all().delete()
-    rows = _entry_rows(ranked_list, entries)
     ListEntry.objects.bulk_create(rows, batch_size=2000)
-    store_statistics(ranked_list, rows)  # the trends chart's numbers, from the rows in hand
+    store_statistics(ranked_list, rows)
     list_index.refresh([ranked_list.pk])
+
+
+def write_entries(ranked_list: RankedList, entries: list[RankedEntry]) -> None:
+    replace_entries(ranked_list, _entry_rows(ranked_list, entries))
 
 
 def _placing(entry: RankedEntry) -> tuple[int, int, int, int]:

@@ -25,9 +25,8 @@ from submissions import canonical_names
 from submissions.io500_records import RECORD_PHASES, PublishedLists, PublishedRow, number
 from submissions.models import ListType, Release, Submission, SystemDescription
 
-from . import list_index
-from .list_statistics import store_statistics
 from .models import ListEntry, ListOrigin, ListState, RankedList
+from .persistence import replace_entries
 from .phases import field_name
 from .ranking import competition_ranks
 
@@ -146,10 +145,7 @@ def import_published_lists(
         stored = list(ranked_list.entries.order_by("position").values_list(*_COMPARED))
         wanted = [tuple(getattr(e, k) for k in _COMPARED) for e in entries]
         if stored != wanted:
-            ranked_list.entries.all().delete()
-            ListEntry.objects.bulk_create(entries)
-            store_statistics(ranked_list, entries)
-            list_index.refresh([ranked_list.pk])
+            replace_entries(ranked_list, entries)
             lines.append(f"published {acronym}/{slug}: {len(entries)} entries written")
         else:
             lines.append(f"published {acronym}/{slug}: {len(entries)} entries unchanged")
