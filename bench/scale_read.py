@@ -11,9 +11,11 @@ alternating before/after runs ``--repeat`` times, and prints medians of both wit
 Times are CPU seconds of the child process (wall time on a shared, loaded machine measures
 the neighbours); ``parse`` is the whole ``parse_result_json`` (msgspec from the file's bytes,
 the rank columns shared by the checks and the model), ``load``/``valid.`` the stages apart,
-from the decoded text and without shared columns. Peak RSS is the child's: at 100,000 ranks
-the file's bytes or text plus the decoded document (~1.1 GB either way). ``strag.`` runs with
-the cyclic GC back on, so it includes the first collections over what the parse built.
+from the decoded text and without shared columns (measured after the parse, which is
+first). ``RSS MB`` is the child's peak resident set over parse + stragglers (what the CLI
+report and the service's worker do; the file's mapped pages count while they are resident);
+``held MB`` the anonymous memory resident after them, the model still alive. ``strag.`` runs
+with the cyclic GC back on, so it includes the first collections over what the parse built.
 Never asserts anything.
 
 Usage: .venv/bin/python bench/scale_read.py [--ranks 1000 10000 100000] [--jsonschema]
@@ -40,9 +42,30 @@ from ioscore.results.limits import MAX_JSON_DEPTH, MAX_RESULT_JSON_BYTES
 from ioscore.results.stragglers import run_spreads
 
 
+def _status_mb(field: str) -> float:
+    """A VmRSS/RssAnon/... line of /proc/self/status, in MB."""
+    with open("/proc/self/status", encoding="ascii") as status:
+        for line in status:
+            if line.startswith(field + ":"):
+                return int(line.split()[1]) / 1024
+    return float("nan")
+
+
 def measure(path: Path, whole_schema: bool) -> dict[str, Any]:
-    """Times of each reading stage of one file, in this process."""
+    """Times of each reading stage of one file, in this process: first what the CLI report
+    and the service's worker do (parse + stragglers: its peak RSS), then the stages apart."""
     times: dict[str, Any] = {}
+    start = time.process_time()
+    run = parse_json.parse_result_json(path)
+    times["parse_total_s"] = time.process_time() - start
+    start = time.process_time()
+    spreads = run_spreads(run)
+    times["stragglers_s"] = time.process_time() - start
+    times["flagged_ranks"] = sum(len(s.rank_stragglers) for s in spreads)
+    times["flagged_hosts"] = sum(len(s.host_stragglers) for s in spreads)
+    times["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    times["held_mb"] = _status_mb("RssAnon")  # what the model (still alive) holds, + Python
+    del run, spreads
     start = time.process_time()
     with parse_json._without_gc_pauses():  # as parse_result_json decodes
         text = read_text(path, max_bytes=MAX_RESULT_JSON_BYTES, max_line=None)
@@ -56,16 +79,6 @@ def measure(path: Path, whole_schema: bool) -> dict[str, Any]:
         errors = list(parse_json._validator().iter_errors(document))
         times["jsonschema_s"] = time.process_time() - start
         times["jsonschema_errors"] = len(errors)
-    del document, text
-    start = time.process_time()
-    run = parse_json.parse_result_json(path)
-    times["parse_total_s"] = time.process_time() - start
-    start = time.process_time()
-    spreads = run_spreads(run)
-    times["stragglers_s"] = time.process_time() - start
-    times["flagged_ranks"] = sum(len(s.rank_stragglers) for s in spreads)
-    times["flagged_hosts"] = sum(len(s.host_stragglers) for s in spreads)
-    times["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     return times
 
 
@@ -102,7 +115,7 @@ def _row(ranks: int, form: str, size: float, label: str, out: dict[str, Any], js
     return (
         f"{ranks:>7} {form:>7} {size:>8.1f} {label:>6} "
         f"{out['load_s']:>7.2f} {out['validate_s']:>8.3f} {out['parse_total_s']:>8.2f} "
-        f"{out['stragglers_s']:>8.3f} {flags:>9} {out['peak_rss_mb']:>7.0f}"
+        f"{out['stragglers_s']:>8.3f} {flags:>9} {out['peak_rss_mb']:>7.0f} {out['held_mb']:>7.0f}"
         + (f" {out.get('jsonschema_s', float('nan')):>12.2f}" if js else "")
     )
 
@@ -127,7 +140,7 @@ def main() -> None:
         codes.insert(0, ("before", args.before / "runners"))
     print(
         f"{'ranks':>7} {'form':>7} {'MB':>8} {'code':>6} {'load s':>7} {'valid. s':>8} "
-        f"{'parse s':>8} {'strag. s':>8} {'flags r/h':>9} {'RSS MB':>7}"
+        f"{'parse s':>8} {'strag. s':>8} {'flags r/h':>9} {'RSS MB':>7} {'held MB':>7}"
         + (f" {'jsonschema s':>12}" if args.jsonschema else "")
     )
     with tempfile.TemporaryDirectory(dir="/dev/shm", prefix="scale_read.") as tmp:

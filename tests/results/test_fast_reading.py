@@ -5,12 +5,14 @@ the careful path's message."""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import math
 import pickle
 import random
 import struct
+from array import array
 from pathlib import Path
 from typing import Any
 
@@ -123,6 +125,7 @@ def _outcome(path: Path) -> Any:
 def _careful_only(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every document the careful way: the reader as it was before the fast decoder."""
     monkeypatch.setattr(storable_json, "fast_decode", lambda *args: storable_json.UNSURE)
+    monkeypatch.setattr(storable_json, "fast_loads_by_item", lambda *args: storable_json.UNSURE)
 
 
 @pytest.mark.parametrize("name", list(CASES))
@@ -227,18 +230,136 @@ def test_fast_and_careful_decoding_agree_on_number_literals(seed: int) -> None:
     assert _typed(fast) == _typed(storable_json._checked_loads(text, 64))
 
 
-def test_the_fast_path_takes_a_full_result_and_keeps_its_rank_columns(tmp_path: Path) -> None:
+def test_the_fast_path_takes_a_full_result_one_phase_at_a_time(tmp_path: Path) -> None:
     path = tmp_path / "result.json"
     path.write_text(json.dumps(synthetic.full_document(30, ppn=10, slow_hosts=(1,))), "utf-8")
-    tables: storable_json.Tables = {}
-    document = parse_json._decoded(path, tables)
-    ranks = document["phases"][0]["ranks"]
-    table = parse_json._table(tables, ranks)
-    assert table is not None and table.kinds["rank"] == {int}
-    assert table.columns["host"] == [r["host"] for r in ranks]
-    assert table.lowest_int["items"] == min(r["items"] for r in ranks)
+    document, taken = parse_json._decoded(path, {})
+    assert taken is not None and len(taken) == len(document["phases"]) == 12
+    # The document keeps each phase without its per-rank arrays; they are in `taken`.
+    assert all(phase["ranks"] == [] for phase in document["phases"])
+    assert all(phase["timeseries"]["per_rank"] == [] for phase in document["phases"])
+    bulk = taken[0]
+    assert isinstance(bulk, parse_json._Bulk) and isinstance(bulk.ranks, RankColumns)
+    assert len(bulk.timeseries["per_rank"]) == 30
     run = parse_json.parse_result_json(path)
     assert all(isinstance(phase.ranks, RankColumns) for phase in run.phases.values())
+    first, last = run.phases["ior-easy-write"].ranks, run.phases["mdtest-hard-delete"].ranks
+    # Numbers in arrays (8 bytes each), each host name one object for all its ranks.
+    assert isinstance(first.column("start"), array) and first.column("start").typecode == "d"
+    assert first.column("items").typecode == "q" and first.column("rank").typecode == "q"
+    assert first.column("host")[0] is first.column("host")[9] is last.column("host")[0]
+
+
+def test_a_phase_of_mixed_ranks_keeps_their_types(tmp_path: Path) -> None:
+    """Columns of mixed types (an int start among floats, an absent field) stay lists of
+    the values as decoded: the model gives back what the file says."""
+    document = json.loads(TEXT)
+    ranks = document["phases"][3]["ranks"]
+    ranks[1]["start"] = 0
+    for rank in ranks:
+        del rank["verify_errors"]
+    path = tmp_path / "result.json"
+    path.write_text(json.dumps(document), "utf-8")
+    phase = parse_json.parse_result_json(path).phases[document["phases"][3]["name"]]
+    assert isinstance(phase.ranks, RankColumns)
+    assert type(phase.ranks[1].start) is int and type(phase.ranks[0].start) is float
+    assert [r.verify_errors for r in phase.ranks] == [None] * len(ranks)
+    assert phase.ranks == [RankStat(**r) for r in ranks]
+
+
+def _with_last_phase(change: Any) -> bytes:
+    document = json.loads(TEXT)
+    change(document["phases"][-1])
+    return json.dumps(document).encode()
+
+
+def _first_rank(phase: dict[str, Any], key: str, value: Any) -> None:
+    phase["ranks"][0][key] = value
+
+
+# Per-phase decoding: odd phases and a bad rank late in the file get the same message and
+# the same model as the careful path's, which decodes the whole document.
+ODD_PHASES: dict[str, bytes] = {
+    "ranks not all objects": _with_last_phase(lambda p: p["ranks"].__setitem__(4, [1])),
+    "a rank without its host": _with_last_phase(lambda p: p["ranks"][5].pop("host")),
+    "a negative rank in the last phase": _with_last_phase(lambda p: _first_rank(p, "rank", -3)),
+    "a string rate in the last phase": _with_last_phase(lambda p: _first_rank(p, "rate", "x")),
+    "a huge int in the last phase": _with_last_phase(lambda p: _first_rank(p, "items", 2**64 + 1)),
+    "deep nesting inside one rank": _with_last_phase(
+        lambda p: _first_rank(p, "latency", json.loads("[" * 62 + "]" * 62))
+    ),
+    "nesting to the limit inside one rank": _with_last_phase(
+        lambda p: _first_rank(p, "extra", json.loads("[" * 59 + "]" * 59))
+    ),
+    "a phase that is a number": _with_last_phase(lambda p: p.clear()).replace(b"{}]", b"7]"),
+    "a phase that is a huge number": _with_last_phase(lambda p: p.clear()).replace(
+        b"{}]", b"99999999999999999999]"
+    ),
+    "phases not an array": TEXT.encode().replace(b'"phases": [', b'"phases": {"x": [', 1)[:-1]
+    + b"}}",
+    "a top-level array": b"[" + TEXT.encode() + b"]",
+    "NaN after the phases": TEXT.encode()[:-1] + b', "late": NaN}',
+    "latency in every rank": _with_last_phase(
+        lambda p: [
+            r.__setitem__(
+                "latency", {"unit": "s", "ops": 1, "p50": 0, "p90": 0, "p99": 0, "max": 0}
+            )
+            for r in p["ranks"]
+        ]
+    ),
+    "a bad rank first, NaN in the last phase": _with_last_phase(
+        lambda p: _first_rank(p, "start", "__NAN__")
+    )
+    .replace(b'"rank": 0,', b'"rank": -1,', 1)
+    .replace(b'"__NAN__"', b"NaN"),
+    "a bad rank and an unknown schema": _with_last_phase(
+        lambda p: _first_rank(p, "rank", -1)
+    ).replace(b'"ioscore-result/1"', b'"ioscore-result/9"'),
+    "an empty phase list": TEXT.encode().replace(b'"phases": [', b'"phases": [], "x": [', 1),
+}
+
+
+@pytest.mark.parametrize("name", list(ODD_PHASES))
+def test_per_phase_decoding_answers_as_the_careful_path(
+    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "result.json"
+    path.write_bytes(ODD_PHASES[name])
+    json.loads(ODD_PHASES[name])  # well-formed JSON: only the checks differ
+    fast = _outcome(path)
+    _careful_only(monkeypatch)
+    assert _outcome(path) == fast  # the same message, or the same model
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_item_by_item_and_careful_decoding_agree_on_random_documents(seed: int) -> None:
+    rng = random.Random(seed)
+    document = {
+        "a": _random_value(rng, 0),
+        "phases": [_random_value(rng, 0) for _ in range(20)],
+        "z": _random_value(rng, 0),
+    }
+    seen: list[int] = []
+
+    def take(item: Any, index: int, tables: storable_json.Tables) -> Any:
+        seen.append(index)
+        return item
+
+    for text in (json.dumps(document), json.dumps(document, ensure_ascii=False)):
+        seen.clear()
+        fast = storable_json.fast_loads_by_item(text.encode(), 0, 64, "phases", take)
+        assert fast is not storable_json.UNSURE and seen == list(range(20))
+        assert _typed(fast) == _typed(storable_json._checked_loads(text, 64))
+
+
+@pytest.mark.parametrize("levels", [61, 62, 63, 64])
+def test_item_by_item_decoding_counts_depth_from_the_top(levels: int) -> None:
+    """An item of the key's array is at depth 3: `levels` levels inside it end at 2 + levels."""
+    text = '{"phases": [' + "[" * levels + "]" * levels + "]}"
+    fast = storable_json.fast_loads_by_item(text.encode(), 0, 64, "phases", lambda i, *_: i)
+    assert (fast is storable_json.UNSURE) is (2 + levels > 64)
+    with contextlib.suppress(storable_json.UnstorableJSON):
+        assert fast == storable_json._checked_loads(text, 64)
 
 
 def test_rank_columns_model_equals_the_list_model(

@@ -75,8 +75,8 @@ RANK_FIELDS = tuple(f.name for f in fields(RankStat))
 
 
 class RankColumns(Sequence[RankStat]):
-    """A phase's ranks as one list per RankStat field (``RANK_FIELDS`` order); a RankStat is
-    made only when one is asked for.
+    """A phase's ranks as one sequence per RankStat field (``RANK_FIELDS`` order: a list, or
+    an ``array`` of the same numbers); a RankStat is made only when one is asked for.
 
     result.json's full form at 100,000 ranks has 1.2 million rank objects: building a
     RankStat of each cost ~1.2 s and ~200 MB; the columns come from the reader's checks
@@ -85,12 +85,12 @@ class RankColumns(Sequence[RankStat]):
 
     __slots__ = ("_columns",)
 
-    def __init__(self, columns: Sequence[list[Any]]) -> None:
+    def __init__(self, columns: Sequence[Sequence[Any]]) -> None:
         if len(columns) != len(RANK_FIELDS) or len(set(map(len, columns))) > 1:
             raise ValueError("RankColumns needs one column per RankStat field, of one length")
         self._columns = tuple(columns)
 
-    def column(self, name: str) -> list[Any]:
+    def column(self, name: str) -> Sequence[Any]:
         """The values of one RankStat field, in rank order (not to be modified)."""
         return self._columns[RANK_FIELDS.index(name)]
 
@@ -112,8 +112,11 @@ class RankColumns(Sequence[RankStat]):
         return map(RankStat, *self._columns)
 
     def __eq__(self, other: object) -> bool:
-        if isinstance(other, RankColumns):
-            return self._columns == other._columns
+        if isinstance(other, RankColumns):  # a list equals no array: compared as lists
+            return len(self) == len(other) and all(
+                mine == theirs or list(mine) == list(theirs)
+                for mine, theirs in zip(self._columns, other._columns, strict=True)
+            )
         if isinstance(other, Sequence):
             return list(self) == list(other)
         return NotImplemented

@@ -11,6 +11,7 @@ import codecs
 import gc
 import itertools
 import json
+from array import array
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
@@ -18,12 +19,12 @@ from functools import cache
 from importlib import resources
 from operator import itemgetter
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import jsonschema
 
 from ioscore.results import storable_json
-from ioscore.results.errors import ResultFormatError, read_bytes, read_text
+from ioscore.results.errors import ResultFormatError, mapped, read_text, release
 from ioscore.results.limits import (
     MAX_JSON_DEPTH,
     MAX_RESULT_JSON_BYTES,
@@ -78,7 +79,7 @@ def _validator() -> jsonschema.protocols.Validator:
 def _validate_schema(document: Any, source: str, tables: Tables | None = None) -> None:
     """Schema errors as ResultFormatError; `tables`: the columns of the rank tables, when
     the decoding's checks have them (storable_json.fast_loads)."""
-    document = _without_bulk_arrays(document, source, tables or {})
+    document = _without_bulk_arrays(document, source, tables or {}, model=False)[0]
     # The first errors are enough to explain the problem: a document with 600,000 wrong
     # items would otherwise build (and rank) 600,000 error objects.
     first_errors = itertools.islice(_validator().iter_errors(document), _MAX_SCHEMA_ERRORS)
@@ -106,54 +107,63 @@ def _count_rows(rows: list[Any], table: Table | None = None) -> bool:
     return all(_is_count(v) for v in values)
 
 
-def _without_bulk_arrays(document: Any, source: str, tables: Tables) -> Any:
-    """The document with each phase's per-rank arrays checked here and emptied.
+class _Bulk(NamedTuple):
+    """A phase's per-rank arrays, checked by hand, in the model's form."""
+
+    ranks: Sequence[RankStat]
+    timeseries: Any  # the phase's time series, its arrays included
+
+
+def _without_bulk_arrays(
+    document: Any, source: str, tables: Tables, model: bool = True
+) -> tuple[Any, list[_Bulk | None]]:
+    """(the document as the schema pass sees it, each phase's ``_phase_bulk``; without
+    `model`, the arrays are only checked)."""
+    if not isinstance(document, dict) or not isinstance(document.get("phases"), list):
+        return document, []
+    strings: dict[str, str] | None = {} if model else None
+    taken = [_phase_bulk(p, i, source, tables, strings) for i, p in enumerate(document["phases"])]
+    return {**document, "phases": [phase for phase, _ in taken]}, [bulk for _, bulk in taken]
+
+
+def _phase_bulk(
+    phase: Any, index: int, source: str, tables: Tables, strings: dict[str, str] | None
+) -> tuple[Any, _Bulk | None]:
+    """(the phase with its per-rank arrays emptied, what they hold): the arrays checked here,
+    the first violation raised as the schema pass would name it.
 
     ``ranks`` and the time-series count arrays hold nearly all of a large run's numbers
     (ranks x phases); jsonschema spends ~10 us on a rank object and ~60 us on a count array,
     the hand-written checks (rank_check, the counts loop) well under 1 us for the schema's
     own rules. The schema then validates the rest, which is small at any rank count.
+    `strings`: the host names met so far, each kept once (``_rank_model``); None: the
+    ranks are only checked (``_Bulk.ranks`` empty).
     """
-    if not isinstance(document, dict) or not isinstance(document.get("phases"), list):
-        return document
-    phases = []
-    for index, phase in enumerate(document["phases"]):
-        if not isinstance(phase, dict):
-            phases.append(phase)  # the schema reports the shape
-            continue
-        phase = _ranks_checked(phase, index, source, tables)
-        series = phase.get("timeseries")
-        if not isinstance(series, dict):
-            phases.append(phase)
-            continue
-        aggregate, per_rank = series.get("aggregate"), series.get("per_rank")
-        if not isinstance(aggregate, list) or not isinstance(per_rank, list):
-            phases.append(phase)
-            continue
-        if not (_count_rows([aggregate]) and _count_rows(per_rank, _table(tables, per_rank))):
+    if not isinstance(phase, dict):
+        return phase, None  # the schema reports the shape
+    ranks, series = phase.get("ranks"), phase.get("timeseries")
+    model: Sequence[RankStat] = []
+    if isinstance(ranks, list):
+        table = _table(tables, ranks)
+        found = ranks_problem(ranks, table)
+        if found is not None:
+            rank, problem = found
             raise ResultFormatError(
-                source,
-                f"schema violation at phases/{index}/timeseries: "
-                "aggregate and per_rank must hold counts (integers >= 0)",
+                source, f"schema violation at phases/{index}/ranks/{rank}: rank object {problem}"
             )
-        phases.append({**phase, "timeseries": {**series, "aggregate": [], "per_rank": []}})
-    return {**document, "phases": phases}
-
-
-def _ranks_checked(
-    phase: dict[str, Any], index: int, source: str, tables: Tables
-) -> dict[str, Any]:
-    """The phase with its rank objects checked by rank_check and left out of the schema pass."""
-    ranks = phase.get("ranks")
-    if not isinstance(ranks, list):
-        return phase  # the schema reports the shape
-    found = ranks_problem(ranks, _table(tables, ranks))
-    if found is not None:
-        rank, problem = found
-        raise ResultFormatError(
-            source, f"schema violation at phases/{index}/ranks/{rank}: rank object {problem}"
-        )
-    return {**phase, "ranks": []}
+        model = [] if strings is None else _rank_model(ranks, table, strings)
+        phase = {**phase, "ranks": []}
+    if isinstance(series, dict):
+        aggregate, per_rank = series.get("aggregate"), series.get("per_rank")
+        if isinstance(aggregate, list) and isinstance(per_rank, list):
+            if not (_count_rows([aggregate]) and _count_rows(per_rank, _table(tables, per_rank))):
+                raise ResultFormatError(
+                    source,
+                    f"schema violation at phases/{index}/timeseries: "
+                    "aggregate and per_rank must hold counts (integers >= 0)",
+                )
+            phase = {**phase, "timeseries": {**series, "aggregate": [], "per_rank": []}}
+    return phase, _Bulk(model, series)
 
 
 def _phase_number(raw: dict[str, Any], key: str, where: str, optional: bool = False) -> Any:
@@ -204,26 +214,50 @@ def load_json_document(text: str, source: str, tables: Tables | None = None) -> 
 def parse_result_json(path: Path) -> RunResult:
     tables: Tables = {}
     with _without_gc_pauses():
-        document = _result_document(_decoded(path, tables), str(path))
-        return _run_from_document(document, str(path), tables)
+        document, bulk = _decoded(path, tables)
+        document = _result_document(document, str(path))
+        return _run_from_document(document, str(path), tables, bulk)
 
 
-def _decoded(path: Path, tables: Tables) -> Any:
-    """result.json -> document: the fast path straight from the file's bytes (no str copy)
-    which are dropped before the checks (~300 MB at 100,000 ranks); a file it cannot vouch
-    for is read again, as ``read_text`` reads text files (its messages: NUL, not UTF-8), and
-    decoded by the careful path."""
-    data = read_bytes(path, MAX_RESULT_JSON_BYTES)
-    decoded = storable_json.fast_decode(data, 3 if data.startswith(codecs.BOM_UTF8) else 0)
-    del data
-    if decoded is not storable_json.UNSURE:
-        document, texts = decoded
-        del decoded
-        if storable_json.vouch(document, texts, MAX_JSON_DEPTH, tables):
-            return document
+_Taken = _Bulk | ResultFormatError | None  # a phase's _phase_bulk, or why it has none
+
+
+def _decoded(path: Path, tables: Tables) -> tuple[Any, list[_Taken] | None]:
+    """result.json -> (document, each phase's ``_phase_bulk`` when taken while decoding).
+
+    The fast path maps the file (no copy of its bytes in the process's memory) and decodes
+    it one phase at a time: each phase's ranks become the model's columns before the next
+    is decoded, and the pages read so far go back to the page cache, so a 100,000-rank
+    result needs ~1/4 of the memory it needs decoded whole (bench/scale_read.py). A file it
+    cannot vouch for is read again, as ``read_text`` reads text files (its messages: NUL,
+    not UTF-8), and decoded whole by the careful path.
+    """
+    source = str(path)
+    with mapped(path, MAX_RESULT_JSON_BYTES) as data:
+        taken: list[_Taken] = []
+        strings: dict[str, str] = {}
+
+        def take(phase: Any, index: int, phase_tables: Tables) -> Any:
+            release(data)  # what was read so far is decoded
+            if any(isinstance(t, ResultFormatError) for t in taken):
+                taken.append(None)  # raised at the first: the rest only has to be vouched
+                return None
+            try:
+                slim, bulk = _phase_bulk(phase, index, source, phase_tables, strings)
+            except ResultFormatError as exc:  # raised after the top-level checks, in order
+                taken.append(exc)
+                return None
+            taken.append(bulk)
+            return slim
+
+        start = 3 if data[:3] == codecs.BOM_UTF8 else 0
+        document = storable_json.fast_loads_by_item(data, start, MAX_JSON_DEPTH, "phases", take)
+        release(data)
+        if document is not storable_json.UNSURE:
+            return document, taken if isinstance(document, dict) else None
         del document
     text = read_text(path, max_bytes=MAX_RESULT_JSON_BYTES, max_line=None)  # may be one line
-    return load_json_document(text, str(path), tables)
+    return load_json_document(text, source, tables), None
 
 
 def load_result_document(text: str, source: str, tables: Tables | None = None) -> dict[str, Any]:
@@ -271,12 +305,21 @@ def _parse_result_json_text(text: str, source: str) -> RunResult:
 
 
 def _run_from_document(
-    document: dict[str, Any], source: str, tables: Tables | None = None
+    document: dict[str, Any],
+    source: str,
+    tables: Tables | None = None,
+    taken: list[_Taken] | None = None,
 ) -> RunResult:
-    """A decoded result.json (owned by this call: its rank objects are dropped once
-    converted) -> RunResult, after validating it. `tables`: see ``_validate_schema``."""
-    tables = tables or {}
-    _validate_schema(document, source, tables)
+    """A decoded result.json -> RunResult, after validating it. `tables`: see
+    ``_validate_schema``; `taken`: the phases' ``_phase_bulk`` when the decoding took them
+    (the document's phases then have their per-rank arrays emptied)."""
+    bulks: Sequence[_Taken] = taken if taken is not None else ()
+    if taken is None:
+        document, bulks = _without_bulk_arrays(document, source, tables or {})
+    for found in bulks:
+        if isinstance(found, ResultFormatError):
+            raise found
+    _validate_schema(document, source)  # the rest: the per-rank arrays are empty now
     if document.get("finished") is False or document.get("scores") is None:
         # The suite rewrites result.json after every phase: this run stopped part-way.
         how = "aborted by an I/O error" if document.get("aborted") else "did not finish"
@@ -284,9 +327,9 @@ def _run_from_document(
     scores = _need(document, "scores", dict, source)
     phases: dict[str, PhaseResult] = {}
     for index, raw in enumerate(_need(document, "phases", list, source)):
-        phase = phase_from_json(raw, index, source, tables)
+        bulk = bulks[index] if index < len(bulks) else None
+        phase = phase_from_json(raw, index, source, bulk if isinstance(bulk, _Bulk) else None)
         phases[phase.name] = phase
-        raw["ranks"] = None  # the RankStats hold the numbers; the dicts (~40% more) can go
     config_raw = document.get("config") or {}
     # null = unset; config.ini prints unset options empty, and so does this model.
     config = {
@@ -328,10 +371,10 @@ def _run_from_document(
     )
 
 
-def phase_from_json(raw: Any, index: int, source: str, tables: Tables | None = None) -> PhaseResult:
+def phase_from_json(raw: Any, index: int, source: str, bulk: _Bulk | None = None) -> PhaseResult:
     """One entry of result.json's ``phases`` -> PhaseResult (also used for acceptance runs,
-    whose result.json has no scores; see ioscore.acceptance.results). `tables`: see
-    ``_validate_schema``."""
+    whose result.json has no scores; see ioscore.acceptance.results). `bulk`: its per-rank
+    arrays, when ``_phase_bulk`` took them out of `raw`."""
     if not isinstance(raw, dict):
         raise ResultFormatError(source, f"phases[{index}] is not an object")
     name = _need(raw, "name", str, f"{source} phases[{index}]")
@@ -339,9 +382,8 @@ def phase_from_json(raw: Any, index: int, source: str, tables: Tables | None = N
     group = str(raw.get("group", "none"))
     if group not in ("bw", "md", "none"):
         raise ResultFormatError(where, f"unknown group {group!r}")
-    rank_list = raw.get("ranks") or []
-    table = _table(tables or {}, rank_list)
-    ranks = _rank_stats(rank_list) if table is None else _rank_columns(table, rank_list)
+    if bulk is None:
+        bulk = _Bulk(_rank_stats(raw.get("ranks") or []), raw.get("timeseries"))
     extra = dict(raw.get("extra") or {})
     for key in (
         "items",
@@ -364,8 +406,8 @@ def phase_from_json(raw: Any, index: int, source: str, tables: Tables | None = N
         group=ScoreGroup(group),
         valid=bool(raw.get("valid", True)),
         invalid_reasons=[str(r) for r in raw.get("invalid_reasons") or []],
-        ranks=ranks,
-        timeseries=raw.get("timeseries"),
+        ranks=bulk.ranks,
+        timeseries=bulk.timeseries,
         extra=extra,
     )
 
@@ -373,13 +415,29 @@ def phase_from_json(raw: Any, index: int, source: str, tables: Tables | None = N
 _RANK_FIELDS = itemgetter(*RANK_FIELDS)  # a rank object's values in RankStat's field order
 
 
-def _rank_columns(table: Table, raw: list[Any]) -> Sequence[RankStat]:
-    """A validated phase's rank table (same keys in every object) -> RankColumns, the
-    RankStats' numbers without the objects; ``_rank_stats`` when a rank is no int."""
-    if table.kinds["rank"] != {int}:
+def _rank_model(raw: list[Any], table: Table | None, strings: dict[str, str]) -> Sequence[RankStat]:
+    """A validated phase's rank objects -> RankColumns when the decoding's checks took them
+    apart as a table (same keys in every object, int ranks), else ``_rank_stats``."""
+    if table is None or table.kinds["rank"] != {int}:
         return _rank_stats(raw)
     absent = [None] * len(raw)
-    return RankColumns([table.columns.get(name, absent) for name in RANK_FIELDS])
+    return RankColumns(
+        [_packed(table, name, strings) if name in table.columns else absent for name in RANK_FIELDS]
+    )
+
+
+def _packed(table: Table, name: str, strings: dict[str, str]) -> Sequence[Any]:
+    """A rank column in the least memory that gives back the same values: 8 bytes a number
+    when all are floats or all ints (vouched within 64 bits), not a 24-32 byte object; each
+    string (host name) one object for all ranks and phases, not one per rank and phase."""
+    column, kinds = table.columns[name], table.kinds[name]
+    if kinds == {float}:
+        return array("d", column)
+    if kinds == {int}:
+        return array("q", column)
+    if kinds == {str}:
+        return list(map(strings.setdefault, column, column))
+    return column
 
 
 def _rank_stats(raw: list[Any]) -> list[RankStat]:

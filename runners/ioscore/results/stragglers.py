@@ -107,13 +107,13 @@ class PhaseSpread:
 # list per RankStat field, arithmetic and comparisons mapped at C speed.
 
 
-def _column(ranks: Sequence[RankStat], name: str) -> list[Any]:
+def _column(ranks: Sequence[RankStat], name: str) -> Sequence[Any]:
     if isinstance(ranks, RankColumns):
         return ranks.column(name)
     return list(map(attrgetter(name), ranks))
 
 
-def _done_column(ranks: Sequence[RankStat]) -> list[float | None]:
+def _done_column(ranks: Sequence[RankStat]) -> Sequence[float | None]:
     """Each rank's first_done, its end standing in when first_done is absent."""
     first = _column(ranks, "first_done")
     if None not in first:
@@ -129,12 +129,12 @@ def _rated(ranks: Sequence[RankStat], rates: dict[int, float]) -> Sequence[int]:
     return list(compress(range(len(numbers)), map(rates.__contains__, numbers)))
 
 
-def _present(values: list[Any]) -> list[Any]:
+def _present(values: Sequence[Any]) -> Sequence[Any]:
     """The values that are not None (`values` itself when all are: not to be modified)."""
     return [v for v in values if v is not None] if None in values else values
 
 
-def _picked(values: list[Any], indices: Sequence[int]) -> list[Any]:
+def _picked(values: Sequence[Any], indices: Sequence[int]) -> Sequence[Any]:
     """values[i] for i in indices (`values` itself for all of them: not to be modified)."""
     if isinstance(indices, range) and len(indices) == len(values):
         return values
@@ -211,7 +211,7 @@ def median_without(ordered: list[float], value: float) -> float:
     return (at(count // 2 - 1) + at(count // 2)) / 2
 
 
-def _duration(done: list[float | None]) -> float | None:
+def _duration(done: Sequence[float | None]) -> float | None:
     present = _present(done)
     return max(present) if present else None
 
@@ -222,7 +222,7 @@ def _quantile(phase: PhaseResult, field: str, key: str) -> float | None:
     return values.get(key) if values else None
 
 
-def _phase_duration(phase: PhaseResult, done: list[float | None]) -> float | None:
+def _phase_duration(phase: PhaseResult, done: Sequence[float | None]) -> float | None:
     """The latest first_done (`done`: of the ranks that count), or its p100 quantile in the
     summary form."""
     if phase.rank_summary is not None:
@@ -307,7 +307,7 @@ def _rank_flags(
 
 def _candidates(
     rates: list[float],
-    done: list[float | None],
+    done: Sequence[float | None],
     ordered_rates: list[float],
     ordered_done: list[float],
     duration: float,
@@ -344,7 +344,7 @@ def host_rates(phase: PhaseResult, work: dict[int, float] | None = None) -> dict
     if None in hosts:
         kept = list(compress(kept, map(is_not, hosts, repeat(None))))
         hosts = _picked(all_hosts, kept)
-    values = list(map(rates.__getitem__, _picked(numbers, kept)))
+    values: Sequence[float] = list(map(rates.__getitem__, _picked(numbers, kept)))
     # Listed in order of first appearance, grouped at C speed: as they come when each
     # host's ranks are contiguous (the suite's order), else sorted by host. fsum is exact,
     # so the order of a host's rates does not matter (nor statistics.mean's exact
