@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from ioscore.results import ResultFormatError, parse_json, storable_json, synthetic
-from ioscore.results.model import RANK_FIELDS, PhaseResult, RankColumns, RankStat
+from ioscore.results.model import RANK_FIELDS, CountRows, PhaseResult, RankColumns, RankStat
 from ioscore.results.stragglers import phase_spread, run_spreads, tail_seconds
 
 BASE = synthetic.full_document(6, ppn=2, slow_hosts=(1,))
@@ -240,6 +240,7 @@ def test_the_fast_path_takes_a_full_result_one_phase_at_a_time(tmp_path: Path) -
     assert all(phase["timeseries"]["per_rank"] == [] for phase in document["phases"])
     bulk = taken[0]
     assert isinstance(bulk, parse_json._Bulk) and isinstance(bulk.ranks, RankColumns)
+    assert isinstance(bulk.timeseries["per_rank"], CountRows)
     assert len(bulk.timeseries["per_rank"]) == 30
     run = parse_json.parse_result_json(path)
     assert all(isinstance(phase.ranks, RankColumns) for phase in run.phases.values())
@@ -248,6 +249,32 @@ def test_the_fast_path_takes_a_full_result_one_phase_at_a_time(tmp_path: Path) -
     assert isinstance(first.column("start"), array) and first.column("start").typecode == "d"
     assert first.column("items").typecode == "q" and first.column("rank").typecode == "q"
     assert first.column("host")[0] is first.column("host")[9] is last.column("host")[0]
+
+
+def test_count_rows_behave_like_the_list_of_rows() -> None:
+    rows = [[1, 2, 3], [4, 5, 6], [0, 0, 2**63 - 1], [7, 8, 9]]
+    packed = CountRows(rows)
+    assert len(packed) == 4 and list(packed) == rows and packed == rows and rows == packed
+    assert packed[-1] == [7, 8, 9] and packed[1:3] == rows[1:3] and packed[::-2] == rows[::-2]
+    assert packed != rows[:-1] and packed != [[1, 2, 3]] * 4 and packed == CountRows(rows)
+    assert sum(packed[2][:2]) == 0 and bool(CountRows([])) is False
+    assert pickle.loads(pickle.dumps(packed)) == packed
+    assert CountRows([[], []]) == [[], []] and len(CountRows([[], []])) == 2
+    with pytest.raises(IndexError):
+        packed[4]
+    with pytest.raises(ValueError, match="rows of one length"):
+        CountRows([[1], [2, 3]])
+
+
+def test_time_series_rows_of_several_lengths_stay_lists(tmp_path: Path) -> None:
+    document = json.loads(TEXT)
+    document["phases"][2]["timeseries"]["per_rank"][1].append(0)
+    path = tmp_path / "result.json"
+    path.write_text(json.dumps(document), "utf-8")
+    run = parse_json.parse_result_json(path)
+    series = [phase.timeseries or {} for phase in run.phases.values()]
+    assert type(series[2]["per_rank"]) is list and series[2]["per_rank"][1][-1] == 0
+    assert isinstance(series[3]["per_rank"], CountRows)
 
 
 def test_a_phase_of_mixed_ranks_keeps_their_types(tmp_path: Path) -> None:

@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import json
 
-from ioscore.results import synthetic
+import pytest
+
+from ioscore.results import storable_json, synthetic
+from ioscore.results.model import CountRows, RankColumns
 from ioscore.results.parse_json import parse_result_json_text
 from ioscore.results.stragglers import phase_spread
 from rankings.charts import library_phase, spread_payload
@@ -44,3 +47,20 @@ def test_the_rank_chart_shows_the_named_ranks_only() -> None:
     _, rows = _stored_rows()
     for entry in spread_payload(rows):
         assert 0 < len(entry["ranks"]) <= 2 * synthetic.EXTREME_RANKS
+
+
+def test_full_form_rows_are_plain_json_whatever_the_model_holds(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The fast reader packs ranks and time-series rows into arrays (RankColumns,
+    CountRows); the rows stored are the same plain JSON as from the careful reader's lists."""
+    text = json.dumps(synthetic.full_document(24, ppn=PPN, slow_hosts=(1,)))
+    packed = parse_result_json_text(text, "r.json")
+    phase = next(iter(packed.phases.values()))
+    assert isinstance(phase.ranks, RankColumns)
+    assert phase.timeseries and isinstance(phase.timeseries["per_rank"], CountRows)
+    monkeypatch.setattr(storable_json, "fast_decode", lambda *args: storable_json.UNSURE)
+    careful = parse_result_json_text(text, "r.json")
+    assert type(next(iter(careful.phases.values())).ranks) is list
+    rows = phase_rows(packed)
+    assert rows == phase_rows(careful) == json.loads(json.dumps(rows))

@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ioscore.results import RunResult, storable_text
+from ioscore.results.model import CountRows
 
 
 def json_safe(value: Any) -> Any:
@@ -23,7 +24,7 @@ def json_safe(value: Any) -> Any:
         return value if math.isfinite(value) else str(value)  # JSON has no inf/NaN
     if isinstance(value, str):
         return storable_text(value)
-    if isinstance(value, (list, tuple)):
+    if isinstance(value, (list, tuple, CountRows)):  # CountRows: a result's per-rank series
         return [json_safe(v) for v in value]
     if isinstance(value, dict):
         return {str(k): json_safe(v) for k, v in value.items()}

@@ -8,9 +8,11 @@ Django service only ever see this model, so the verifier cannot drift from the p
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterator, Sequence
+from array import array
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, fields
 from datetime import datetime
+from itertools import chain
 from typing import Any, overload
 
 
@@ -127,6 +129,66 @@ class RankColumns(Sequence[RankStat]):
         return f"RankColumns({len(self)} ranks)"
 
 
+class CountRows(Sequence[list[int]]):
+    """A phase's per-rank time series (``timeseries["per_rank"]``: a row of counts per
+    rank, every row as long) in one array of 8-byte ints; a row (a list) is made only when
+    one is asked for.
+
+    The full form at 100,000 ranks has 1.2 million rows: ~160 MB as lists of ints, ~80 MB
+    here; the rows' values come from the reader's checks anyway (``values``).
+    """
+
+    __slots__ = ("_count", "_values", "_width")
+
+    def __init__(self, rows: Sequence[Sequence[int]], values: Iterable[int] | None = None) -> None:
+        """`values`: the rows' values in order, when the caller has them."""
+        widths = set(map(len, rows))
+        if len(widths) > 1:
+            raise ValueError("CountRows needs rows of one length")
+        self._count, self._width = len(rows), widths.pop() if widths else 0
+        self._values = array("q", chain.from_iterable(rows) if values is None else values)
+        if len(self._values) != self._count * self._width:
+            raise ValueError("CountRows needs the values of its rows")
+
+    def __len__(self) -> int:
+        return self._count
+
+    @overload
+    def __getitem__(self, index: int) -> list[int]: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[list[int]]: ...
+
+    def __getitem__(self, index: int | slice) -> list[int] | list[list[int]]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(self._count))]
+        if index < 0:
+            index += self._count
+        if not 0 <= index < self._count:
+            raise IndexError("CountRows index out of range")
+        start = index * self._width
+        return self._values[start : start + self._width].tolist()
+
+    def __iter__(self) -> Iterator[list[int]]:
+        return map(self.__getitem__, range(self._count))
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, CountRows):
+            return (self._count, self._width, self._values) == (
+                other._count,
+                other._width,
+                other._values,
+            )
+        if isinstance(other, Sequence):
+            return list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # mutable contents, like a list
+
+    def __repr__(self) -> str:
+        return f"CountRows({self._count} rows of {self._width})"
+
+
 QUANTILE_KEYS = ("p0", "p1", "p5", "p25", "p50", "p75", "p95", "p99", "p100")
 
 
@@ -179,7 +241,7 @@ class PhaseResult:
     invalid_reasons: list[str] = field(default_factory=list)
     score_txt: float | None = None  # the `score =` value in result.txt, when present
     ranks: Sequence[RankStat] = field(default_factory=list)  # a list or RankColumns
-    timeseries: dict[str, Any] | None = None  # ioscore result.json only
+    timeseries: dict[str, Any] | None = None  # result.json only; per_rank: list or CountRows
     extra: dict[str, Any] = field(default_factory=dict)  # e.g. find found/scanned
     decimals: int | None = None  # decimals of `value` as printed (3 bash, 6 C app)
     # Summary form (issue 21): set when the file summarised this phase's ranks.

@@ -33,6 +33,7 @@ from ioscore.results.limits import (
 from ioscore.results.model import (
     QUANTILE_KEYS,
     RANK_FIELDS,
+    CountRows,
     HostAggregate,
     PhaseResult,
     RankColumns,
@@ -156,13 +157,17 @@ def _phase_bulk(
     if isinstance(series, dict):
         aggregate, per_rank = series.get("aggregate"), series.get("per_rank")
         if isinstance(aggregate, list) and isinstance(per_rank, list):
-            if not (_count_rows([aggregate]) and _count_rows(per_rank, _table(tables, per_rank))):
+            rows = _table(tables, per_rank)
+            if not (_count_rows([aggregate]) and _count_rows(per_rank, rows)):
                 raise ResultFormatError(
                     source,
                     f"schema violation at phases/{index}/timeseries: "
                     "aggregate and per_rank must hold counts (integers >= 0)",
                 )
             phase = {**phase, "timeseries": {**series, "aggregate": [], "per_rank": []}}
+            if strings is not None and rows is not None and len(set(map(len, per_rank))) == 1:
+                # Counts vouched within 64 bits: 8 bytes each in one array, not a list a rank.
+                series = {**series, "per_rank": CountRows(per_rank, rows.columns[""])}
     return phase, _Bulk(model, series)
 
 
@@ -238,7 +243,6 @@ def _decoded(path: Path, tables: Tables) -> tuple[Any, list[_Taken] | None]:
         strings: dict[str, str] = {}
 
         def take(phase: Any, index: int, phase_tables: Tables) -> Any:
-            release(data)  # what was read so far is decoded
             if any(isinstance(t, ResultFormatError) for t in taken):
                 taken.append(None)  # raised at the first: the rest only has to be vouched
                 return None
@@ -251,8 +255,9 @@ def _decoded(path: Path, tables: Tables) -> tuple[Any, list[_Taken] | None]:
             return slim
 
         start = 3 if data[:3] == codecs.BOM_UTF8 else 0
-        document = storable_json.fast_loads_by_item(data, start, MAX_JSON_DEPTH, "phases", take)
-        release(data)
+        document = storable_json.fast_loads_by_item(
+            data, start, MAX_JSON_DEPTH, "phases", take, lambda: release(data)
+        )
         if document is not storable_json.UNSURE:
             return document, taken if isinstance(document, dict) else None
         del document

@@ -22,9 +22,9 @@ from ioscore.results.limits import INT64_MAX, number_problem, text_problem
 
 class Table(NamedTuple):
     """A list of same-key dicts (a phase's rank objects) or of lists (time-series rows) as
-    ``vouch`` took it apart: per column (key; "" = all values of the rows of lists) the
-    types of its values and the lowest integer (of columns holding integers), and the
-    columns of dicts themselves."""
+    ``vouch`` took it apart: per column (key; "" = all values of the rows of lists, in
+    order) the types of its values, the lowest integer (of columns holding integers) and
+    the column itself."""
 
     rows: list[Any]  # the list itself (kept alive: its id is its key in Tables)
     columns: dict[str, list[Any]]
@@ -124,7 +124,12 @@ _ITEMS = msgspec.json.Decoder(list[msgspec.Raw])  # an array's items left undeco
 
 
 def fast_loads_by_item(
-    data: Any, start: int, max_depth: int, key: str, take: Callable[[Any, int, Tables], Any]
+    data: Any,
+    start: int,
+    max_depth: int,
+    key: str,
+    take: Callable[[Any, int, Tables], Any],
+    read: Callable[[], None] = lambda: None,
 ) -> Any:
     """``fast_loads`` of a JSON object whose `key` holds an array of large items (result.json's
     phases), one item at a time: each item is decoded, vouched for and handed to
@@ -133,7 +138,9 @@ def fast_loads_by_item(
     bytes or any buffer (an mmap), decoded from `start` (past a BOM); `tables`: the item's
     ``Table``s (see ``vouch``). ``UNSURE`` as ``fast_loads`` (then no answer of `take` counts:
     the careful path decodes the whole document); a document that is no object, or whose
-    `key` holds no array, is decoded whole as ``fast_loads`` decodes it.
+    `key` holds no array, is decoded whole as ``fast_loads`` decodes it. ``read()`` is called
+    whenever what was read of `data` is decoded: after the scans for the top-level values
+    and the items, and after each item (a caller with a mapped file drops the pages read).
     """
     texts = data.find(_NUL_ESCAPE[bytes], start) >= 0
     view = memoryview(data)[start:]
@@ -151,6 +158,7 @@ def fast_loads_by_item(
         items = None
     except (msgspec.MsgspecError, ValueError, RecursionError):
         return UNSURE
+    read()  # both scans are done
     document: dict[str, Any] = {}
     try:
         for name, raw in fields.items():
@@ -167,6 +175,7 @@ def fast_loads_by_item(
             item = _DECODE.decode(raw)
         except (msgspec.MsgspecError, ValueError, RecursionError):
             return UNSURE
+        read()
         tables: Tables = {}
         if type(item) in (dict, list):
             storable = _storable(item, max_depth - 2, texts, tables)  # document > key > item
@@ -277,7 +286,10 @@ def _storable(document: Any, max_depth: int, texts: bool, tables: Tables | None)
             if depth + 1 > max_depth:
                 return False
             table = _new_table(node, tables)
-            verdict = _values_storable(list(chain.from_iterable(node)), texts, table)
+            flat = list(chain.from_iterable(node))
+            if table is not None:
+                table.columns[""] = flat
+            verdict = _values_storable(flat, texts, table)
             if verdict is False:
                 return False
             if verdict is None:
