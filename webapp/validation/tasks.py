@@ -34,7 +34,7 @@ from django.utils import timezone
 from ioscore.results import Severity, storable_text
 from ioscore_site.after_commit import AfterCommitTask
 from submissions.models import PhaseResult, Status, Submission
-from submissions.run_rows import aware, phase_rows
+from submissions.run_rows import aware, iter_phase_rows
 from submissions.workflow import SYSTEM, transition
 
 from .limited import ChildFailed, LimitExceeded, Limits, run_limited
@@ -250,9 +250,8 @@ def _store(submission_id: int, outcome: Outcome) -> str:
     submission.phases.all().delete()
     run, scores = outcome.run, outcome.scores
     if run is not None:
-        PhaseResult.objects.bulk_create(
-            PhaseResult(submission=submission, **row) for row in phase_rows(run)
-        )
+        for row in iter_phase_rows(run):  # one phase's rank objects alive at a time
+            PhaseResult.objects.create(submission=submission, **row)
         submission.run_format = run.format or ""
         submission.benchmark_version = run.version or ""
         submission.run_mode = run.mode or ""
