@@ -12,6 +12,7 @@ import math
 import pickle
 import random
 import struct
+import tracemalloc
 from array import array
 from pathlib import Path
 from typing import Any
@@ -462,3 +463,23 @@ def test_straggler_analysis_on_columns_equals_on_rank_stats(seed: int) -> None:
     as_columns = PhaseResult(name="p", value=1.0, unit=unit, ranks=_as_columns(stats))
     assert dataclasses.asdict(phase_spread(as_columns)) == dataclasses.asdict(phase_spread(as_list))
     assert tail_seconds(as_columns.ranks) == tail_seconds(stats)
+
+
+def test_a_full_result_is_read_in_a_fraction_of_its_decoded_size(tmp_path: Path) -> None:
+    """One phase's objects at a time, packed columns kept: the reader's Python memory peaks
+    well below the whole decoded document's (~1/3 measured at 2,000 ranks; the file's mapped
+    pages are no Python memory), where decoding it whole needs all of it."""
+    path = tmp_path / "result.json"
+    path.write_text(json.dumps(synthetic.full_document(2000, ppn=100, slow_hosts=(1,))), "utf-8")
+    tracemalloc.start()
+    try:
+        document = storable_json.loads(path.read_bytes(), 64)
+        whole, _ = tracemalloc.get_traced_memory()
+        del document
+        tracemalloc.reset_peak()
+        run = parse_json.parse_result_json(path)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert len(run.phases["find"].ranks) == 2000
+    assert peak < 0.5 * whole, (peak, whole)
