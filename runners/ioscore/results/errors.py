@@ -60,7 +60,9 @@ def mapped(path: Path, max_bytes: int) -> Iterator[Any]:
     Mapped, not read: a read copies the file into the process's own memory (~300 MB for a
     100,000-rank result.json, on top of what is decoded from it); mapped pages belong to the
     page cache, count against no data limit, and ``release`` drops them from the process's
-    resident set. A file that cannot be mapped (empty, not a regular file) is read.
+    resident set. A file that cannot be mapped (empty, not a regular file) is read. A file
+    truncated while mapped would end the process (SIGBUS): the suite replaces result.json
+    by a rename (the map keeps the old file), the service reads its own extracted copy.
     """
     data = None
     try:
