@@ -89,10 +89,12 @@ UNSURE = object()  # the fast path's "decode it carefully" answer
 _DECODE = msgspec.json.Decoder()  # untyped: the same dicts, lists and scalars as json
 
 
-def fast_loads(text: str | bytes, max_depth: int, tables: Tables | None = None) -> Any:
-    """The document decoded at C speed, when it is storable; else ``UNSURE``: ``vouch``
-    on ``fast_decode``."""
-    decoded = fast_decode(text)
+def fast_loads(
+    text: str | bytes, max_depth: int, tables: Tables | None = None, start: int = 0
+) -> Any:
+    """The document decoded at C speed (from `start`, see ``fast_decode``), when it is
+    storable; else ``UNSURE``: ``vouch`` on ``fast_decode``."""
+    decoded = fast_decode(text, start)
     if decoded is UNSURE:
         return UNSURE
     document, texts = decoded
@@ -111,7 +113,7 @@ def fast_decode(text: str | bytes, start: int = 0) -> tuple[Any, bool] | Any:
     place. So its floats are finite and its strings valid UTF-8; a NUL can only come from a
     ``\\u0000`` escape, and without one in the text no string needs a look.
     """
-    texts = text.find(_NUL_ESCAPE[type(text)], start) >= 0
+    texts = _has_nul_escape(text, start)
     try:
         document = _DECODE.decode(memoryview(text)[start:] if start else text)  # type: ignore[arg-type]
     except (msgspec.MsgspecError, ValueError, RecursionError):  # the careful path tells
@@ -142,16 +144,16 @@ def fast_loads_by_item(
     whenever what was read of `data` is decoded: after the scans for the top-level values
     and the items, and after each item (a caller with a mapped file drops the pages read).
     """
-    texts = data.find(_NUL_ESCAPE[bytes], start) >= 0
     view = memoryview(data)[start:]
     try:
         fields = _FIELDS.decode(view)
     except msgspec.ValidationError:  # not an object
-        return _fast_loads_view(view, texts, max_depth)
+        return fast_loads(data, max_depth, start=start)
     except (msgspec.MsgspecError, ValueError, RecursionError):  # the careful path tells
         return UNSURE
     finally:
         del view
+    texts = _has_nul_escape(data, start)
     try:
         items = _ITEMS.decode(fields[key]) if key in fields else None
     except msgspec.ValidationError:  # no array: an ordinary value
@@ -190,15 +192,6 @@ def fast_loads_by_item(
     return document
 
 
-def _fast_loads_view(view: memoryview, texts: bool, max_depth: int) -> Any:
-    """``fast_loads`` of a buffer whose NUL escapes were looked for (`texts`)."""
-    try:
-        document = _DECODE.decode(view)
-    except (msgspec.MsgspecError, ValueError, RecursionError):
-        return UNSURE
-    return document if _storable(document, max_depth, texts, None) else UNSURE
-
-
 def vouch(document: Any, texts: bool, max_depth: int, tables: Tables | None = None) -> bool:
     """Whether `document` (from ``fast_decode``) is storable: ``_storable`` checks what
     msgspec lets through (integers beyond 64 bits, depth, NUL when `texts`), the many rank
@@ -218,7 +211,11 @@ def vouch(document: Any, texts: bool, max_depth: int, tables: Tables | None = No
     return True
 
 
-_NUL_ESCAPE: dict[type, Any] = {str: "\\u0000", bytes: b"\\u0000"}
+def _has_nul_escape(text: Any, start: int) -> bool:
+    """Whether `text` (a str, bytes or a buffer with ``find``: an mmap) holds ``\\u0000``."""
+    return bool(text.find("\\u0000" if type(text) is str else b"\\u0000", start) >= 0)
+
+
 _NUMBER_KINDS = frozenset((int, float, bool, type(None)))
 _INT64_MIN = -INT64_MAX - 1
 
