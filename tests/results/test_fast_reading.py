@@ -483,3 +483,26 @@ def test_a_full_result_is_read_in_a_fraction_of_its_decoded_size(tmp_path: Path)
         tracemalloc.stop()
     assert len(run.phases["find"].ranks) == 2000
     assert peak < 0.5 * whole, (peak, whole)
+
+
+def test_the_acceptance_report_leaves_an_io500_run_of_any_size_to_the_run_reader(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`ioscore report` first looks for acceptance launches; an IO500 run's result.json is
+    told apart by its schema and mode alone, so a full form beyond the acceptance reader's
+    size limit (64 MB; 300 MB at 100,000 ranks) is reported, not refused as too large."""
+    from ioscore.acceptance import results as acceptance
+    from ioscore.commands.report import acceptance_report
+
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    (run_dir / "result.json").write_text(TEXT, "utf-8")
+    monkeypatch.setattr(acceptance, "MAX_JSON_BYTES", len(TEXT) // 2)
+    assert parse_json.result_mode(run_dir / "result.json") == "standard"
+    assert acceptance_report(run_dir) is None  # no acceptance launch: the run reader's turn
+    (run_dir / "result.json").write_text(TEXT.replace('"standard"', '"ior"'), "utf-8")
+    with pytest.raises(ResultFormatError, match="file too large"):
+        acceptance_report(run_dir)  # an acceptance launch is held to its reader's limit
+    for broken in ("[]", TEXT[:-2], TEXT.replace("ioscore-result/1", "x"), "\ufeff" + TEXT):
+        (run_dir / "result.json").write_text(broken, "utf-8")
+        assert parse_json.result_mode(run_dir / "result.json") is None  # read whole: its error

@@ -43,6 +43,7 @@ from ioscore.results.parse_json import (
     _validate_schema,
     load_result_document,
     phase_from_json,
+    result_mode,
 )
 from ioscore.results.stragglers import work_rates
 
@@ -562,6 +563,9 @@ def find_tests(
         files.append(file)
     groups: dict[str, list[Launch]] = {}
     for file in sorted(files):
+        mode = result_mode(file)
+        if mode is not None and mode not in ACCEPTANCE_MODES:
+            continue  # an IO500 run: not read whole here, whatever its size
         try:
             launch = load_launch(file)
         except ResultFormatError as exc:

@@ -265,6 +265,22 @@ def _decoded(path: Path, tables: Tables) -> tuple[Any, list[_Taken] | None]:
     return load_json_document(text, source, tables), None
 
 
+def result_mode(path: Path) -> str | None:
+    """The ``mode`` of the ioscore result.json at `path` (``"standard"``, ``"ior"``, ...),
+    told from its ``schema`` and ``mode`` alone, without decoding the rest (a 100,000-rank
+    full form is ~300 MB); None when unsure (unreadable, malformed, another schema): then
+    only reading it whole tells what it is and what is wrong with it."""
+    try:
+        with mapped(path, MAX_RESULT_JSON_BYTES) as data:
+            found = storable_json.fast_fields(data, ("schema", "mode"))
+    except ResultFormatError:
+        return None
+    if found is storable_json.UNSURE or found.get("schema") not in schema_ids():
+        return None
+    mode = found.get("mode")
+    return mode if isinstance(mode, str) else None
+
+
 def load_result_document(text: str, source: str, tables: Tables | None = None) -> dict[str, Any]:
     """result.json text -> its top-level object, when it is an ioscore-result/1 document."""
     return _result_document(load_json_document(text, source, tables), source)

@@ -192,6 +192,18 @@ def fast_loads_by_item(
     return document
 
 
+def fast_fields(data: Any, keys: tuple[str, ...]) -> dict[str, Any] | Any:
+    """The values of `keys` (those present) in the JSON object `data` (UTF-8 bytes or a
+    buffer), each decoded alone: the rest is only scanned, no object is built for it.
+    ``UNSURE`` when `data` is no well-formed object (BOM included) or a value not storable."""
+    try:
+        fields = _FIELDS.decode(data)
+        found = {key: _DECODE.decode(fields[key]) for key in keys if key in fields}
+    except (msgspec.MsgspecError, ValueError, RecursionError):
+        return UNSURE
+    return found if _storable(found, 2, True, None) else UNSURE  # texts: a look at a few
+
+
 def vouch(document: Any, texts: bool, max_depth: int, tables: Tables | None = None) -> bool:
     """Whether `document` (from ``fast_decode``) is storable: ``_storable`` checks what
     msgspec lets through (integers beyond 64 bits, depth, NUL when `texts`), the many rank
