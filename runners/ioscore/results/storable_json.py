@@ -122,7 +122,10 @@ def fast_decode(text: str | bytes, start: int = 0) -> tuple[Any, bool] | Any:
 
 
 _FIELDS = msgspec.json.Decoder(dict[str, msgspec.Raw])  # an object's values left undecoded
-_ITEMS = msgspec.json.Decoder(list[msgspec.Raw])  # an array's items left undecoded
+# An object's values decoded, its arrays' items left undecoded: one scan of the text.
+_SPLIT = msgspec.json.Decoder(
+    dict[str, list[msgspec.Raw] | dict[str, Any] | str | int | float | bool | None]
+)
 
 
 def fast_loads_by_item(
@@ -141,12 +144,12 @@ def fast_loads_by_item(
     ``Table``s (see ``vouch``). ``UNSURE`` as ``fast_loads`` (then no answer of `take` counts:
     the careful path decodes the whole document); a document that is no object, or whose
     `key` holds no array, is decoded whole as ``fast_loads`` decodes it. ``read()`` is called
-    whenever what was read of `data` is decoded: after the scans for the top-level values
-    and the items, and after each item (a caller with a mapped file drops the pages read).
+    whenever what was read of `data` is decoded: after the scan for the top-level values,
+    and after each item (a caller with a mapped file drops the pages read).
     """
     view = memoryview(data)[start:]
     try:
-        fields = _FIELDS.decode(view)
+        fields = _SPLIT.decode(view)
     except msgspec.ValidationError:  # not an object
         return fast_loads(data, max_depth, start=start)
     except (msgspec.MsgspecError, ValueError, RecursionError):  # the careful path tells
@@ -154,17 +157,15 @@ def fast_loads_by_item(
     finally:
         del view
     texts = _has_nul_escape(data, start)
-    try:
-        items = _ITEMS.decode(fields[key]) if key in fields else None
-    except msgspec.ValidationError:  # no array: an ordinary value
-        items = None
-    except (msgspec.MsgspecError, ValueError, RecursionError):
-        return UNSURE
-    read()  # both scans are done
+    read()  # the scans are done
+    found = fields.get(key)
+    items = found if isinstance(found, list) else None
     document: dict[str, Any] = {}
     try:
-        for name, raw in fields.items():
-            document[name] = [] if name == key and items is not None else _DECODE.decode(raw)
+        for name, value in fields.items():
+            if type(value) is list:  # of undecoded items
+                value = [] if name == key else list(map(_DECODE.decode, value))
+            document[name] = value
     except (msgspec.MsgspecError, ValueError, RecursionError):
         return UNSURE
     del fields
