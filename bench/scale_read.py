@@ -9,8 +9,8 @@ JSON-Schema pass for comparison (slow: ~14 s per 10k ranks). ``--before DIR`` me
 another checkout's ``runners/`` (e.g. ``git archive main runners | tar -x -C DIR``) too,
 alternating before/after runs ``--repeat`` times, and prints medians of both with the ratio.
 Times are CPU seconds of the child process (wall time on a shared, loaded machine measures
-the neighbours); ``parse`` is the whole ``parse_result_json`` (msgspec from the file's bytes,
-the rank columns shared by the checks and the model), ``load``/``valid.`` the stages apart,
+the neighbours); ``parse`` is the whole ``parse_result_json`` (msgspec from the mapped file,
+one phase at a time, into packed rank columns), ``load``/``valid.`` the stages apart,
 from the decoded text and without shared columns (measured after the parse, which is
 first). ``RSS MB`` is the child's peak resident set over parse + stragglers (what the CLI
 report and the service's worker do; the file's mapped pages count while they are resident);
