@@ -188,7 +188,9 @@ def index_rows(list_id: int) -> tuple[set[tuple[Any, ...]], set[tuple[Any, ...]]
     """One list's stored texts and choices with their row ids (a rewrite changes the ids)."""
     from rankings.models import ListFacet, ListSearchText
 
-    texts = set(ListSearchText.objects.filter(ranked_list_id=list_id).values_list("id", "search_text"))
+    texts = set(
+        ListSearchText.objects.filter(ranked_list_id=list_id).values_list("id", "search_text")
+    )
     facets = set(
         ListFacet.objects.filter(ranked_list_id=list_id).values_list(
             "id", "fs_type", "storage_vendor"
