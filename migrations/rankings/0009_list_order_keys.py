@@ -12,7 +12,7 @@
 from django.db import migrations, models
 
 TABLE = "rankings_listentry"
-GAP = 1 << 24  # rankings.list_order.GAP when this was written
+GAP = 1 << 32  # rankings.list_order.GAP when this was written
 
 DENSE = (
     f"UPDATE {TABLE} AS e SET position = d.n FROM (SELECT id, row_number() OVER "

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-# 2**24: 24 insertions at one spot before a renumbering, lists of up to 5 * 10**11 entries.
-GAP = 1 << 24
+# 2**32: 32 insertions at one spot before a renumbering, lists of up to 2 * 10**9 entries.
+GAP = 1 << 32
 
 
 def spaced(count: int) -> list[int]:
