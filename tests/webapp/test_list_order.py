@@ -142,3 +142,75 @@ def test_inserts_at_one_spot_renumber_the_list_when_no_room_is_left(
     assert renumbered == [False, False, True]
     assert sorted(keys_of(the_list.pk).values()) == list_order.spaced(7)
     assert_equals_full_rebuild()
+
+
+def migrate_rankings(target: str) -> None:
+    from django.db import connection
+    from django.db.migrations.executor import MigrationExecutor
+
+    with connection.cursor() as cursor:  # the test's inserts: FK checks now, not at commit
+        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+    executor = MigrationExecutor(connection)
+    executor.loader.build_graph()
+    executor.migrate([("rankings", target)])
+
+
+def stored_positions() -> dict[int, list[int]]:
+    """Each list's stored positions in list order (by the old order of the rows: score)."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT ranked_list_id, position FROM rankings_listentry "
+            "ORDER BY ranked_list_id, position"
+        )
+        out: dict[int, list[int]] = {}
+        for list_id, position in cursor.fetchall():
+            out.setdefault(list_id, []).append(position)
+    return out
+
+
+def fillfactor() -> list[str] | None:
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT reloptions FROM pg_class WHERE relname = 'rankings_listentry'")
+        return cursor.fetchone()[0]
+
+
+@pytest.mark.django_db
+def test_the_migration_spaces_each_list_in_its_order_and_back(
+    draft_list: tuple[World, Any],
+) -> None:
+    """rankings 0009 gives every list the keys of a whole write in its current order (also
+    when the stored positions were not 1..N), with room in the pages; reversed, 1..N."""
+    from django.db import connection
+
+    from rankings.list_order import spaced
+    from rankings.models import ListEntry
+
+    order = {
+        list_id: list(
+            ListEntry.objects.filter(ranked_list_id=list_id)
+            .order_by("position")
+            .values_list("submission_id", flat=True)
+        )
+        for list_id in stored_positions()
+    }
+    migrate_rankings("0008_list_search_index")
+    assert fillfactor() is None
+    assert stored_positions() == {k: list(range(1, len(v) + 1)) for k, v in order.items()}
+    with connection.cursor() as cursor:  # gaps and an offset that the migration closes
+        cursor.execute("UPDATE rankings_listentry SET position = position * 3 + 5")
+    migrate_rankings("0009_list_order_keys")
+    assert fillfactor() == ["fillfactor=50"]
+    assert stored_positions() == {k: spaced(len(v)) for k, v in order.items()}
+    for list_id, ids in order.items():
+        assert (
+            list(
+                ListEntry.objects.filter(ranked_list_id=list_id)
+                .order_by("position")
+                .values_list("submission_id", flat=True)
+            )
+            == ids
+        )
