@@ -5,7 +5,10 @@
 # the new one (one acceptance: 24.8 s at 100,000 submissions).
 # * every list's entries renumbered 1..N in their order where they are not (the builder and
 #   the import always wrote them so: normally no row), then keys GAP, 2*GAP, ... as bigint;
-# * fillfactor 50: an UPDATE of every row of a page fits in that page. The type change
+# * fillfactor 50: an UPDATE of every row of a page fits in that page (the heap doubles; the
+#   indexes do not change). The old row versions are pruned when the page is next read, once
+#   no transaction older than that update runs; while one does (a long report, a backup),
+#   the next acceptance's updates fall back to other pages, as before. The type change
 #   rewrites the table (and its indexes), so the existing rows are laid out with that room.
 # Reverse: the default fill factor and positions 1..N per list again (as integer).
 
