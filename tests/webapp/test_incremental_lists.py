@@ -22,6 +22,9 @@ from .test_rankings import World
 pytestmark = pytest.mark.django_db
 
 EXCLUDED = {"id"}
+# A list's order without its keys (rankings.list_order): an incremental write keeps the
+# other rows' keys where a fresh build spaces them evenly.
+KEYS = {"id", "ranked_list_id", "position"}
 
 
 @pytest.fixture
@@ -29,11 +32,11 @@ def world() -> World:
     return World()
 
 
-def snapshot() -> dict[tuple[str, str], list[tuple[Any, ...]]]:
+def snapshot(excluded: set[str] = EXCLUDED) -> dict[tuple[str, str], list[tuple[Any, ...]]]:
     """Every stored entry value, by (release, list type), in list order."""
     from rankings.models import ListEntry
 
-    fields = [f.attname for f in ListEntry._meta.concrete_fields if f.attname not in EXCLUDED]
+    fields = [f.attname for f in ListEntry._meta.concrete_fields if f.attname not in excluded]
     lists: dict[tuple[str, str], list[tuple[Any, ...]]] = {}
     for row in ListEntry.objects.order_by("ranked_list_id", "position").values_list(
         "ranked_list__release__acronym", "ranked_list__list_type__slug", *fields
@@ -118,6 +121,27 @@ def assert_equals_full_rebuild() -> None:
     assert statistics() == kept
     # The lists' stored search texts and filter choices are the entries' (list_index).
     assert_index_exact()
+    assert_keys_distinct()
+    # A build from nothing stores the same lists, in the same order, with the same values.
+    ordered = snapshot(KEYS)
+    RankedList.objects.all().delete()
+    build_lists()
+    assert snapshot(KEYS) == ordered
+    assert_index_exact()
+
+
+def assert_keys_distinct() -> None:
+    """No two entries of a list share a list-order key (their order would be undefined)."""
+    from django.db.models import Count
+
+    from rankings.models import ListEntry
+
+    assert not (
+        ListEntry.objects.values("ranked_list_id", "position")
+        .annotate(n=Count("id"))
+        .filter(n__gt=1)
+        .exists()
+    )
 
 
 @pytest.fixture
@@ -293,7 +317,8 @@ def test_a_corrected_score_ripples_through_the_carried_entries(
         ranked_list__release=releases["ISC24"],
         ranked_list__list_type__slug="historical",
     )
-    assert (latest.score, latest.bw, latest.md, latest.position) == (99.0, 80.0, 90.0, 1)
+    assert (latest.score, latest.bw, latest.md, latest.rank) == (99.0, 80.0, 90.0, 1)
+    assert latest.ranked_list.entries.order_by("position").first() == latest
     assert_equals_full_rebuild()
 
 

@@ -182,3 +182,103 @@ def test_a_search_reads_the_texts_and_entries_by_key(
         searchable["Alpha 100%"],
         searchable['O\'Brien "Quoted" Cluster'],
     ]
+
+
+def index_rows(list_id: int) -> tuple[set[tuple[Any, ...]], set[tuple[Any, ...]]]:
+    """One list's stored texts and choices with their row ids (a rewrite changes the ids)."""
+    from rankings.models import ListFacet, ListSearchText
+
+    texts = set(
+        ListSearchText.objects.filter(ranked_list_id=list_id).values_list("id", "search_text")
+    )
+    facets = set(
+        ListFacet.objects.filter(ranked_list_id=list_id).values_list(
+            "id", "fs_type", "storage_vendor"
+        )
+    )
+    return texts, facets
+
+
+def test_an_update_touches_only_the_texts_and_choices_it_adds_or_removes() -> None:
+    """update_lists keeps the index by the rows it adds and removes (list_index.update): a
+    known text changes nothing, a new one is added, the last entry of a text takes it
+    along, and an entry whose text another entry still holds leaves it."""
+    from rankings.builder import build_lists, update_lists
+    from rankings.models import RankedList
+    from submissions.models import Submission, SystemDescription
+
+    world = World()
+    isc99 = world.release("ISC99", date(2099, 6, 1))  # drafts: rewritten by an acceptance
+    first = world.submission(isc99, 5.0, system="Known")
+    build_lists()
+    the_list = RankedList.objects.get(release=isc99, list_type__slug="historical")
+    assert_index_exact()
+
+    known = world.submission(isc99, 7.0, system="Known")
+    rows = index_rows(the_list.pk)
+    update_lists([known.pk])
+    assert index_rows(the_list.pk) == rows  # not even rewritten
+    assert_index_exact()
+
+    new = world.submission(isc99, 6.0, system="Brand New")
+    SystemDescription.objects.filter(submission=new).update(fs_type="DAOS")
+    update_lists([new.pk])
+    texts, facets = index_rows(the_list.pk)
+    assert texts > rows[0] and facets > rows[1]
+    assert_index_exact()
+
+    Submission.objects.filter(pk=new.pk).update(status="withdrawn")  # the last "brand new"
+    update_lists([new.pk])
+    assert index_rows(the_list.pk) == rows
+    assert matching_texts("brand new") == 0
+    assert_index_exact()
+
+    Submission.objects.filter(pk=first.pk).update(status="withdrawn")  # "known" stays
+    update_lists([first.pk])
+    assert index_rows(the_list.pk) == rows
+    assert_index_exact()
+
+
+def test_an_update_recomputes_the_flags_of_a_shared_key() -> None:
+    """A text added under a key the list has for another text, and a text removed from a
+    shared key: the list's index is refreshed whole, so the flags are exact."""
+    from rankings.builder import build_lists, update_lists
+    from rankings.models import ListEntry, ListSearchText, RankedList
+    from submissions.models import Submission
+
+    world = World()
+    isc99 = world.release("ISC99", date(2099, 6, 1))
+    world.submission(isc99, 5.0, system="Staying")
+    build_lists()
+    the_list = RankedList.objects.get(release=isc99, list_type__slug="historical")
+
+    # The key the next run's text will have, already held by another text (forced).
+    sub = world.submission(isc99, 6.0, system="Colliding")
+    key = hash_of("colliding")
+    ListSearchText.objects.create(
+        ranked_list=the_list, search_key=key, search_text="not an entry's text", shared=False
+    )
+    update_lists([sub.pk])
+    assert_index_exact()  # the forced row is gone, no flag left
+
+    # A shared key loses one of its texts: the other's flag goes with it.
+    entry = ListEntry.objects.get(ranked_list=the_list, submission=sub)
+    ListSearchText.objects.filter(ranked_list=the_list, search_key=entry.search_key).update(
+        shared=True
+    )
+    ListSearchText.objects.create(
+        ranked_list=the_list, search_key=entry.search_key, search_text="another", shared=True
+    )
+    Submission.objects.filter(pk=sub.pk).update(status="withdrawn")
+    update_lists([sub.pk])
+    assert_index_exact()
+
+
+def hash_of(system: str) -> int:
+    """The search key of an entry of World's with this system name (as PostgreSQL computes)."""
+    from django.db import connection
+
+    text = "\n".join(["ranking university", system, "vendor", "lustre", ""])
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT hashtextextended(%s, 0)", [text])
+        return cursor.fetchone()[0]

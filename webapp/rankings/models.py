@@ -84,7 +84,11 @@ class ListEntry(models.Model):
 
     ranked_list = models.ForeignKey(RankedList, on_delete=models.CASCADE, related_name="entries")
     submission = models.ForeignKey(Submission, on_delete=models.PROTECT, related_name="entries")
-    position = models.PositiveIntegerField(help_text="display order: score desc, then time")
+    # Not the entry's number on the list but a gapped key in display order (score desc, then
+    # time), so that an entry inserted later leaves the other rows' keys alone (list_order).
+    position = models.PositiveBigIntegerField(
+        help_text="list-order key: increasing in display order, with gaps (rankings.list_order)"
+    )
     rank = models.PositiveIntegerField(help_text="competition rank by entry score")
     bw_rank = models.PositiveIntegerField()
     md_rank = models.PositiveIntegerField()

@@ -18,7 +18,7 @@ from django.utils import timezone
 from submissions import public_version
 from submissions.models import ListType, Release
 
-from . import list_index
+from . import list_index, list_order
 from .list_statistics import EntryValues, store_statistics
 from .loading import stored_entries
 from .models import Correction, CorrectionKind, ListEntry, ListState, RankedList
@@ -47,16 +47,20 @@ class BuildReport:
         return out
 
 
-def _entry_rows(ranked_list: RankedList, entries: list[RankedEntry]) -> list[ListEntry]:
+def _entry_rows(
+    ranked_list: RankedList, entries: list[RankedEntry], keys: list[int] | None = None
+) -> list[ListEntry]:
+    """The rows of ``entries``; their list-order keys are ``keys`` when given (else
+    ``replace_entries`` sets them)."""
     rows = []
-    for entry in entries:
+    for index, entry in enumerate(entries):
         c = entry.candidate
         phase_values = dict(zip(PHASE_FIELDS, c.phases, strict=True))
         rows.append(
             ListEntry(
                 ranked_list=ranked_list,
                 submission_id=c.submission_id,
-                position=entry.position,
+                position=keys[index] if keys is not None else 0,
                 rank=entry.rank,
                 bw_rank=entry.bw_rank,
                 md_rank=entry.md_rank,
@@ -99,10 +103,13 @@ def _values(entries: list[RankedEntry]) -> list[EntryValues]:
 
 
 def replace_entries(ranked_list: RankedList, rows: list[ListEntry]) -> None:
-    """The list's entries replaced by ``rows``, with what is derived from them: the trends
-    chart's statistics (from the rows in hand) and the search texts and filter choices
+    """The list's entries replaced by ``rows`` (in display order: each gets its list-order
+    key here, ``list_order.spaced``), with what is derived from them: the trends chart's
+    statistics (from the rows in hand) and the search texts and filter choices
     (``list_index``). The builder and the website-list import both write whole lists here."""
     ranked_list.entries.all().delete()
+    for row, key in zip(rows, list_order.spaced(len(rows)), strict=True):
+        row.position = key
     ListEntry.objects.bulk_create(rows, batch_size=2000)
     store_statistics(ranked_list, rows)
     list_index.refresh([ranked_list.pk])
@@ -112,14 +119,17 @@ def write_entries(ranked_list: RankedList, entries: list[RankedEntry]) -> None:
     replace_entries(ranked_list, _entry_rows(ranked_list, entries))
 
 
-def _placing(entry: RankedEntry) -> tuple[int, int, int, int]:
-    return (entry.position, entry.rank, entry.bw_rank, entry.md_rank)
+def _ranks(entry: RankedEntry) -> tuple[int, int, int]:
+    return (entry.rank, entry.bw_rank, entry.md_rank)
 
 
 def _content(entry: RankedEntry) -> tuple[object, ...]:
-    """Everything a row stores except its placing (a phase value too, unlike signature())."""
+    """Everything a row stores except its place (a phase value too, unlike signature())."""
     c = entry.candidate
     return (entry.content(), c.phases, c.submitted_at)
+
+
+_TABLE = ListEntry._meta.db_table
 
 
 def rewrite_entries(
@@ -127,42 +137,93 @@ def rewrite_entries(
 ) -> None:
     """Store ``new`` over the stored ``old`` touching only the rows that differ.
 
-    One accepted run moves every entry below it down by one: those rows get their new placing
-    in one UPDATE (re-inserting every row through the ORM was most of update_lists' time at
-    100,000 submissions); rows whose content changed are replaced, and the rows of runs no
-    longer on the list deleted. The list's trends statistics are recomputed from ``new``, as
-    ``write_entries`` does.
+    Rows whose content changed are replaced, and the rows of runs no longer on the list
+    deleted. The rows that stay keep their list-order key (``list_order``): a new row gets
+    a key between its neighbours', so one accepted run changes only the ranks of the rows
+    below it, in one UPDATE that PostgreSQL makes in place (the ranks are in no index, and
+    the table leaves room in its pages: rankings migration 0009). Only when the staying rows
+    changed order, or two neighbours have no key left between them, are the list's keys
+    renumbered, in the same UPDATE. The list's trends statistics are recomputed from
+    ``new``, as ``write_entries`` does, and its search texts and filter choices follow the
+    added and removed rows (``list_index.update``).
     """
     before = {e.candidate.submission_id: e for e in old}
-    kept = {e.candidate.submission_id for e in new}
-    replaced: list[RankedEntry] = []
-    moved: list[RankedEntry] = []
-    for entry in new:
-        was = before.get(entry.candidate.submission_id)
-        if was is None or _content(was) != _content(entry):
-            replaced.append(entry)
-        elif _placing(was) != _placing(entry):
-            moved.append(entry)
-    gone = [sid for sid in before if sid not in kept]
-    gone += [e.candidate.submission_id for e in replaced if e.candidate.submission_id in before]
+    ids = [e.candidate.submission_id for e in new]
+    stays = {
+        e.candidate.submission_id
+        for e in new
+        if e.candidate.submission_id in before
+        and _content(before[e.candidate.submission_id]) == _content(e)
+    }
+    gone = [sid for sid in before if sid not in stays]  # off the list, or replaced
+    removed: list[list_index.Removed] = []
     if gone:
-        ranked_list.entries.filter(submission_id__in=gone).delete()
-    if moved:
-        columns = [[e.candidate.submission_id for e in moved]]
-        columns += [list(values) for values in zip(*(_placing(e) for e in moved), strict=True)]
         with connection.cursor() as cursor:
             cursor.execute(
-                f"UPDATE {ListEntry._meta.db_table} AS e SET position = v.position, "
-                "rank = v.rank, bw_rank = v.bw_rank, md_rank = v.md_rank "
-                "FROM unnest(%s::bigint[], %s::int[], %s::int[], %s::int[], %s::int[]) "
-                "AS v(submission_id, position, rank, bw_rank, md_rank) "
-                "WHERE e.ranked_list_id = %s AND e.submission_id = v.submission_id",
-                [*columns, ranked_list.pk],
+                f"DELETE FROM {_TABLE} WHERE ranked_list_id = %s AND submission_id = ANY(%s) "
+                f"RETURNING {list_index.REMOVED_COLUMNS}",
+                [ranked_list.pk, gone],
             )
-    ListEntry.objects.bulk_create(_entry_rows(ranked_list, replaced), batch_size=2000)
+            removed = [list_index.Removed._make(row) for row in cursor.fetchall()]
+    keys = _insert_keys(ranked_list, old, ids, stays)
+    renumber = keys is None
+    if keys is None:  # every row of the list gets a new key
+        keys = dict(zip(ids, list_order.spaced(len(ids)), strict=True))
+    moved = [
+        e
+        for e in new
+        if e.candidate.submission_id in stays
+        and (renumber or _ranks(before[e.candidate.submission_id]) != _ranks(e))
+    ]
+    if moved:
+        _update_places(ranked_list, moved, keys if renumber else None)
+    replaced = [e for e in new if e.candidate.submission_id not in stays]
+    replaced_keys = [keys[e.candidate.submission_id] for e in replaced]
+    ListEntry.objects.bulk_create(
+        _entry_rows(ranked_list, replaced, replaced_keys), batch_size=2000
+    )
     store_statistics(ranked_list, _values(new))
-    if gone or replaced:  # a move changes no text or choice
-        list_index.refresh([ranked_list.pk])
+    list_index.update(ranked_list.pk, [e.candidate.submission_id for e in replaced], removed)
+
+
+def _update_places(
+    ranked_list: RankedList, moved: list[RankedEntry], keys: dict[int, int] | None
+) -> None:
+    """The moved rows' new ranks, and their new list-order keys when ``keys`` (a
+    renumbering). Without keys the update changes no indexed column: HOT, no index written."""
+    sids = [e.candidate.submission_id for e in moved]
+    columns = [sids, *(list(values) for values in zip(*map(_ranks, moved), strict=True))]
+    types, names, sets = "%s::bigint[], %s::int[], %s::int[], %s::int[]", "", ""
+    if keys is not None:
+        columns.append([keys[sid] for sid in sids])
+        types, names, sets = f"{types}, %s::bigint[]", ", position", "position = v.position, "
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {_TABLE} AS e SET {sets}"
+            "rank = v.rank, bw_rank = v.bw_rank, md_rank = v.md_rank "
+            f"FROM unnest({types}) AS v(submission_id, rank, bw_rank, md_rank{names}) "
+            "WHERE e.ranked_list_id = %s AND e.submission_id = v.submission_id",
+            [*columns, ranked_list.pk],
+        )
+
+
+def _insert_keys(
+    ranked_list: RankedList, old: list[RankedEntry], ids: list[int], stays: set[int]
+) -> dict[int, int] | None:
+    """The list-order keys of the entries of ``ids`` that do not stay, between their staying
+    neighbours' stored keys; None when the list needs renumbering (the staying entries
+    changed order, or there is no room)."""
+    if [e.candidate.submission_id for e in old if e.candidate.submission_id in stays] != [
+        sid for sid in ids if sid in stays
+    ]:
+        return None
+    wanted = list_order.neighbours(ids, stays)
+    stored = dict(
+        ranked_list.entries.filter(submission_id__in=wanted).values_list(
+            "submission_id", "position"
+        )
+    )
+    return list_order.insert_keys(ids, stays, stored)
 
 
 def record_corrections(

@@ -58,7 +58,7 @@ def _entries(
         ).values_list("submission_id", "fs_type")
     )
     entries = []
-    for position, row in enumerate(rows, start=1):
+    for index, row in enumerate(rows):
         submission = submissions[row.web_id]
         record = records.get(row.web_id, {})
         origin = release_of(row.web_release) if row.web_release else submission.release
@@ -69,10 +69,10 @@ def _entries(
             ListEntry(
                 ranked_list=ranked_list,
                 submission=submission,
-                position=position,
+                position=0,  # the list-order key: set by replace_entries
                 rank=row.rank,
-                bw_rank=bw_ranks[position - 1],
-                md_rank=md_ranks[position - 1],
+                bw_rank=bw_ranks[index],
+                md_rank=md_ranks[index],
                 score=row.score,
                 bw=row.bw if row.bw is not None else 0.0,
                 md=row.md if row.md is not None else 0.0,
@@ -97,7 +97,8 @@ def _entries(
     return entries
 
 
-_COMPARED = ("submission_id", "position", "rank", "score", "bw", "md", "institution", "system")
+# Compared in list order (the stored list-order keys are replace_entries' own).
+_COMPARED = ("submission_id", "rank", "score", "bw", "md", "institution", "system")
 
 
 def import_published_lists(

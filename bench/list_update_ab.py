@@ -1,0 +1,154 @@
+#!/usr/bin/env python3
+"""One acceptance's list update at scale, the list-order keys (``rankings.list_order``,
+rankings migration 0009) against the dense positions they replaced (issue 21).
+
+Two copies of a ``service_scale.py`` database: ``--before`` left at rankings 0008 and run with
+the code before the change (``--before-src``, e.g. ``git archive <commit> | tar -x -C DIR``),
+``--after`` migrated and run with this tree. Each run accepts one more submission in the newest
+release (``service_scale.accept_one``) and times ``update_lists`` in a fresh process, the two
+sides in alternation (a machine shared with other work slows both alike), and prints per side:
+the update's wall time, the SQL time of the placing UPDATE and of the list index upkeep, how
+many of the entry table's row updates were HOT (``pg_stat_user_tables``), the table and index
+sizes; then the median ratio. With ``--build`` it times a build of every list from nothing
+instead (the lists deleted first, inside a transaction that is rolled back).
+
+Usage (from the repository root):
+
+    createdb -T ioscore_service_scale_100000 mine_a; createdb -T ... mine_b
+    DATABASE_URL=postgresql://postgres@127.0.0.1:5432/mine_b webapp/manage.py migrate
+    .venv/bin/python bench/list_update_ab.py --before mine_a --after mine_b \\
+        --before-src /tmp/base [--runs 3] [--build]
+
+Not a test: it asserts nothing. Every run adds a submission to both copies.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+SERVER = "postgresql://postgres@127.0.0.1:5432"
+TABLE = "rankings_listentry"
+
+
+def child(src: Path, url: str, build: bool) -> None:
+    """In a fresh process: set up Django from ``src``, run once, print the times as JSON."""
+    sys.path.insert(0, str(src / "bench"))
+    import pages_bench as pb
+    import service_scale as ss
+
+    pb.setup_django(url, pb.shim_dir())
+    from django.db import connection, transaction
+
+    sql: dict[str, float] = {"placing": 0.0, "list_index": 0.0}
+
+    def timing(execute: Any, text: str, params: Any, many: bool, context: Any) -> Any:
+        started = time.perf_counter()
+        try:
+            return execute(text, params, many, context)
+        finally:
+            took = time.perf_counter() - started
+            if text.startswith(f"UPDATE {TABLE} "):
+                sql["placing"] += took
+            elif "rankings_listsearchtext" in text or "rankings_listfacet" in text:
+                sql["list_index"] += took
+
+    with connection.execute_wrapper(timing):
+        if build:
+            from rankings.builder import build_lists
+            from rankings.models import RankedList
+
+            with transaction.atomic():
+                RankedList.objects.all().delete()
+                started = time.perf_counter()
+                build_lists()
+                took = time.perf_counter() - started
+                transaction.set_rollback(True)
+            result: dict[str, Any] = {"update_s": took}
+        else:
+            result = ss.accept_one()
+    print(json.dumps({**result, **{f"{k}_s": v for k, v in sql.items()}}))
+
+
+def table_stats(database: str) -> tuple[int, int, int, int]:
+    """(row updates, HOT updates, heap bytes, index bytes) of the entry table."""
+    out = subprocess.run(
+        [
+            "psql",
+            f"{SERVER}/{database}",
+            "-Atc",
+            "SELECT pg_stat_clear_snapshot(); SELECT n_tup_upd, n_tup_hot_upd, "
+            f"pg_table_size('{TABLE}'), pg_indexes_size('{TABLE}') "
+            f"FROM pg_stat_user_tables WHERE relname = '{TABLE}'",
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.split()[-1]
+    upd, hot, heap, index = map(int, out.split("|"))
+    return upd, hot, heap, index
+
+
+def run(src: Path, database: str, build: bool) -> dict[str, Any]:
+    before = table_stats(database)
+    env = {**os.environ, "PYTHONPATH": str(src / "runners")}
+    command = [sys.executable, __file__, "--child", str(src), f"{SERVER}/{database}"]
+    out = subprocess.run(
+        command + (["--build"] if build else []),
+        check=True,
+        capture_output=True,
+        text=True,
+        env=env,
+    ).stdout
+    result = json.loads(out.strip().splitlines()[-1])
+    time.sleep(1.5)  # the server's statistics of the child's updates
+    after = table_stats(database)
+    result["updates"] = after[0] - before[0]
+    result["hot"] = after[1] - before[1]
+    result["heap_mb"], result["index_mb"] = after[2] >> 20, after[3] >> 20
+    return result
+
+
+def main() -> None:
+    if len(sys.argv) > 1 and sys.argv[1] == "--child":
+        child(Path(sys.argv[2]), sys.argv[3], "--build" in sys.argv[4:])
+        return
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--before", required=True, help="database at rankings 0008")
+    parser.add_argument("--after", required=True, help="database migrated to rankings 0009")
+    parser.add_argument("--before-src", required=True, type=Path, help="the code before")
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--build", action="store_true", help="a full build, not an update")
+    args = parser.parse_args()
+    sides = {"before": (args.before_src, args.before), "after": (HERE.parent, args.after)}
+    results: dict[str, list[dict[str, Any]]] = {side: [] for side in sides}
+    for n in range(args.runs):
+        for side, (src, database) in sides.items():
+            result = run(src, database, args.build)
+            results[side].append(result)
+            print(f"run {n + 1} {side:6} " + " ".join(f"{k}={v}" for k, v in result.items()))
+    print()
+    columns = ("update_s", "placing_s", "list_index_s")
+    print(f"{'median of ' + str(args.runs):14}" + "".join(f"{c:>14}" for c in columns), end="")
+    print(f"{'HOT/updates':>16}{'heap MB':>9}{'index MB':>9}")
+    for side, runs in results.items():
+        row = "".join(f"{statistics.median(r[c] for r in runs):14.3f}" for c in columns)
+        last = runs[-1]
+        hot = f"{last['hot']}/{last['updates']}"
+        print(f"{side:14}{row}{hot:>16}{last['heap_mb']:>9}{last['index_mb']:>9}")
+    ratio = statistics.median(r["update_s"] for r in results["before"]) / statistics.median(
+        r["update_s"] for r in results["after"]
+    )
+    print(f"\nbefore / after (update_s medians): {ratio:.1f}x")
+
+
+if __name__ == "__main__":
+    main()
