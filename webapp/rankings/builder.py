@@ -54,11 +54,11 @@ from .eras import list_types_for
 from .list_lock import lists_locked
 from .list_statistics import fill_missing
 from .loading import load_facts, load_pins, stored_candidates, stored_entries
-from .membership import ListSpec, ReleaseBuilder
+from .membership import ListSpec, Members, ReleaseBuilder
 from .membership import empty_reason as reason_for_spec
 from .models import ListEntry, ListOrigin, RankedList
 from .persistence import BuildReport, apply
-from .ranking import Candidate, RankedEntry
+from .ranking import Candidate
 
 __all__ = ["BuildReport", "build_lists", "empty_reason", "update_lists"]
 
@@ -186,27 +186,28 @@ def _update(ids: set[int], today: date) -> BuildReport:
             }
             continue
         specs = [ListSpec.of(t) for t in list_types_for(release, types)]
-        proposals = ReleaseBuilder(release, facts, previous, pins, specs).propose()
+        builder = ReleaseBuilder(release, facts, previous, pins, specs)
         current: dict[str, list[Candidate]] = {}
-        for slug, entries in proposals.items():
-            stored = stored_here.get(slug)
-            if stored is not None and not _concerns(entries, stored, ids):
-                # Not on it before or after: the stored rows are this very proposal.
-                report.unchanged.append(f"{release.acronym}/{slug}")
-                current[slug] = [e.candidate for e in entries]
+        for spec, members in builder.memberships().items():
+            stored = stored_here.get(spec.slug)
+            if stored is not None and not _concerns(members, stored, ids):
+                # Not on it before or after: the stored rows are this very proposal, so it is
+                # not even ranked (the next release carries the same members in any order).
+                report.unchanged.append(f"{release.acronym}/{spec.slug}")
+                current[spec.slug] = members.candidates
                 continue
-            result = apply(release, by_slug[slug], stored, entries, None, today, report)
-            current[slug] = [e.candidate for e in result]
+            entries = builder.ranked(spec, members)
+            result = apply(release, by_slug[spec.slug], stored, entries, None, today, report)
+            current[spec.slug] = [e.candidate for e in result]
         previous = {**previous, **current}
     return report
 
 
-def _concerns(entries: list[RankedEntry], stored: RankedList, ids: set[int]) -> bool:
+def _concerns(members: Members, stored: RankedList, ids: set[int]) -> bool:
     """Whether any of ``ids`` is, or was, on this list or displaced one of its entries
     (a de-duplicated list records the runs each entry displaced)."""
-    for entry in entries:
-        if entry.candidate.submission_id in ids or ids.intersection(entry.displaced):
-            return True
+    if members.holds_any(ids):
+        return True
     was_there = Q(submission_id__in=ids)
     if stored.list_type.award:  # only de-duplicated lists record displaced runs
         for sid in ids:
