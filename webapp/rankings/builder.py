@@ -34,8 +34,9 @@ only the lists those submissions are or were on (or displaced an entry of); ever
 keeps its rows untouched. It relies on the stored lists being what ``build_lists`` wrote, so
 changes that are not about submissions (pins, storage-system merges, new list types,
 corrections) still go through ``build_lists``. It reads the carried lists' frozen numbers
-only (``stored_candidates``) and the phase values of the releases it writes only, and a
-rewritten list changes only its differing rows (``persistence.rewrite_entries``). An
+only (``stored_candidates``) and the phase values of the releases it writes only, decides
+each list's members before ranking and ranks only the lists it writes, and a rewritten list
+changes only its differing rows (``persistence.rewrite_entries``). An
 acceptance runs it from a Celery task (``rankings.tasks``); both builders hold the lists'
 lock (``list_lock``) while they read and write.
 """

@@ -275,8 +275,8 @@ def stored_entries(ranked_list: RankedList) -> list[RankedEntry]:
     award = ranked_list.list_type.award
     fields = ENTRY_VALUE_FIELDS if award else ENTRY_VALUE_FIELDS[:-1]
     rows = rows_of(ranked_list.entries.order_by("position").values_list(*fields))
-    placing = slice(_AT["rank"], _AT["pinned"] + 1)  # rank .. pinned, as RankedEntry orders them
-    carried = _AT["carried_over"]
+    carried, rank, bw_rank, md_rank = (_AT[f] for f in PLACING_FIELDS[:4])
+    award_score, award_bw, award_md, pinned = (_AT[f] for f in PLACING_FIELDS[4:])
     return [
         RankedEntry(
             Candidate(
@@ -290,8 +290,14 @@ def stored_entries(ranked_list: RankedList) -> list[RankedEntry]:
                 row[carried],
                 Display(*row[_DISPLAY]),
             ),
-            position,
-            *row[placing],
+            position=position,
+            rank=row[rank],
+            bw_rank=row[bw_rank],
+            md_rank=row[md_rank],
+            award_score=row[award_score],
+            award_bw=row[award_bw],
+            award_md=row[award_md],
+            pinned=row[pinned],
             displaced=json_list(row[-1]) if award else [],
         )
         for position, row in enumerate(rows, start=1)
