@@ -97,6 +97,24 @@ def loaded(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return names
 
 
+@pytest.fixture
+def ranked(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The lists the builder ranked (an update decides membership first, then ranks only
+    the lists it writes)."""
+    from rankings.membership import ReleaseBuilder
+    from submissions.models import Release
+
+    names: list[str] = []
+    ranking = ReleaseBuilder.ranked
+
+    def counting(self: ReleaseBuilder, spec: Any, members: Any) -> Any:
+        names.append(f"{Release.objects.get(pk=self.release_id).acronym}/{spec.slug}")
+        return ranking(self, spec, members)
+
+    monkeypatch.setattr(ReleaseBuilder, "ranked", counting)
+    return names
+
+
 def statistics() -> list[tuple[Any, ...]]:
     """Every stored list statistic (the trends chart's numbers), in a stable order."""
     from rankings.models import ListStatistic
@@ -206,7 +224,7 @@ def test_a_new_run_in_the_newest_release_writes_only_that_release_s_lists(
 
 
 def test_a_run_of_an_older_release_rewrites_the_lists_that_carry_it(
-    world: World, releases: dict[str, Any]
+    world: World, releases: dict[str, Any], ranked: list[str]
 ) -> None:
     from rankings.builder import update_lists
 
@@ -218,6 +236,10 @@ def test_a_run_of_an_older_release_rewrites_the_lists_that_carry_it(
     expected = {"SC23/historical", "SC23/full", "ISC24/historical", "ISC24/full"}
     assert set(report.rewritten) == expected
     assert written(before) == expected
+    # Only those were ranked: SC23's other lists were carried into ISC24 as unranked members,
+    # and ISC24's proposals from them equal what is stored.
+    assert sorted(ranked) == sorted(expected)
+    assert "ISC24/research" in report.unchanged
     assert_equals_full_rebuild()
 
 

@@ -159,6 +159,17 @@ def test_ties_share_a_rank_and_earlier_submission_comes_first(world: World) -> N
     assert [e.md_rank for e in rows] == [1, 3, 2, 4]
 
 
+def test_metric_ranks_count_the_greater_values_whatever_the_order() -> None:
+    """The BW and MD ranks of a list in score order: equal values share the rank of the
+    first of them in value order, and a value's place among its equals does not matter."""
+    from rankings.ranking import metric_ranks
+
+    values = [3.0, 1.0, 3.0, 2.0, 5.0, 1.0, 0.0, -0.0]
+    assert metric_ranks(values) == [2, 5, 2, 4, 1, 5, 7, 7]
+    assert metric_ranks(values[::-1]) == [7, 7, 5, 1, 4, 2, 5, 2]
+    assert metric_ranks([]) == []
+
+
 def test_dedup_keeps_best_per_storage_system_unless_pinned(world: World) -> None:
     from rankings.models import StoragePin
     from submissions.models import ListType

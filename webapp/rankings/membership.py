@@ -14,7 +14,7 @@ accepted submissions of the release that pass its rule.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field
 from datetime import date
 
 from submissions.models import (
@@ -26,7 +26,7 @@ from submissions.models import (
     TargetList,
 )
 
-from .ranking import Candidate, Facts, RankedEntry, deduplicate, mark_awards, rank
+from .ranking import Candidate, Display, Facts, RankedEntry, deduplicate, mark_awards, rank
 
 PROPRIETARY_RANK = LEVEL_ORDER.index(ReproducibilityLevel.PROPRIETARY.value)
 # Rules are evaluated in this order: Research needs who is on Production.
@@ -94,6 +94,33 @@ def fresh(f: Facts) -> Candidate:
     )
 
 
+def _carry(c: Candidate, display: Display) -> Candidate:
+    """``c`` marked carried, shown as its submission now is (a constructor call: for
+    100,000s of entries ``dataclasses.replace`` was most of the carrying)."""
+    if c.carried and c.display is display:  # carried from a list proposed in this run
+        return c
+    return Candidate(
+        c.submission_id, c.score, c.bw, c.md, c.phases, c.submitted_at, c.origin_release_id,
+        True, display,
+    )  # fmt: skip
+
+
+@dataclass
+class Members:
+    """Who is on one list, before ranking: the candidates kept (one per storage system on a
+    de-duplicated list), the runs each of them displaced, and those kept by a pin."""
+
+    candidates: list[Candidate]
+    displaced: dict[int, list[int]] = field(default_factory=dict)
+    pinned: set[int] = field(default_factory=set)
+
+    def holds_any(self, ids: set[int]) -> bool:
+        """Whether any of ``ids`` is on the list or was displaced by one of its entries."""
+        return any(c.submission_id in ids for c in self.candidates) or any(
+            ids.intersection(others) for others in self.displaced.values()
+        )
+
+
 def _union(*parts: list[Candidate]) -> list[Candidate]:
     seen: dict[int, Candidate] = {}
     for part in parts:
@@ -135,12 +162,13 @@ class ReleaseBuilder:
             source = self.previous.get(self.historical or "", [])
         elif keep_listed is not None:
             keep = keep_listed
+        facts = self.facts
         return [
-            replace(c, carried=True, display=self.facts[c.submission_id].display)
+            _carry(c, f.display)
             for c in source
-            if c.submission_id in self.facts
-            and _in_window(self.facts[c.submission_id], self.when)
-            and keep(self.facts[c.submission_id])
+            if (f := facts.get(c.submission_id)) is not None
+            and _in_window(f, self.when)
+            and keep(f)
         ]
 
     def new_matching(self, keep: Keep) -> list[Candidate]:
@@ -163,10 +191,11 @@ class ReleaseBuilder:
         if rule == ListRule.HISTORICAL:
             # Every run ever accepted stays (no window re-check), SCC runs have their own list.
             source = self.previous.get(slug or "", [])
+            facts = self.facts
             carried = [
-                replace(c, carried=True, display=self.facts[c.submission_id].display)
+                _carry(c, f.display)
                 for c in source
-                if c.submission_id in self.facts
+                if (f := facts.get(c.submission_id)) is not None
             ]
             return _union(carried, [fresh(f) for f in self.new if not f.scc])
         if rule == ListRule.SCC:  # the release's own competition runs, nothing carried
@@ -203,22 +232,24 @@ class ReleaseBuilder:
         keep = self.keep(spec.rule)
         return [c for c in pool if keep(self.facts[c.submission_id])]
 
-    def ranked(self, spec: ListSpec, pool: list[Candidate]) -> list[RankedEntry]:
-        displaced: dict[int, list[int]] = {}
-        pinned: set[int] = set()
+    def members(self, spec: ListSpec, pool: list[Candidate]) -> Members:
         if spec.award:  # award lists hold one entry per storage system (spec §3)
-            pool, displaced, pinned = deduplicate(pool, self.facts, self.pins.get(spec.slug, {}))
-        entries = rank(pool)
+            return Members(*deduplicate(pool, self.facts, self.pins.get(spec.slug, {})))
+        return Members(pool)
+
+    def ranked(self, spec: ListSpec, members: Members) -> list[RankedEntry]:
+        entries = rank(members.candidates)
         for entry in entries:
-            entry.displaced = displaced.get(entry.candidate.submission_id, [])
-            entry.pinned = entry.candidate.submission_id in pinned
+            entry.displaced = members.displaced.get(entry.candidate.submission_id, [])
+            entry.pinned = entry.candidate.submission_id in members.pinned
         if spec.award:
             mark_awards(entries, self.release_id, self.facts, spec.ten_node)
         return entries
 
-    def propose(self) -> dict[str, list[RankedEntry]]:
-        """The ranked entries of every list type in ``specs``, by slug, in the types' order."""
-        lists: dict[str, list[RankedEntry]] = {}
+    def memberships(self) -> dict[ListSpec, Members]:
+        """Who is on every list type in ``specs``, in the types' order; ranking them is
+        ``ranked`` (an update ranks only the lists it writes)."""
+        lists: dict[ListSpec, Members] = {}
         for rule in RULE_ORDER:
             specs = [s for s in self.specs if s.rule == rule]
             if not specs:
@@ -228,14 +259,17 @@ class ReleaseBuilder:
             if rule == ListRule.SCC and not pool:
                 continue  # a release without a competition has no SCC list
             if whole is not None:
-                lists[whole.slug] = self.ranked(whole, pool)
+                lists[whole] = self.members(whole, pool)
             if rule == ListRule.PRODUCTION and whole is not None:
-                self.on_production = {e.candidate.submission_id for e in lists[whole.slug]}
+                self.on_production = {c.submission_id for c in lists[whole].candidates}
             for spec in specs:
                 if spec.ten_node:
-                    lists[spec.slug] = self.ranked(spec, self.ten_node_pool(spec, pool))
-        order = {s.slug: (s.order, s.slug) for s in self.specs}
-        return dict(sorted(lists.items(), key=lambda item: order[item[0]]))
+                    lists[spec] = self.members(spec, self.ten_node_pool(spec, pool))
+        return dict(sorted(lists.items(), key=lambda item: (item[0].order, item[0].slug)))
+
+    def propose(self) -> dict[str, list[RankedEntry]]:
+        """The ranked entries of every list type in ``specs``, by slug, in the types' order."""
+        return {spec.slug: self.ranked(spec, m) for spec, m in self.memberships().items()}
 
 
 def empty_reason(spec: ListSpec) -> str:

@@ -119,6 +119,14 @@ def write_entries(ranked_list: RankedList, entries: list[RankedEntry]) -> None:
     replace_entries(ranked_list, _entry_rows(ranked_list, entries))
 
 
+def _same(old: list[RankedEntry], new: list[RankedEntry]) -> bool:
+    """Whether two versions of a list are equal entry by entry (stops at the first difference:
+    one accepted run differs near the top of a 100,000-entry list)."""
+    return len(old) == len(new) and all(
+        a.signature() == b.signature() for a, b in zip(old, new, strict=True)
+    )
+
+
 def _ranks(entry: RankedEntry) -> tuple[int, int, int]:
     return (entry.rank, entry.bw_rank, entry.md_rank)
 
@@ -318,7 +326,7 @@ def apply(
             report.created.append(name)
             return entries
         old = stored_entries(stored)
-        if [e.signature() for e in old] == [e.signature() for e in entries]:
+        if _same(old, entries):
             report.unchanged.append(name)
             return old
         if not stored.is_locked:

@@ -28,16 +28,7 @@ from submissions.models import ListType, Release, Submission, SystemDescription
 from .models import ListEntry, ListOrigin, ListState, RankedList
 from .persistence import replace_entries
 from .phases import field_name
-from .ranking import competition_ranks
-
-
-def _metric_ranks(values: list[float | None]) -> list[int]:
-    order = sorted(range(len(values)), key=lambda i: (-(values[i] or 0.0), i))
-    ranks = competition_ranks([values[i] or 0.0 for i in order])
-    result = [0] * len(values)
-    for position, index in enumerate(order):
-        result[index] = ranks[position]
-    return result
+from .ranking import metric_ranks
 
 
 def _entries(
@@ -47,8 +38,8 @@ def _entries(
     records: dict[int, dict[str, str]],
     release_of: Callable[[str], Release],
 ) -> list[ListEntry]:
-    bw_ranks = _metric_ranks([r.bw for r in rows])
-    md_ranks = _metric_ranks([r.md for r in rows])
+    bw_ranks = metric_ranks([r.bw or 0.0 for r in rows])
+    md_ranks = metric_ranks([r.md or 0.0 for r in rows])
     names = canonical_names.table()
     # A row whose FS type is no known type (an archive folder name like nrsv) shows the type
     # the importer settled on for the submission ("unknown" when nothing states one).
