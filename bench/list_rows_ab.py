@@ -4,6 +4,9 @@ existing generated database (issue 21):
 
 * ``--compare scans``: one scan (``ListRows``) against the two it replaced (the paginator's
   count, then the page's ids);
+* ``--compare sorts``: a page of the whole list sorted by each column both ways, and the
+  vendor and node-count filters, through the list's column indexes (``ListRows``) against
+  an ORDER BY of the list as the view states it and a case-blind vendor compare;
 * ``--compare search``: a search through the list's stored distinct texts
   (``rankings.list_index``: entries picked by the keys of the matching texts) against a LIKE
   on every entry's text. The list-order index no longer carries the text; to compare with
@@ -20,7 +23,7 @@ work slows both alike; the ratio is the number to read.
 Usage (from the repository root, on a migrated ``service_scale.py`` database or a copy):
 
     DATABASE_URL=postgresql://postgres@127.0.0.1:5432/ioscore_service_scale_100000 \\
-        .venv/bin/python bench/list_rows_ab.py [--compare scans|search] [--repeat 15]
+        .venv/bin/python bench/list_rows_ab.py [--compare scans|sorts|search] [--repeat 15]
 
 Not a test: it asserts nothing but that both sides give the same count and page.
 """
@@ -40,6 +43,25 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import pages_bench as pb
 
+from ioscore.results import SCORED_PHASES
+
+SORT_KEYS = (
+    "rank",
+    "release",
+    "institution",
+    "system",
+    "vendor",
+    "fs_type",
+    "client_nodes",
+    "procs",
+    "score",
+    "bw",
+    "md",
+    "bw_rank",
+    "md_rank",
+    "level",
+    *[p.replace("-", "_") for p in SCORED_PHASES],
+)
 QUERIES = {
     "scans": [
         "",
@@ -52,6 +74,15 @@ QUERIES = {
         "q=no-such-system",
         "q=cluster&fs=Lustre&sort=md",
         "q=lustre&page=40",
+    ],
+    # Every sort column both ways, a deep sorted page, and the filters the list indexes of
+    # rankings 0009 serve (run it before and after migrating a copy: the index walk needs them).
+    "sorts": [
+        *[f"sort={key}&dir={way}" for key in SORT_KEYS for way in ("asc", "desc")],
+        "sort=find&dir=desc&page=200",
+        "sort=vendor&dir=desc&page=200",
+        "vendor=DDN&year=2020",
+        "nodes_min=100&nodes_max=400",
     ],
     "search": [
         "q=Cluster-0042",
@@ -79,6 +110,23 @@ def sides(compare: str, list_id: int) -> tuple[tuple[str, Callable[..., Any]], .
         def _scan(self, item: slice) -> list[int]:
             return list(_ordered(self.matching, self.state).values_list("pk", flat=True)[item])
 
+    class SortedRows(ListRows):
+        """The former ListRows: an unfiltered page sorted as the view's ORDER BY says (a
+        top-N sort of the list unless the order is the position), the vendor compared
+        case-blind on every entry."""
+
+        def __init__(self, entries: Any, state: Any) -> None:
+            by_key = list_id if state.q else None
+            super().__init__(entries, state, list_id=by_key)
+
+        def _ordered_ids(self, item: slice) -> list[int]:
+            return list(_ordered(self.matching, self.state).values_list("pk", flat=True)[item])
+
+    if compare == "sorts":
+        return (
+            ("ORDER BY", SortedRows),
+            ("walk", lambda e, s: ListRows(e, s, list_id=list_id)),
+        )
     if compare == "scans":
         return (
             ("two scans", lambda e, s: TwoScans(e, s, list_id=list_id)),

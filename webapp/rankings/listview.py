@@ -268,7 +268,15 @@ def filtered_entries(
     qs = entries
     if state.fs_type:
         qs = qs.filter(fs_type__iexact=state.fs_type)
-    if state.vendor:
+    if state.vendor and list_id is not None:
+        # The list's spellings of it (its stored filter choices): an equality the vendor's
+        # list index (models.SORTED_COLUMNS) finds, where a case-blind compare read every
+        # entry of the list.
+        spellings = ListFacet.objects.filter(
+            ranked_list_id=list_id, storage_vendor__iexact=state.vendor
+        ).values_list("storage_vendor", flat=True)
+        qs = qs.filter(storage_vendor__in=sorted(set(spellings)))
+    elif state.vendor:
         qs = qs.filter(storage_vendor__iexact=state.vendor)
     if state.year:
         releases = Release.objects.filter(release_date__year=state.year).values_list(
@@ -340,6 +348,40 @@ def _ordered(qs: QuerySet[ListEntry], state: ViewState) -> QuerySet[ListEntry]:
         expression.desc(nulls_last=True) if state.descending else expression.asc(nulls_last=True)
     )
     return qs.order_by(ordering, "position")
+
+
+COMPUTED_KEYS = ("origin_date", "level_order")  # sorted as computed (_ordered)
+
+
+def _walked_ids(qs: QuerySet[ListEntry], state: ViewState, item: slice) -> list[int]:
+    """The ids of ``item`` of ``qs`` in the view's order, shaped so that the column's list
+    index (``models.SORTED_COLUMNS``) is walked in order and stops at the slice's end.
+
+    An index on ``(list, column, position)`` gives the column ascending with nulls last,
+    or read backward descending with nulls first; so the ORDER BY names no null placement
+    (PostgreSQL's default is exactly that, and an Incremental Sort puts ties back in
+    position order when descending), and a column that can be null is read in two parts:
+    its valued rows, then the rows without a value in list order. Only a page past the
+    valued rows reads the second part. The view's order is unchanged (nulls last, ties by
+    position)."""
+    name = COLUMNS[state.sort].sort
+    if name in COMPUTED_KEYS:
+        return list(_ordered(qs, state).values_list("pk", flat=True)[item])
+    key = F(name)
+    order = key.desc() if state.descending else key.asc()
+    nullable = ListEntry._meta.get_field(name).null
+    valued = qs.filter(**{f"{name}__isnull": False}) if nullable else qs
+    ids = list(valued.order_by(order, "position").values_list("pk", flat=True)[item])
+    start = item.start or 0
+    if not nullable or (item.stop is not None and len(ids) == item.stop - start):
+        return ids
+    valued_count = start + len(ids) if ids else valued.count()
+    missing = qs.filter(**{f"{name}__isnull": True}).order_by("position")
+    first = max(0, start - valued_count)
+    stop = None if item.stop is None else item.stop - valued_count
+    if stop is not None and stop <= first:
+        return ids
+    return ids + list(missing.values_list("pk", flat=True)[first:stop])
 
 
 def entry_queryset(
@@ -430,10 +472,14 @@ class ListRows:
         if ids is None and self.state.filtered:
             ids = self._scan(item)
         elif ids is None:
-            ids = list(_ordered(self.matching, self.state).values_list("pk", flat=True)[item])
+            ids = self._ordered_ids(item)
         shown = annotated_entries(ListEntry.objects.filter(pk__in=ids).order_by(), self.records)
         by_id = {entry.pk: entry for entry in shown}
         return [by_id[pk] for pk in ids]
+
+    def _ordered_ids(self, item: slice) -> list[int]:
+        """The ids of ``item`` of an unfiltered view."""
+        return _walked_ids(self.matching, self.state, item)
 
     def __iter__(self) -> Iterator[ListEntry]:
         return iter(self[:])

@@ -16,6 +16,8 @@ from django.utils import timezone
 
 from submissions.models import ListType, Release, StorageSystem, Submission
 
+from .phases import PHASE_FIELDS
+
 
 class ListState(models.TextChoices):
     DRAFT = "draft", "Draft"
@@ -77,6 +79,21 @@ def _search_key_expression() -> Func:
         function="hashtextextended",
         output_field=models.BigIntegerField(),
     )
+
+
+# The columns a list can be sorted by that no index above orders (listview.COLUMNS): the
+# rank is the position, score, BW, MD and institution have their own index; the release
+# and the reproducibility level are computed keys (a join, a CASE) sorted as they are.
+SORTED_COLUMNS = (
+    "system",
+    "storage_vendor",
+    "fs_type",
+    "client_nodes",
+    "total_procs",
+    "bw_rank",
+    "md_rank",
+    *PHASE_FIELDS,
+)
 
 
 class ListEntry(models.Model):
@@ -198,6 +215,18 @@ class ListEntry(models.Model):
             models.Index(fields=["ranked_list", "-score"], name="entry_list_score"),
             models.Index(fields=["ranked_list", "-bw"], name="entry_list_bw"),
             models.Index(fields=["ranked_list", "-md"], name="entry_list_md"),
+            # A list sorted by any other column: an ordered walk of the list's range, read
+            # forward for ascending and backward (an Incremental Sort puts ties back in
+            # position order) for descending, so a page reads its rows, not the list's
+            # (listview.ListRows). The vendor and node-count ones also serve those filters.
+            *[
+                models.Index(
+                    fields=["ranked_list", column, "position"],
+                    include=["id"],
+                    name=f"entry_sort_{column}",
+                )
+                for column in SORTED_COLUMNS
+            ],
         ]
 
     def __str__(self) -> str:
