@@ -350,38 +350,60 @@ def _ordered(qs: QuerySet[ListEntry], state: ViewState) -> QuerySet[ListEntry]:
     return qs.order_by(ordering, "position")
 
 
-COMPUTED_KEYS = ("origin_date", "level_order")  # sorted as computed (_ordered)
-
-
 def _walked_ids(qs: QuerySet[ListEntry], state: ViewState, item: slice) -> list[int]:
-    """The ids of ``item`` of ``qs`` in the view's order, shaped so that the column's list
-    index (``models.SORTED_COLUMNS``) is walked in order and stops at the slice's end.
+    """The ids of ``item`` of ``qs`` in the view's order, read as ordered index walks that
+    stop at the slice's end (a sorted page of a whole list read 50 rows, not 100,000).
 
-    An index on ``(list, column, position)`` gives the column ascending with nulls last,
-    or read backward descending with nulls first; so the ORDER BY names no null placement
-    (PostgreSQL's default is exactly that, and an Incremental Sort puts ties back in
-    position order when descending), and a column that can be null is read in two parts:
-    its valued rows, then the rows without a value in list order. Only a page past the
-    valued rows reads the second part. The view's order is unchanged (nulls last, ties by
-    position)."""
+    An index on ``(list, column, position)`` (``models.SORTED_COLUMNS``) gives the column
+    ascending with nulls last, or read backward descending with nulls first; so the ORDER
+    BY names no null placement (PostgreSQL's default is exactly that; an Incremental Sort
+    puts ties back in position order when descending), and a column that can be null is
+    read in two parts: its valued rows, then the rows without a value in list order. The
+    computed keys are read one key value at a time in the key's order, each in list order:
+    the release date (the releases of each date; a join sorted every entry) and the
+    reproducibility level (each level; a CASE sorted every entry). The order is the view's
+    (``_ordered``: nulls last, ties by position)."""
     name = COLUMNS[state.sort].sort
-    if name in COMPUTED_KEYS:
-        return list(_ordered(qs, state).values_list("pk", flat=True)[item])
-    key = F(name)
-    order = key.desc() if state.descending else key.asc()
-    nullable = ListEntry._meta.get_field(name).null
-    valued = qs.filter(**{f"{name}__isnull": False}) if nullable else qs
-    ids = list(valued.order_by(order, "position").values_list("pk", flat=True)[item])
-    start = item.start or 0
-    if not nullable or (item.stop is not None and len(ids) == item.stop - start):
-        return ids
-    valued_count = start + len(ids) if ids else valued.count()
-    missing = qs.filter(**{f"{name}__isnull": True}).order_by("position")
-    first = max(0, start - valued_count)
-    stop = None if item.stop is None else item.stop - valued_count
-    if stop is not None and stop <= first:
-        return ids
-    return ids + list(missing.values_list("pk", flat=True)[first:stop])
+    if name == "origin_date":
+        by_date: dict[Any, list[int]] = {}
+        for pk, day in Release.objects.order_by("release_date", "pk").values_list(
+            "pk", "release_date"
+        ):
+            by_date.setdefault(day, []).append(pk)
+        days = sorted(by_date, reverse=state.descending)
+        parts = [qs.filter(origin_release_id__in=by_date[day]) for day in days]
+    elif name == "level_order":  # _level_order_expression: unknown levels (-1) lowest
+        levels = [~Q(level__in=LEVEL_ORDER), *[Q(level=level) for level in LEVEL_ORDER]]
+        parts = [qs.filter(group) for group in (levels[::-1] if state.descending else levels)]
+    else:
+        key = F(name)
+        order = key.desc() if state.descending else key.asc()
+        if not ListEntry._meta.get_field(name).null:
+            return list(qs.order_by(order, "position").values_list("pk", flat=True)[item])
+        valued = qs.filter(**{f"{name}__isnull": False}).order_by(order, "position")
+        return _concatenated([valued, qs.filter(**{f"{name}__isnull": True})], item)
+    return _concatenated(parts, item)
+
+
+def _concatenated(parts: list[QuerySet[ListEntry]], item: slice) -> list[int]:
+    """The ids of ``item`` of the rows of ``parts`` one after the other (each in its own
+    order, list order by default). A part is counted only when the slice starts past its
+    end, so a first page reads the rows it shows."""
+    skip, ids = item.start or 0, []
+    wanted = None if item.stop is None else item.stop - skip
+    for part in parts:
+        if wanted is not None and len(ids) >= wanted:
+            break
+        if not part.query.order_by:
+            part = part.order_by("position")
+        stop = None if wanted is None else skip + wanted - len(ids)
+        read = list(part.values_list("pk", flat=True)[skip:stop])
+        if skip and not read:
+            skip -= min(skip, part.count())
+            continue
+        ids += read
+        skip = 0
+    return ids
 
 
 def entry_queryset(
