@@ -117,15 +117,18 @@ def sides(compare: str, list_id: int) -> tuple[tuple[str, Callable[..., Any]], .
 
         def __init__(self, entries: Any, state: Any) -> None:
             by_key = list_id if state.q else None
-            super().__init__(entries, state, list_id=by_key)
+            super().__init__(entries, state, version=remembered, list_id=by_key)
 
         def _ordered_ids(self, item: slice) -> list[int]:
             return list(_ordered(self.matching, self.state).values_list("pk", flat=True)[item])
 
+    # As the list page: the whole list's count is remembered per list version, so a page
+    # sorted differently pays for its rows only.
+    remembered = [list_id, "list_rows_ab"]
     if compare == "sorts":
         return (
             ("ORDER BY", SortedRows),
-            ("walk", lambda e, s: ListRows(e, s, list_id=list_id)),
+            ("walk", lambda e, s: ListRows(e, s, version=remembered, list_id=list_id)),
         )
     if compare == "scans":
         return (
@@ -142,6 +145,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--compare", choices=sorted(QUERIES), default="scans")
     parser.add_argument("--repeat", type=int, default=15)
+    parser.add_argument(
+        "--before",
+        metavar="DATABASE",
+        help="run the former design on this copy of the database (e.g. one not migrated "
+        "past rankings 0008, to time the former sorts without the sort indexes)",
+    )
     args = parser.parse_args()
     url = os.environ.get("DATABASE_URL")
     if not url:
@@ -149,6 +158,11 @@ def main() -> None:
     shim = pb.shim_dir()
     try:
         pb.setup_django(url, shim)
+        from django.db import connections
+
+        if args.before:
+            connections.settings["before"] = {**connections.settings["default"]}
+            connections.settings["before"]["NAME"] = args.before
         from django.core.paginator import Paginator
         from django.http import QueryDict
 
@@ -161,14 +175,19 @@ def main() -> None:
         entries = ListEntry.objects.filter(ranked_list=the_list)
         (before_label, before), (after_label, after) = sides(args.compare, the_list.pk)
 
-        def page(rows: Callable[..., Any], query: str) -> tuple[float, int, list[int]]:
+        def page(
+            rows: Callable[..., Any], query: str, db: str = "default"
+        ) -> tuple[float, int, list[int]]:
             state = ViewState.from_query(QueryDict(query))
             started = time.perf_counter()
-            shown = Paginator(rows(entries, state), state.per_page).get_page(state.page)
+            listed = entries.using(db)
+            shown = Paginator(rows(listed, state), state.per_page).get_page(state.page)
             ids = [e.pk for e in shown.object_list]
             return (time.perf_counter() - started) * 1000, shown.paginator.count, ids
 
         print(f"{the_list}: {entries.count()} entries")
+        if args.before:
+            print(f"{before_label}: on {args.before}; {after_label}: on {url.rsplit('/', 1)[-1]}")
         print(
             f"\n{'query':32} {before_label + ' ms':>13} {after_label + ' ms':>12} "
             f"{'ratio':>6} {'count':>7}"
@@ -176,7 +195,7 @@ def main() -> None:
         for query in QUERIES[args.compare]:
             old, new = [], []
             for _ in range(args.repeat):
-                t_old, n_old, ids_old = page(before, query)
+                t_old, n_old, ids_old = page(before, query, "before" if args.before else "default")
                 t_new, n_new, ids_new = page(after, query)
                 assert (n_new, ids_new) == (n_old, ids_old), query
                 old.append(t_old)

@@ -1,6 +1,7 @@
 # The list views at 100,000 entries, part three (issue 21): an index per sortable column
-# (list, column, position, with the id), so a sorted page is an ordered walk of the list, not a
-# top-N sort of its 100,000 rows (rankings.listview.ListRows).
+# (list, column, position, with the id; the vendor's also with the release), so a sorted page is
+# an ordered walk of the list, not a top-N sort of its 100,000 rows; the release and the level
+# are what the release-date and level sorts read one value at a time (rankings.listview).
 
 from django.db import migrations, models
 
@@ -15,6 +16,22 @@ class Migration(migrations.Migration):
         migrations.AddIndex(
             model_name="listentry",
             index=models.Index(
+                fields=["ranked_list", "origin_release", "position"],
+                include=("id",),
+                name="entry_sort_origin_release",
+            ),
+        ),
+        migrations.AddIndex(
+            model_name="listentry",
+            index=models.Index(
+                fields=["ranked_list", "level", "position"],
+                include=("id",),
+                name="entry_sort_level",
+            ),
+        ),
+        migrations.AddIndex(
+            model_name="listentry",
+            index=models.Index(
                 fields=["ranked_list", "system", "position"],
                 include=("id",),
                 name="entry_sort_system",
@@ -24,7 +41,7 @@ class Migration(migrations.Migration):
             model_name="listentry",
             index=models.Index(
                 fields=["ranked_list", "storage_vendor", "position"],
-                include=("id",),
+                include=("id", "origin_release"),
                 name="entry_sort_storage_vendor",
             ),
         ),

@@ -436,11 +436,12 @@ class ListRows:
     skipped row). ``window`` is the slice the caller will ask for after ``count()`` (by
     default the state's page): a filtered or searched view must test every entry of the
     list, so its count and that page's ids come from one such scan (``_scan``) instead of
-    two. An unfiltered count is a walk of the list's id index and an unfiltered page an
-    ordered index walk or a top-N sort, both cheaper apart than one query doing both; with
-    ``version`` (``page_cache.list_identity``: the list's and the public-results versions)
-    that count is remembered for as long as an anonymous page is, so a re-sorted page of the
-    whole list pays for its sort only. ``list_id``: see ``filtered_entries``."""
+    two. An unfiltered count is a walk of the list's id index and an unfiltered page, in
+    any order, ordered index walks that stop at its end (``_walked_ids``), both cheaper
+    apart than one query doing both; with ``version`` (``page_cache.list_identity``: the
+    list's and the public-results versions) that count is remembered for as long as an
+    anonymous page is, so a re-sorted page of the whole list reads its own rows only.
+    ``list_id``: see ``filtered_entries``."""
 
     def __init__(
         self,
@@ -495,7 +496,9 @@ class ListRows:
             ids = self._scan(item)
         elif ids is None:
             ids = self._ordered_ids(item)
-        shown = annotated_entries(ListEntry.objects.filter(pk__in=ids).order_by(), self.records)
+        shown = annotated_entries(
+            ListEntry.objects.using(self.matching.db).filter(pk__in=ids).order_by(), self.records
+        )
         by_id = {entry.pk: entry for entry in shown}
         return [by_id[pk] for pk in ids]
 
