@@ -389,7 +389,8 @@ def _concatenated(parts: list[QuerySet[ListEntry]], item: slice) -> list[int]:
     """The ids of ``item`` of the rows of ``parts`` one after the other (each in its own
     order, list order by default). A part is counted only when the slice starts past its
     end, so a first page reads the rows it shows."""
-    skip, ids = item.start or 0, []
+    skip = item.start or 0
+    ids: list[int] = []
     wanted = None if item.stop is None else item.stop - skip
     for part in parts:
         if wanted is not None and len(ids) >= wanted:
