@@ -4,6 +4,9 @@ existing generated database (issue 21):
 
 * ``--compare scans``: one scan (``ListRows``) against the two it replaced (the paginator's
   count, then the page's ids);
+* ``--compare sorts``: a page of the whole list sorted by each column both ways, and the
+  vendor and node-count filters, through the list's column indexes (``ListRows``) against
+  an ORDER BY of the list as the view states it and a case-blind vendor compare;
 * ``--compare search``: a search through the list's stored distinct texts
   (``rankings.list_index``: entries picked by the keys of the matching texts) against a LIKE
   on every entry's text. The list-order index no longer carries the text; to compare with
@@ -20,7 +23,7 @@ work slows both alike; the ratio is the number to read.
 Usage (from the repository root, on a migrated ``service_scale.py`` database or a copy):
 
     DATABASE_URL=postgresql://postgres@127.0.0.1:5432/ioscore_service_scale_100000 \\
-        .venv/bin/python bench/list_rows_ab.py [--compare scans|search] [--repeat 15]
+        .venv/bin/python bench/list_rows_ab.py [--compare scans|sorts|search] [--repeat 15]
 
 Not a test: it asserts nothing but that both sides give the same count and page.
 """
@@ -40,6 +43,25 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import pages_bench as pb
 
+from ioscore.results import SCORED_PHASES
+
+SORT_KEYS = (
+    "rank",
+    "release",
+    "institution",
+    "system",
+    "vendor",
+    "fs_type",
+    "client_nodes",
+    "procs",
+    "score",
+    "bw",
+    "md",
+    "bw_rank",
+    "md_rank",
+    "level",
+    *[p.replace("-", "_") for p in SCORED_PHASES],
+)
 QUERIES = {
     "scans": [
         "",
@@ -52,6 +74,15 @@ QUERIES = {
         "q=no-such-system",
         "q=cluster&fs=Lustre&sort=md",
         "q=lustre&page=40",
+    ],
+    # Every sort column both ways, a deep sorted page, and the filters the list indexes of
+    # rankings 0009 serve (run it before and after migrating a copy: the index walk needs them).
+    "sorts": [
+        *[f"sort={key}&dir={way}" for key in SORT_KEYS for way in ("asc", "desc")],
+        "sort=find&dir=desc&page=200",
+        "sort=vendor&dir=desc&page=200",
+        "vendor=DDN&year=2020",
+        "nodes_min=100&nodes_max=400",
     ],
     "search": [
         "q=Cluster-0042",
@@ -79,6 +110,26 @@ def sides(compare: str, list_id: int) -> tuple[tuple[str, Callable[..., Any]], .
         def _scan(self, item: slice) -> list[int]:
             return list(_ordered(self.matching, self.state).values_list("pk", flat=True)[item])
 
+    class SortedRows(ListRows):
+        """The former ListRows: an unfiltered page sorted as the view's ORDER BY says (a
+        top-N sort of the list unless the order is the position), the vendor compared
+        case-blind on every entry."""
+
+        def __init__(self, entries: Any, state: Any) -> None:
+            by_key = list_id if state.q else None
+            super().__init__(entries, state, version=remembered, list_id=by_key)
+
+        def _ordered_ids(self, item: slice) -> list[int]:
+            return list(_ordered(self.matching, self.state).values_list("pk", flat=True)[item])
+
+    # As the list page: the whole list's count is remembered per list version, so a page
+    # sorted differently pays for its rows only.
+    remembered = [list_id, "list_rows_ab"]
+    if compare == "sorts":
+        return (
+            ("ORDER BY", SortedRows),
+            ("walk", lambda e, s: ListRows(e, s, version=remembered, list_id=list_id)),
+        )
     if compare == "scans":
         return (
             ("two scans", lambda e, s: TwoScans(e, s, list_id=list_id)),
@@ -94,6 +145,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--compare", choices=sorted(QUERIES), default="scans")
     parser.add_argument("--repeat", type=int, default=15)
+    parser.add_argument(
+        "--before",
+        metavar="DATABASE",
+        help="run the former design on this copy of the database (e.g. one not migrated "
+        "past rankings 0008, to time the former sorts without the sort indexes)",
+    )
     args = parser.parse_args()
     url = os.environ.get("DATABASE_URL")
     if not url:
@@ -101,6 +158,11 @@ def main() -> None:
     shim = pb.shim_dir()
     try:
         pb.setup_django(url, shim)
+        from django.db import connections
+
+        if args.before:
+            connections.settings["before"] = {**connections.settings["default"]}
+            connections.settings["before"]["NAME"] = args.before
         from django.core.paginator import Paginator
         from django.http import QueryDict
 
@@ -113,14 +175,19 @@ def main() -> None:
         entries = ListEntry.objects.filter(ranked_list=the_list)
         (before_label, before), (after_label, after) = sides(args.compare, the_list.pk)
 
-        def page(rows: Callable[..., Any], query: str) -> tuple[float, int, list[int]]:
+        def page(
+            rows: Callable[..., Any], query: str, db: str = "default"
+        ) -> tuple[float, int, list[int]]:
             state = ViewState.from_query(QueryDict(query))
             started = time.perf_counter()
-            shown = Paginator(rows(entries, state), state.per_page).get_page(state.page)
+            listed = entries.using(db)
+            shown = Paginator(rows(listed, state), state.per_page).get_page(state.page)
             ids = [e.pk for e in shown.object_list]
             return (time.perf_counter() - started) * 1000, shown.paginator.count, ids
 
         print(f"{the_list}: {entries.count()} entries")
+        if args.before:
+            print(f"{before_label}: on {args.before}; {after_label}: on {url.rsplit('/', 1)[-1]}")
         print(
             f"\n{'query':32} {before_label + ' ms':>13} {after_label + ' ms':>12} "
             f"{'ratio':>6} {'count':>7}"
@@ -128,7 +195,7 @@ def main() -> None:
         for query in QUERIES[args.compare]:
             old, new = [], []
             for _ in range(args.repeat):
-                t_old, n_old, ids_old = page(before, query)
+                t_old, n_old, ids_old = page(before, query, "before" if args.before else "default")
                 t_new, n_new, ids_new = page(after, query)
                 assert (n_new, ids_new) == (n_old, ids_old), query
                 old.append(t_old)

@@ -72,6 +72,16 @@ def list_pages(release: str, ids: list[int]) -> list[tuple[str, str]]:
         ("list: nodes range", f"{main}?nodes_min=100&nodes_max=400"),
         ("list: sort by find", f"{main}?sort=find&dir=desc"),
         ("list: sort by institution", f"{main}?sort=institution"),
+        # One of each family of sort keys, the other way too (list_rows_ab.py --compare
+        # sorts times every column both ways).
+        ("list: sort by find, asc", f"{main}?sort=find&dir=asc"),
+        ("list: sort by score, asc", f"{main}?sort=score&dir=asc"),
+        ("list: sort by BW rank, desc", f"{main}?sort=bw_rank&dir=desc"),
+        ("list: sort by system, desc", f"{main}?sort=system&dir=desc"),
+        ("list: sort by vendor, desc", f"{main}?sort=vendor&dir=desc"),
+        ("list: sort by nodes, desc", f"{main}?sort=client_nodes&dir=desc"),
+        ("list: sort by release, desc", f"{main}?sort=release&dir=desc"),
+        ("list: sort by level", f"{main}?sort=level"),
         ("list: search", f"{main}?q=Cluster-0042"),
         ("list: search common word", f"{main}?q=lustre"),
         ("list: search no match", f"{main}?q=no-such-system"),

@@ -148,6 +148,12 @@ def test_the_indexes_exist() -> None:
         ("entry_list_md", "md DESC"),
     ):
         assert f"(ranked_list_id, {column})" in indexes[name], name
+    from rankings.models import SORTED_COLUMNS, ListEntry
+
+    for field in SORTED_COLUMNS:  # a sorted page walks one (listview._walked_ids)
+        sql = indexes[f"entry_sort_{field}"]
+        column = ListEntry._meta.get_field(field).column
+        assert f"(ranked_list_id, {column}, position) INCLUDE (id" in sql, sql
 
 
 def test_best_phase_values_read_the_top_of_the_index(populated: list[Any]) -> None:

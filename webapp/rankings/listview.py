@@ -268,7 +268,15 @@ def filtered_entries(
     qs = entries
     if state.fs_type:
         qs = qs.filter(fs_type__iexact=state.fs_type)
-    if state.vendor:
+    if state.vendor and list_id is not None:
+        # The list's spellings of it (its stored filter choices): an equality the vendor's
+        # list index (models.SORTED_COLUMNS) finds, where a case-blind compare read every
+        # entry of the list.
+        spellings = ListFacet.objects.filter(
+            ranked_list_id=list_id, storage_vendor__iexact=state.vendor
+        ).values_list("storage_vendor", flat=True)
+        qs = qs.filter(storage_vendor__in=sorted(set(spellings)))
+    elif state.vendor:
         qs = qs.filter(storage_vendor__iexact=state.vendor)
     if state.year:
         releases = Release.objects.filter(release_date__year=state.year).values_list(
@@ -342,6 +350,63 @@ def _ordered(qs: QuerySet[ListEntry], state: ViewState) -> QuerySet[ListEntry]:
     return qs.order_by(ordering, "position")
 
 
+def _walked_ids(qs: QuerySet[ListEntry], state: ViewState, item: slice) -> list[int]:
+    """The ids of ``item`` of ``qs`` in the view's order, read as ordered index walks that
+    stop at the slice's end (a sorted page of a whole list read 50 rows, not 100,000).
+
+    An index on ``(list, column, position)`` (``models.SORTED_COLUMNS``) gives the column
+    ascending with nulls last, or read backward descending with nulls first; so the ORDER
+    BY names no null placement (PostgreSQL's default is exactly that; an Incremental Sort
+    puts ties back in position order when descending), and a column that can be null is
+    read in two parts: its valued rows, then the rows without a value in list order. The
+    computed keys are read one key value at a time in the key's order, each in list order:
+    the release date (the releases of each date; a join sorted every entry) and the
+    reproducibility level (each level; a CASE sorted every entry). The order is the view's
+    (``_ordered``: nulls last, ties by position)."""
+    name = COLUMNS[state.sort].sort
+    if name == "origin_date":
+        by_date: dict[Any, list[int]] = {}
+        for pk, day in Release.objects.order_by("release_date", "pk").values_list(
+            "pk", "release_date"
+        ):
+            by_date.setdefault(day, []).append(pk)
+        days = sorted(by_date, reverse=state.descending)
+        parts = [qs.filter(origin_release_id__in=by_date[day]) for day in days]
+    elif name == "level_order":  # _level_order_expression: unknown levels (-1) lowest
+        levels = [~Q(level__in=LEVEL_ORDER), *[Q(level=level) for level in LEVEL_ORDER]]
+        parts = [qs.filter(group) for group in (levels[::-1] if state.descending else levels)]
+    else:
+        key = F(name)
+        order = key.desc() if state.descending else key.asc()
+        if not ListEntry._meta.get_field(name).null:
+            return list(qs.order_by(order, "position").values_list("pk", flat=True)[item])
+        valued = qs.filter(**{f"{name}__isnull": False}).order_by(order, "position")
+        return _concatenated([valued, qs.filter(**{f"{name}__isnull": True})], item)
+    return _concatenated(parts, item)
+
+
+def _concatenated(parts: list[QuerySet[ListEntry]], item: slice) -> list[int]:
+    """The ids of ``item`` of the rows of ``parts`` one after the other (each in its own
+    order, list order by default). A part is counted only when the slice starts past its
+    end, so a first page reads the rows it shows."""
+    skip = item.start or 0
+    ids: list[int] = []
+    wanted = None if item.stop is None else item.stop - skip
+    for part in parts:
+        if wanted is not None and len(ids) >= wanted:
+            break
+        if not part.query.order_by:
+            part = part.order_by("position")
+        stop = None if wanted is None else skip + wanted - len(ids)
+        read = list(part.values_list("pk", flat=True)[skip:stop])
+        if skip and not read:
+            skip -= min(skip, part.count())
+            continue
+        ids += read
+        skip = 0
+    return ids
+
+
 def entry_queryset(
     entries: QuerySet[ListEntry],
     state: ViewState,
@@ -372,11 +437,12 @@ class ListRows:
     skipped row). ``window`` is the slice the caller will ask for after ``count()`` (by
     default the state's page): a filtered or searched view must test every entry of the
     list, so its count and that page's ids come from one such scan (``_scan``) instead of
-    two. An unfiltered count is a walk of the list's id index and an unfiltered page an
-    ordered index walk or a top-N sort, both cheaper apart than one query doing both; with
-    ``version`` (``page_cache.list_identity``: the list's and the public-results versions)
-    that count is remembered for as long as an anonymous page is, so a re-sorted page of the
-    whole list pays for its sort only. ``list_id``: see ``filtered_entries``."""
+    two. An unfiltered count is a walk of the list's id index and an unfiltered page, in
+    any order, ordered index walks that stop at its end (``_walked_ids``), both cheaper
+    apart than one query doing both; with ``version`` (``page_cache.list_identity``: the
+    list's and the public-results versions) that count is remembered for as long as an
+    anonymous page is, so a re-sorted page of the whole list reads its own rows only.
+    ``list_id``: see ``filtered_entries``."""
 
     def __init__(
         self,
@@ -430,10 +496,16 @@ class ListRows:
         if ids is None and self.state.filtered:
             ids = self._scan(item)
         elif ids is None:
-            ids = list(_ordered(self.matching, self.state).values_list("pk", flat=True)[item])
-        shown = annotated_entries(ListEntry.objects.filter(pk__in=ids).order_by(), self.records)
+            ids = self._ordered_ids(item)
+        shown = annotated_entries(
+            ListEntry.objects.using(self.matching.db).filter(pk__in=ids).order_by(), self.records
+        )
         by_id = {entry.pk: entry for entry in shown}
         return [by_id[pk] for pk in ids]
+
+    def _ordered_ids(self, item: slice) -> list[int]:
+        """The ids of ``item`` of an unfiltered view."""
+        return _walked_ids(self.matching, self.state, item)
 
     def __iter__(self) -> Iterator[ListEntry]:
         return iter(self[:])
