@@ -30,6 +30,7 @@ def the_list() -> Any:
     from rankings import list_index
     from rankings.models import ListEntry, ListState, RankedList
     from rankings.phases import PHASE_FIELDS
+    from rankings.ranking import metric_ranks
     from submissions.models import LEVEL_ORDER, ListType, Release, Submission
 
     rng = random.Random(4)
@@ -63,17 +64,21 @@ def the_list() -> Any:
     def maybe(value: Any) -> Any:
         return None if rng.random() < 0.2 else value
 
+    bws = [rng.choice([0.5, 3.0]) for _ in runs]
+    mds = [float(rng.randint(1, 5)) for _ in runs]
+    # The BW and MD ranks are what the builder stores: competition ranks of BW and MD.
+    bw_ranks, md_ranks = metric_ranks(bws), metric_ranks(mds)
     ListEntry.objects.bulk_create(
         ListEntry(
             ranked_list=built,
             submission=run,
             position=position * 10,  # gapped, as a stable order key may be
             rank=position,
-            bw_rank=rng.randint(1, 9),
-            md_rank=rng.randint(1, 9),
+            bw_rank=bw_ranks[position - 1],
+            md_rank=md_ranks[position - 1],
             score=rng.choice([1.0, 2.5, 4.0]),
-            bw=rng.choice([0.5, 3.0]),
-            md=float(rng.randint(1, 5)),
+            bw=bws[position - 1],
+            md=mds[position - 1],
             submitted_at=run.submitted_at,
             origin_release=run.release,
             institution=rng.choice(["inst a", "inst b"]),
@@ -219,6 +224,8 @@ def test_a_sorted_page_walks_the_column_index(the_list: Any) -> None:
         ("sort=find&dir=asc", "entry_sort_find"),
         ("sort=vendor&dir=desc", "entry_sort_storage_vendor"),
         ("sort=score&dir=asc", "entry_list_score"),
+        ("sort=bw_rank&dir=asc", "entry_list_bw"),  # a rank is read through its metric
+        ("sort=md_rank&dir=desc", "entry_list_md"),
     ):
         state = ViewState.from_query(QueryDict(query))
         with CaptureQueriesContext(connection) as captured:

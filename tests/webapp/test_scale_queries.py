@@ -156,6 +156,22 @@ def test_the_indexes_exist() -> None:
         assert f"(ranked_list_id, {column}, position) INCLUDE (id" in sql, sql
 
 
+def test_no_list_index_holds_a_rank() -> None:
+    """An accepted run changes the ranks of every entry below it: those updates stay in
+    their pages (HOT, rankings migration 0009) only while no index holds a rank."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT DISTINCT a.attname FROM pg_index i "
+            "JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey) "
+            "WHERE i.indrelid = 'rankings_listentry'::regclass"
+        )
+        indexed = {name for (name,) in cursor.fetchall()}
+    assert "position" in indexed and "bw" in indexed  # the query reads index columns
+    assert not indexed & {"rank", "bw_rank", "md_rank"}, indexed
+
+
 def test_best_phase_values_read_the_top_of_the_index(populated: list[Any]) -> None:
     """Planner's choice: the radar's history reference (result, run and compare pages)."""
     from django.contrib.auth.models import AnonymousUser

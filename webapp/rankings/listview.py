@@ -350,6 +350,9 @@ def _ordered(qs: QuerySet[ListEntry], state: ViewState) -> QuerySet[ListEntry]:
     return qs.order_by(ordering, "position")
 
 
+_RANKED_METRIC = {"bw_rank": "bw", "md_rank": "md"}
+
+
 def _walked_ids(qs: QuerySet[ListEntry], state: ViewState, item: slice) -> list[int]:
     """The ids of ``item`` of ``qs`` in the view's order, read as ordered index walks that
     stop at the slice's end (a sorted page of a whole list read 50 rows, not 100,000).
@@ -376,8 +379,14 @@ def _walked_ids(qs: QuerySet[ListEntry], state: ViewState, item: slice) -> list[
         levels = [~Q(level__in=LEVEL_ORDER), *[Q(level=level) for level in LEVEL_ORDER]]
         parts = [qs.filter(group) for group in (levels[::-1] if state.descending else levels)]
     else:
+        # A metric's competition rank ascending is the metric descending: equal values share
+        # a rank and keep list order either way (ranking.metric_ranks). Ranks are in no index
+        # (models.SORTED_COLUMNS), so they are read through the metric's.
+        descending = state.descending
+        if name in _RANKED_METRIC:
+            name, descending = _RANKED_METRIC[name], not descending
         key = F(name)
-        order = key.desc() if state.descending else key.asc()
+        order = key.desc() if descending else key.asc()
         if not ListEntry._meta.get_field(name).null:
             return list(qs.order_by(order, "position").values_list("pk", flat=True)[item])
         valued = qs.filter(**{f"{name}__isnull": False}).order_by(order, "position")

@@ -82,7 +82,10 @@ def _search_key_expression() -> Func:
 
 
 # The columns a list can be sorted by that no index above orders (listview.COLUMNS): the
-# rank is the position, score, BW, MD and institution have their own index. The release
+# rank is the position, score, BW, MD and institution have their own index, and the BW and
+# MD ranks are read through BW's and MD's (listview._walked_ids). No index may hold a rank:
+# an accepted run changes the ranks of every entry below it, and an update that changes no
+# indexed column stays in its page (HOT; rankings migration 0009). The release
 # date and the reproducibility level are read one value at a time (listview._walked_ids),
 # by the entries' release and level in list order: a release or level with few or no
 # entries on the list is then a short range, not a walk of the whole list.
@@ -94,8 +97,6 @@ SORTED_COLUMNS = (
     "fs_type",
     "client_nodes",
     "total_procs",
-    "bw_rank",
-    "md_rank",
     *PHASE_FIELDS,
 )
 

@@ -8,7 +8,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("rankings", "0008_list_search_index"),
+        ("rankings", "0009_list_order_keys"),
         ("submissions", "0009_public_results_version"),
     ]
 
@@ -67,22 +67,6 @@ class Migration(migrations.Migration):
                 fields=["ranked_list", "total_procs", "position"],
                 include=("id",),
                 name="entry_sort_total_procs",
-            ),
-        ),
-        migrations.AddIndex(
-            model_name="listentry",
-            index=models.Index(
-                fields=["ranked_list", "bw_rank", "position"],
-                include=("id",),
-                name="entry_sort_bw_rank",
-            ),
-        ),
-        migrations.AddIndex(
-            model_name="listentry",
-            index=models.Index(
-                fields=["ranked_list", "md_rank", "position"],
-                include=("id",),
-                name="entry_sort_md_rank",
             ),
         ),
         migrations.AddIndex(
