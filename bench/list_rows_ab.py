@@ -76,7 +76,7 @@ QUERIES = {
         "q=lustre&page=40",
     ],
     # Every sort column both ways, a deep sorted page, and the filters the list indexes of
-    # rankings 0009 serve (run it before and after migrating a copy: the index walk needs them).
+    # rankings 0010 serve (run it before and after migrating a copy: the index walk needs them).
     "sorts": [
         *[f"sort={key}&dir={way}" for key in SORT_KEYS for way in ("asc", "desc")],
         "sort=find&dir=desc&page=200",

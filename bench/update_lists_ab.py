@@ -1,24 +1,28 @@
 #!/usr/bin/env python3
-"""The list builder against an earlier version of itself, on an existing generated database
-(issue 21): one acceptance's ``update_lists`` (``service_scale.accept_one``: one more run in
-the newest release, lists updated incrementally), or ``--build``, a full ``build_lists()``
-over lists already built (it reads, proposes and compares every list, and writes nothing).
+"""One acceptance's list update at scale, or a full build, against an earlier version of the
+code (issue 21): side by side, in alternation.
 
-The earlier version is a git revision (``--before``, default ``main``) exported to a temporary
-directory; each run is a fresh process of one tree or the other, in alternation, so a machine
-shared with other work slows both alike. Every acceptance adds a submission to the database
-(both sides see one more each round): run it on a copy, never on the generated database.
-The median of each side and their ratio are the numbers to read: the wall time, and the CPU
-time of the Python process (what the builder's own Python costs, the database's work not
-included; a busy machine disturbs it less than the wall time).
+Each run is a fresh process of one side: ``--before-src`` (a directory, or a git revision
+exported to a temporary one) on database ``--before``, this tree on ``--after`` (the same
+database for both when the change needs no migration; else a copy left at the old migration
+and a migrated copy). A run accepts one more submission in the newest release
+(``service_scale.accept_one``) and times ``update_lists``; ``--build`` times a build of every
+list from nothing instead (the lists deleted first, inside a transaction rolled back), and
+``--rebuild`` a build over the lists as built (it reads, proposes and compares every list and
+writes nothing). Per side it prints the wall time, the CPU time of the Python process (the
+builder's own work: a busy machine disturbs it less), the SQL time of the placing UPDATE and
+of the list index upkeep, how many of the entry table's row updates were HOT
+(``pg_stat_user_tables``), the table and index sizes; then the medians and their ratio.
 
 Usage (from the repository root):
 
-    createdb -h 127.0.0.1 -U postgres -T ioscore_service_scale_100000 mine_scale100k
-    DATABASE_URL=postgresql://postgres@127.0.0.1:5432/mine_scale100k \\
-        .venv/bin/python bench/update_lists_ab.py [--before REV] [--rounds 3] [--build]
+    createdb -T ioscore_service_scale_100000 mine_a; createdb -T ... mine_b
+    DATABASE_URL=postgresql://postgres@127.0.0.1:5432/mine_b webapp/manage.py migrate
+    .venv/bin/python bench/update_lists_ab.py --before mine_a --after mine_b \\
+        --before-src main [--runs 3] [--build | --rebuild]
 
-Not a test: it asserts nothing.
+Not a test: it asserts nothing. Every acceptance adds a submission to its database: run it on
+copies, never on the generated databases.
 """
 
 from __future__ import annotations
@@ -33,39 +37,126 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
-REPO_ROOT = HERE.parent
+SERVER = "postgresql://postgres@127.0.0.1:5432"
+TABLE = "rankings_listentry"
 
 
-def measure_here(build: bool) -> dict[str, object]:
-    """One measurement with this tree's code (the child process of ``main``)."""
-    sys.path.insert(0, str(HERE))
+def child(src: Path, url: str, build: str) -> None:
+    """In a fresh process: set up Django from ``src``, run once, print the times as JSON."""
+    sys.path.insert(0, str(src / "bench"))
     import pages_bench as pb
-
-    pb.setup_django(os.environ["DATABASE_URL"], pb.shim_dir())
     import service_scale as ss
 
-    from rankings.builder import build_lists
+    pb.setup_django(url, pb.shim_dir())
+    from django.db import connection, transaction
+
+    sql: dict[str, float] = {"placing": 0.0, "list_index": 0.0}
+
+    def timing(execute: Any, text: str, params: Any, many: bool, context: Any) -> Any:
+        started = time.perf_counter()
+        try:
+            return execute(text, params, many, context)
+        finally:
+            took = time.perf_counter() - started
+            if text.startswith(f"UPDATE {TABLE} "):
+                sql["placing"] += took
+            elif "rankings_listsearchtext" in text or "rankings_listfacet" in text:
+                sql["list_index"] += took
 
     cpu = time.process_time()
-    if build:
-        started = time.perf_counter()
-        report = build_lists()
-        took = time.perf_counter() - started
-        summary = report.lines()[0]
-    else:
-        result = ss.accept_one()
-        took = result["update_s"]
-        summary = f"written {result['written']}, skipped {result['skipped']}"
-    return {"s": took, "cpu_s": time.process_time() - cpu, "report": summary}
+    with connection.execute_wrapper(timing):
+        if build:
+            from rankings.builder import build_lists
+            from rankings.models import RankedList
+
+            with transaction.atomic():
+                if build == "scratch":
+                    RankedList.objects.all().delete()
+                started = time.perf_counter()
+                build_lists()
+                took = time.perf_counter() - started
+                transaction.set_rollback(True)
+            result: dict[str, Any] = {"update_s": took}
+        else:
+            result = ss.accept_one()
+    result["cpu_s"] = time.process_time() - cpu
+    print(json.dumps({**result, **{f"{k}_s": v for k, v in sql.items()}}))
+
+
+def table_stats(database: str) -> tuple[int, int, int, int]:
+    """(row updates, HOT updates, heap bytes, index bytes) of the entry table."""
+    out = subprocess.run(
+        [
+            "psql",
+            f"{SERVER}/{database}",
+            "-Atc",
+            "SELECT pg_stat_clear_snapshot(); SELECT n_tup_upd, n_tup_hot_upd, "
+            f"pg_table_size('{TABLE}'), pg_indexes_size('{TABLE}') "
+            f"FROM pg_stat_user_tables WHERE relname = '{TABLE}'",
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.split()[-1]
+    upd, hot, heap, index = map(int, out.split("|"))
+    return upd, hot, heap, index
+
+
+def run(src: Path, database: str, build: str) -> dict[str, Any]:
+    before = table_stats(database)
+    env = {**os.environ, "PYTHONPATH": str(src / "runners")}
+    command = [sys.executable, __file__, "--child", str(src), f"{SERVER}/{database}"]
+    out = subprocess.run(
+        [*command, build],
+        check=True,
+        capture_output=True,
+        text=True,
+        env=env,
+    ).stdout
+    result = json.loads(out.strip().splitlines()[-1])
+    time.sleep(1.5)  # the server's statistics of the child's updates
+    after = table_stats(database)
+    result["updates"] = after[0] - before[0]
+    result["hot"] = after[1] - before[1]
+    result["heap_mb"], result["index_mb"] = after[2] >> 20, after[3] >> 20
+    return result
+
+
+def main() -> None:
+    if len(sys.argv) > 1 and sys.argv[1] == "--child":
+        child(Path(sys.argv[2]), sys.argv[3], sys.argv[4])
+        return
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--before", required=True, help="database the code before runs on")
+    parser.add_argument("--after", required=True, help="database this tree runs on")
+    parser.add_argument(
+        "--before-src", required=True, help="the code before: a directory or a revision"
+    )
+    parser.add_argument("--runs", type=int, default=3)
+    how = parser.add_mutually_exclusive_group()
+    how.add_argument("--build", action="store_const", const="scratch", dest="build", default="")
+    how.add_argument("--rebuild", action="store_const", const="over", dest="build")
+    args = parser.parse_args()
+    before_src = Path(args.before_src)
+    exported = None if before_src.is_dir() else export(args.before_src)
+    try:
+        compare(
+            args,
+            {"before": (exported or before_src, args.before), "after": (HERE.parent, args.after)},
+        )
+    finally:
+        if exported is not None:
+            shutil.rmtree(exported)
 
 
 def export(revision: str) -> Path:
     """The code of ``revision`` (what a run imports) in a temporary directory."""
     target = Path(tempfile.mkdtemp(prefix="update-lists-ab-"))
     archive = subprocess.run(
-        ["git", "-C", str(REPO_ROOT), "archive", revision, "bench", "webapp", "runners"],
+        ["git", "-C", str(HERE.parent), "archive", revision, "bench", "webapp", "runners"],
         check=True,
         capture_output=True,
     ).stdout
@@ -73,53 +164,31 @@ def export(revision: str) -> Path:
     return target
 
 
-def run(tree: Path, build: bool) -> dict[str, object]:
-    env = {**os.environ, "PYTHONPATH": str(tree / "runners")}
-    command = [sys.executable, str(tree / "bench" / "update_lists_ab.py"), "--child"]
-    if build:
-        command.append("--build")
-    out = subprocess.run(command, env=env, check=True, capture_output=True, text=True).stdout
-    return json.loads(out.strip().splitlines()[-1])
-
-
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--before", default="main", help="git revision to compare with")
-    parser.add_argument("--after", help="git revision to measure (default: this working tree)")
-    parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--build", action="store_true", help="full build_lists(), not one accept")
-    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
-    args = parser.parse_args()
-    if args.child:
-        print(json.dumps(measure_here(args.build)))
-        return
-    before = export(args.before)
-    after = export(args.after) if args.after else REPO_ROOT
-    try:
-        # An exported tree has no copy of this script when it predates it.
-        for tree in {before, after} - {REPO_ROOT}:
-            shutil.copy(Path(__file__), tree / "bench" / "update_lists_ab.py")
-        times: dict[str, list[float]] = {"before": [], "after": []}
-        cpu: dict[str, list[float]] = {"before": [], "after": []}
-        what = "build_lists()" if args.build else "update_lists([one accepted])"
-        for round_ in range(args.rounds):
-            for side, tree in (("before", before), ("after", after)):
-                result = run(tree, args.build)
-                times[side].append(float(result["s"]))  # type: ignore[arg-type]
-                cpu[side].append(float(result["cpu_s"]))  # type: ignore[arg-type]
-                print(
-                    f"round {round_ + 1} {side:6s} {result['s']:7.2f} s, "
-                    f"{result['cpu_s']:6.2f} s CPU here  ({result['report']})",
-                    flush=True,
-                )
-        after_name = args.after or "working tree"
-        print(f"{what}, median of {args.rounds}: before {args.before}, after {after_name}")
-        for label, values in (("wall", times), ("CPU of the Python process", cpu)):
-            b, a = statistics.median(values["before"]), statistics.median(values["after"])
-            print(f"  {label}: before {b:.2f} s, after {a:.2f} s, ratio {b / a:.2f}x")
-    finally:
-        for tree in {before, after} - {REPO_ROOT}:
-            shutil.rmtree(tree)
+def compare(args: argparse.Namespace, sides: dict[str, tuple[Path, str]]) -> None:
+    results: dict[str, list[dict[str, Any]]] = {side: [] for side in sides}
+    for n in range(args.runs):
+        for side, (src, database) in sides.items():
+            result = run(src, database, args.build)
+            results[side].append(result)
+            print(f"run {n + 1} {side:6} " + " ".join(f"{k}={v}" for k, v in result.items()))
+    print()
+    columns = ("update_s", "cpu_s", "placing_s", "list_index_s")
+    print(f"{'median of ' + str(args.runs):14}" + "".join(f"{c:>14}" for c in columns), end="")
+    print(f"{'HOT/updates':>16}{'heap MB':>9}{'index MB':>9}")
+    for side, runs in results.items():
+        row = "".join(f"{statistics.median(r[c] for r in runs):14.3f}" for c in columns)
+        last = runs[-1]
+        hot = f"{last['hot']}/{last['updates']}"
+        print(f"{side:14}{row}{hot:>16}{last['heap_mb']:>9}{last['index_mb']:>9}")
+    ratio = statistics.median(r["update_s"] for r in results["before"]) / statistics.median(
+        r["update_s"] for r in results["after"]
+    )
+    cpu_ratio = statistics.median(r["cpu_s"] for r in results["before"]) / statistics.median(
+        r["cpu_s"] for r in results["after"]
+    )
+    print(
+        f"\nbefore / after (medians): wall {ratio:.1f}x, CPU of the Python process {cpu_ratio:.1f}x"
+    )
 
 
 if __name__ == "__main__":
