@@ -13,8 +13,7 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any
 
-from ioscore.results import RunResult, storable_text
-from ioscore.results.model import CountRows
+from ioscore.results import CountRows, RunResult, storable_text
 
 
 def json_safe(value: Any) -> Any:
