@@ -173,7 +173,8 @@ wait_for_log() {  # LOG FROM PIDFILE WHAT PATTERN
   local log=$1 from=$2 pidfile=$3 what=$4 pattern=$5
   for _ in $(seq 120); do
     tail -c +"$((from + 1))" "$log" 2>/dev/null | grep -q -- "$pattern" && return 0
-    if [[ -f $pidfile ]] && ! kill -0 "$(cat "$pidfile")" 2>/dev/null; then break; fi
+    # -s: a pidfile is created before its pid is written; read empty, it is not a dead pid.
+    if [[ -s $pidfile ]] && ! kill -0 "$(cat "$pidfile")" 2>/dev/null; then break; fi
     sleep 0.5
   done
   echo "the $what did not come up" >&2
