@@ -125,10 +125,9 @@ def competition_ranks(values: list[float]) -> list[int]:
 def metric_ranks(values: list[float]) -> list[int]:
     """Each value's competition rank among ``values`` (1 + how many are greater): the order
     of equal values, which the list's tie-break decides, does not change it."""
-    first: dict[float, int] = {}
-    for position, value in enumerate(sorted(values, reverse=True), start=1):
-        first.setdefault(value, position)
-    return [first[value] for value in values]
+    ordered = sorted(values, reverse=True)
+    rank_of = dict(zip(ordered, competition_ranks(ordered), strict=True))  # equal: equal rank
+    return [rank_of[value] for value in values]
 
 
 def _order(c: Candidate) -> tuple[float, datetime, int]:
