@@ -12,9 +12,9 @@ from ioscore.results import storable_json, synthetic
 from ioscore.results.model import CountRows, RankColumns
 from ioscore.results.parse_json import parse_result_json_text
 from ioscore.results.stragglers import phase_spread
-from rankings.charts import library_phase, spread_payload
+from rankings.charts import spread_payload
 from submissions.models import PhaseResult
-from submissions.run_rows import phase_rows
+from submissions.run_rows import library_phase, phase_rows
 
 RANKS, PPN, SLOW_HOST = 480, 8, 7
 

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
@@ -11,8 +10,9 @@ from django.db import connection
 from django.db.models import QuerySet
 
 from ioscore.results import PhaseResult as LibraryPhase
-from ioscore.results import RankStat, RankSummary, median_without, phase_spread, work_rates
+from ioscore.results import RankSummary, median_without, phase_spread, work_rates
 from submissions.models import PhaseResult, Submission
+from submissions.run_rows import library_phase
 
 from .models import ListStatistic, RankedList
 from .phases import PHASES, unit
@@ -122,31 +122,6 @@ def timeseries_payload(phases: Iterable[PhaseResult]) -> list[dict[str, Any]]:
     return out
 
 
-_RANK_FIELDS = frozenset(f.name for f in dataclasses.fields(RankStat))
-
-
-def library_phase(row: PhaseResult) -> LibraryPhase:
-    """A stored phase as the results library's model, so its rules run on what was stored."""
-    ranks = [
-        RankStat(**{k: v for k, v in r.items() if k in _RANK_FIELDS})
-        for r in (row.ranks or [])
-        if isinstance(r, dict) and isinstance(r.get("rank"), int)
-    ]
-    return LibraryPhase(
-        name=row.name,
-        value=row.value,
-        unit=row.unit,
-        time=row.time,
-        valid=row.valid,
-        ranks=ranks,
-        timeseries=row.timeseries if isinstance(row.timeseries, dict) else None,
-        extra=row.extra if isinstance(row.extra, dict) else {},
-        rank_summary=RankSummary.from_stored(row.rank_summary)
-        if isinstance(row.rank_summary, dict)
-        else None,
-    )
-
-
 def spread_payload(phases: Iterable[PhaseResult]) -> list[dict[str, Any]]:
     """Work rate per rank, per phase, with the library's stragglers
     (``ioscore.results.stragglers``: the rule ``ioscore report`` applies) and their reasons."""
@@ -208,6 +183,7 @@ def _summary_payload(summary: RankSummary | None, scale: float) -> dict[str, Any
         "edges": [edge / scale for edge in summary.histogram_edges],
         "counts": summary.histogram_counts,
         "quantiles": {key: value / scale for key, value in rate.items()},
+        "full_file": summary.full_file,  # where the run's archive keeps every rank, if known
     }
 
 

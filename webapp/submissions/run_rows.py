@@ -11,9 +11,18 @@ import dataclasses
 import math
 from collections.abc import Iterator
 from datetime import UTC, datetime
+from pathlib import PurePath
 from typing import Any
 
-from ioscore.results import CountRows, RunResult, storable_text
+from ioscore.results import (
+    CountRows,
+    RankStat,
+    RankSummary,
+    RunResult,
+    storable_text,
+    summary_form,
+)
+from ioscore.results import PhaseResult as LibraryPhase
 
 
 def json_safe(value: Any) -> Any:
@@ -44,9 +53,14 @@ def phase_rows(run: RunResult) -> list[dict[str, Any]]:
 
 
 def iter_phase_rows(run: RunResult) -> Iterator[dict[str, Any]]:
-    """``phase_rows`` one at a time: a full-form result's phase holds a JSON object per rank
-    (100,000 ranks: ~100 MB of Python objects a phase, ~1.4 GB for all 12 at once)."""
-    for order, (name, phase) in enumerate(run.phases.items()):
+    """``phase_rows`` one at a time. A phase of more than the rank-detail threshold in the
+    full form (the suite's threshold raised) is stored in the summary form, as the suite
+    writes it: every page and API reads a bounded row (a 100,000-rank full-form run was
+    ~250 MB of rank JSON, decoded on every view), and the run's file, kept unchanged in
+    the archive, holds every rank (the summary's ``full_file``)."""
+    full_file = PurePath(run.source).name or None
+    for order, (name, full) in enumerate(run.phases.items()):
+        phase = summary_form(full, full_file)
         yield {
             "name": name,
             "order": order,
@@ -58,10 +72,43 @@ def iter_phase_rows(run: RunResult) -> Iterator[dict[str, Any]]:
             "invalid_reasons": list(phase.invalid_reasons),
             "score_txt": phase.score_txt,
             "extra": json_safe(phase.extra),
-            "ranks": [json_safe(vars(rank)) for rank in phase.ranks],
-            # above the suite's rank-detail threshold: the distributions, not every rank
-            "rank_summary": json_safe(dataclasses.asdict(phase.rank_summary))
-            if phase.rank_summary is not None
-            else None,
-            "timeseries": json_safe(phase.timeseries),
+            **rank_fields(phase),
         }
+
+
+def rank_fields(phase: LibraryPhase) -> dict[str, Any]:
+    """The per-rank columns of a phase's row: ``ranks``, ``rank_summary``, ``timeseries``."""
+    return {
+        "ranks": [json_safe(vars(rank)) for rank in phase.ranks],
+        # above the suite's rank-detail threshold: the distributions, not every rank
+        "rank_summary": json_safe(dataclasses.asdict(phase.rank_summary))
+        if phase.rank_summary is not None
+        else None,
+        "timeseries": json_safe(phase.timeseries),
+    }
+
+
+_RANK_FIELDS = frozenset(f.name for f in dataclasses.fields(RankStat))
+
+
+def library_phase(row: Any) -> LibraryPhase:
+    """A stored phase row (``PhaseResult``, or its historical model in a migration) as the
+    results library's model, so the library's rules and charts run on what was stored."""
+    ranks = [
+        RankStat(**{k: v for k, v in r.items() if k in _RANK_FIELDS})
+        for r in (row.ranks or [])
+        if isinstance(r, dict) and isinstance(r.get("rank"), int)
+    ]
+    return LibraryPhase(
+        name=row.name,
+        value=row.value,
+        unit=row.unit,
+        time=row.time,
+        valid=row.valid,
+        ranks=ranks,
+        timeseries=row.timeseries if isinstance(row.timeseries, dict) else None,
+        extra=row.extra if isinstance(row.extra, dict) else {},
+        rank_summary=RankSummary.from_stored(row.rank_summary)
+        if isinstance(row.rank_summary, dict)
+        else None,
+    )

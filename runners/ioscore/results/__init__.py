@@ -27,7 +27,8 @@ Public API (the service imports these names; keep them stable):
   ``phase_ranks_from_csv`` (a phase's CSV ranks, summarised above the threshold).
 * The summary form (issue 21): ``RANK_DETAIL_THRESHOLD`` (the suite's default: ranks up to
   which a phase keeps every rank), ``summarise_ranks`` / ``bounded_ranks`` (the one
-  summariser: quantiles, named slowest/fastest ranks, rate histogram, per-host aggregates).
+  summariser: quantiles, named slowest/fastest ranks, rate histogram, per-host aggregates),
+  ``summary_form`` (a whole phase above the threshold as the suite writes it).
 * What an upload must hold, for pages that explain it: ``RUN_MARKERS``,
   ``JOB_SCRIPT_SUFFIXES``, ``JOB_OUTPUT_SUFFIXES``, ``JOB_OUTPUT_PREFIXES``,
   ``ARCHIVE_SUFFIXES``, ``MIN_WRITE_SECONDS`` / ``MIN_WRITE_SECONDS_SCC``.
@@ -90,7 +91,12 @@ from ioscore.results.parse_rankcsv import (
     suite_rank_file,
 )
 from ioscore.results.paths import load_path
-from ioscore.results.rank_summary import RANK_DETAIL_THRESHOLD, bounded_ranks, summarise_ranks
+from ioscore.results.rank_summary import (
+    RANK_DETAIL_THRESHOLD,
+    bounded_ranks,
+    summarise_ranks,
+    summary_form,
+)
 from ioscore.results.releases import BUILTIN_RELEASES, Release, get_release
 from ioscore.results.rules import (
     MIN_WRITE_SECONDS,
@@ -168,6 +174,7 @@ __all__ = [
     "storable_text",
     "suite_rank_file",
     "summarise_ranks",
+    "summary_form",
     "verify_hashes",
     "work_rates",
 ]

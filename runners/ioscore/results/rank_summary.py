@@ -12,9 +12,10 @@ quantiles but in no host aggregate: ``hosts`` is empty when no row names one.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 
-from ioscore.results.model import QUANTILE_KEYS, HostAggregate, RankStat, RankSummary
+from ioscore.results.model import QUANTILE_KEYS, HostAggregate, PhaseResult, RankStat, RankSummary
 from ioscore.results.stragglers import rate_histogram
 
 RANK_DETAIL_THRESHOLD = 4096  # ranks up to which a phase keeps every rank (the suite's default)
@@ -85,3 +86,26 @@ def bounded_ranks(
         return ranks, None
     summary, named = summarise_ranks(ranks)
     return named, summary
+
+
+def summary_form(
+    phase: PhaseResult, full_file: str | None, threshold: int = RANK_DETAIL_THRESHOLD
+) -> PhaseResult:
+    """`phase` as the suite writes a phase of more than `threshold` ranks: the named extremes,
+    the summary of every rank (its ``full_file`` naming where every rank's record is) and the
+    time series per phase only. `phase` itself when it is already summarised or small enough.
+
+    For a full-form file above the threshold (a run with the suite's threshold raised), so
+    what is kept of it is bounded whatever the run's size, as the suite's own files are."""
+    if phase.rank_summary is not None or len(phase.ranks) <= threshold:
+        return phase
+    summary, named = summarise_ranks(list(phase.ranks))  # RankColumns: one record per rank, once
+    series = phase.timeseries
+    if isinstance(series, dict) and "per_rank" in series:
+        series = {**series, "per_rank": []}  # a row per rank: the time series stays per phase
+    return dataclasses.replace(
+        phase,
+        ranks=named,
+        rank_summary=dataclasses.replace(summary, full_file=full_file),
+        timeseries=series,
+    )

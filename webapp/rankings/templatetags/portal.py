@@ -89,5 +89,12 @@ def any_summary(spread: Any) -> bool:
 
 
 @register.simple_tag
+def summary_full_files(spread: Any) -> list[str]:
+    """The files of the run's archive that hold every rank of its summarised phases."""
+    files = {(s.get("summary") or {}).get("full_file") for s in spread or []}
+    return sorted(f for f in files if f)
+
+
+@register.simple_tag
 def rank_detail_threshold() -> str:
     return f"{RANK_DETAIL_THRESHOLD:,}"
