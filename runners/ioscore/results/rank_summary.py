@@ -14,8 +14,16 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
+from typing import Any
 
-from ioscore.results.model import QUANTILE_KEYS, HostAggregate, PhaseResult, RankStat, RankSummary
+from ioscore.results.model import (
+    QUANTILE_KEYS,
+    HostAggregate,
+    PhaseResult,
+    RankColumns,
+    RankStat,
+    RankSummary,
+)
 from ioscore.results.stragglers import rate_histogram
 
 RANK_DETAIL_THRESHOLD = 4096  # ranks up to which a phase keeps every rank (the suite's default)
@@ -31,50 +39,91 @@ def quantiles(values: Sequence[float]) -> dict[str, float]:
     return {key: ordered[round(pct / 100 * last)] for key, pct in _PERCENT.items()}
 
 
-def _hosts(ranks: Sequence[RankStat]) -> list[HostAggregate]:
-    hosts: dict[str, HostAggregate] = {}
-    for r in ranks:
-        if r.host is None or r.rate is None:
+def _hosts(
+    hosts: Sequence[str | None],
+    rates: Sequence[float | None],
+    starts: Sequence[float | None],
+    ends: Sequence[float | None],
+    items: Sequence[int | None],
+    nbytes: Sequence[int | None],
+) -> list[HostAggregate]:
+    """Per-host sums of the rated ranks, from the ranks' columns (a running list per host:
+    an attribute update per rank on 100,000 ranks cost a second a phase)."""
+    sums: dict[str, list[Any]] = {}
+    for host, rate, start, end, count, size in zip(
+        hosts, rates, starts, ends, items, nbytes, strict=True
+    ):
+        if host is None or rate is None:
             continue
-        start, end = r.start or 0.0, r.end or 0.0
-        host = hosts.get(r.host)
-        if host is None:
-            host = hosts[r.host] = HostAggregate(r.host, 0, 0, 0, 0.0, r.rate, r.rate, start, end)
-        host.ranks += 1
-        host.items += r.items or 0
-        host.bytes += r.bytes or 0
-        host.rate_sum += r.rate
-        host.rate_min = min(host.rate_min, r.rate)
-        host.rate_max = max(host.rate_max, r.rate)
-        host.start_min = min(host.start_min, start)
-        host.end_max = max(host.end_max, end)
-    return [hosts[name] for name in sorted(hosts)]  # by host name, as the suite sorts them
+        start, end = start or 0.0, end or 0.0
+        acc = sums.get(host)
+        if acc is None:  # ranks, items, bytes, rate sum, min, max, start min, end max
+            sums[host] = [1, count or 0, size or 0, 0.0 + rate, rate, rate, start, end]
+            continue
+        acc[0] += 1
+        acc[1] += count or 0
+        acc[2] += size or 0
+        acc[3] += rate
+        if rate < acc[4]:
+            acc[4] = rate
+        if rate > acc[5]:
+            acc[5] = rate
+        if start < acc[6]:
+            acc[6] = start
+        if end > acc[7]:
+            acc[7] = end
+    # by host name, as the suite sorts them
+    return [HostAggregate(name, *sums[name]) for name in sorted(sums)]
+
+
+def _column(ranks: Sequence[RankStat], name: str) -> Sequence[Any]:
+    if isinstance(ranks, RankColumns):
+        return ranks.column(name)
+    return [getattr(r, name) for r in ranks]
 
 
 def summarise_ranks(
     ranks: Sequence[RankStat], k: int = EXTREME_RANKS
 ) -> tuple[RankSummary, list[RankStat]]:
     """The summary of every rank in `ranks` and the ranks it names (its `k` slowest and `k`
-    fastest by rate, sorted by rank), what a summary-form phase keeps."""
-    rated = sorted((r for r in ranks if r.rate is not None), key=lambda r: (r.rate, r.rank))
+    fastest by rate, ties by rank, sorted by rank), what a summary-form phase keeps.
+
+    Computed on the ranks' columns (``RankColumns`` hands them over without a RankStat per
+    rank): at 100,000 ranks, 0.13 s a phase instead of 1.1 s."""
+    columns = {name: _column(ranks, name) for name in ("rank", "host", "items", "bytes")}
+    columns.update((name, _column(ranks, name)) for name in QUANTILE_FIELDS)
+    rates, numbers = columns["rate"], columns["rank"]
+    # (rate, rank, index): ties by rank, then by place, as a stable sort on (rate, rank)
+    rated = sorted(
+        (rate, number, index)
+        for index, (rate, number) in enumerate(zip(rates, numbers, strict=True))
+        if rate is not None
+    )
     slowest, fastest = rated[:k], rated[::-1][:k]
     fields = {
         name: values
         for name in QUANTILE_FIELDS
-        if (values := [v for r in ranks if (v := getattr(r, name)) is not None])
+        if (values := [v for v in columns[name] if v is not None])
     }
-    histogram = rate_histogram([r.rate for r in rated])  # type: ignore[misc]
+    histogram = rate_histogram([rate for rate, _, _ in rated])
     summary = RankSummary(
         count=len(ranks),
         quantiles={name: quantiles(values) for name, values in fields.items()},
         histogram_edges=histogram["edges"],
         histogram_counts=histogram["counts"],
-        slowest=[r.rank for r in slowest],
-        fastest=[r.rank for r in fastest],
-        hosts=_hosts(ranks),
+        slowest=[number for _, number, _ in slowest],
+        fastest=[number for _, number, _ in fastest],
+        hosts=_hosts(
+            columns["host"],
+            rates,
+            columns["start"],
+            columns["end"],
+            columns["items"],
+            columns["bytes"],
+        ),
     )
-    named = {r.rank: r for r in (*slowest, *fastest)}
-    return summary, [named[rank] for rank in sorted(named)]
+    named = {number: ranks[index] for _, number, index in (*slowest, *fastest)}
+    return summary, [named[number] for number in sorted(named)]
 
 
 def bounded_ranks(
@@ -99,7 +148,7 @@ def summary_form(
     what is kept of it is bounded whatever the run's size, as the suite's own files are."""
     if phase.rank_summary is not None or len(phase.ranks) <= threshold:
         return phase
-    summary, named = summarise_ranks(list(phase.ranks))  # RankColumns: one record per rank, once
+    summary, named = summarise_ranks(phase.ranks)
     series = phase.timeseries
     if isinstance(series, dict) and "per_rank" in series:
         series = {**series, "per_rank": []}  # a row per rank: the time series stays per phase
