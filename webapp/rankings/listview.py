@@ -539,7 +539,9 @@ class ListRows:
         row: with ``count(*) OVER ()`` on the ordered, limited query itself it costed the
         scan as if the LIMIT stopped it early and walked the wide list-order index (twice
         as slow as reading the rows). Only (id, sort key, position) are carried into the
-        top-N sort."""
+        top-N sort. The count is a scalar subquery over the CTE, not a window over it: the
+        window aggregate passed every matching row on to the sort (13,307 rows of a
+        100,000-entry list: 4.3 ms against 2.7)."""
         start = item.start or 0
         if item.stop is not None and item.stop <= start:
             return []
@@ -556,7 +558,7 @@ class ListRows:
         limit = "" if item.stop is None else f" LIMIT {int(item.stop - start)}"
         sql = (
             f"WITH matching (id, sort_key, position) AS MATERIALIZED ({inner}) "
-            "SELECT id, count(*) OVER () FROM matching "
+            "SELECT id, (SELECT count(*) FROM matching) FROM matching "
             f"ORDER BY sort_key {direction} NULLS LAST, position ASC{limit} OFFSET {int(start)}"
         )
         # The list's indexes and rows are read by every page, so they are in memory: at the
