@@ -7,6 +7,8 @@ existing generated database (issue 21):
 * ``--compare sorts``: a page of the whole list sorted by each column both ways, and the
   vendor and node-count filters, through the list's column indexes (``ListRows``) against
   an ORDER BY of the list as the view states it and a case-blind vendor compare;
+* ``--compare count``: a filtered page whose count is a scalar subquery over its scan
+  (``ListRows``) against the window aggregate ``count(*) OVER ()`` it replaced;
 * ``--compare search``: a search through the list's stored distinct texts
   (``rankings.list_index``: entries picked by the keys of the matching texts) against a LIKE
   on every entry's text. The list-order index no longer carries the text; to compare with
@@ -23,7 +25,7 @@ work slows both alike; the ratio is the number to read.
 Usage (from the repository root, on a migrated ``service_scale.py`` database or a copy):
 
     DATABASE_URL=postgresql://postgres@127.0.0.1:5432/ioscore_service_scale_100000 \\
-        .venv/bin/python bench/list_rows_ab.py [--compare scans|sorts|search] [--repeat 15]
+        .venv/bin/python bench/list_rows_ab.py [--compare scans|sorts|count|search] [--repeat 15]
 
 Not a test: it asserts nothing but that both sides give the same count and page.
 """
@@ -84,6 +86,16 @@ QUERIES = {
         "vendor=DDN&year=2020",
         "nodes_min=100&nodes_max=400",
     ],
+    # Filtered pages (the count comes from their scan), the last one past its own end.
+    "count": [
+        "fs=Lustre&nodes_min=10",
+        "vendor=DDN&year=2020",
+        "nodes_min=100&nodes_max=400",
+        "q=lustre",
+        "q=cluster&fs=Lustre&sort=md",
+        "fs=Lustre&sort=find&dir=desc&page=30",
+        "fs=DAOS&page=9999",
+    ],
     "search": [
         "q=Cluster-0042",
         "q=lustre",
@@ -122,6 +134,11 @@ def sides(compare: str, list_id: int) -> tuple[tuple[str, Callable[..., Any]], .
         def _ordered_ids(self, item: slice) -> list[int]:
             return list(_ordered(self.matching, self.state).values_list("pk", flat=True)[item])
 
+    class WindowCount(ListRows):
+        """The former ListRows: the count of a filtered page as a window over its scan."""
+
+        MATCHING_COUNT = "count(*) OVER ()"
+
     # As the list page: the whole list's count is remembered per list version, so a page
     # sorted differently pays for its rows only.
     remembered = [list_id, "list_rows_ab"]
@@ -129,6 +146,11 @@ def sides(compare: str, list_id: int) -> tuple[tuple[str, Callable[..., Any]], .
         return (
             ("ORDER BY", SortedRows),
             ("walk", lambda e, s: ListRows(e, s, version=remembered, list_id=list_id)),
+        )
+    if compare == "count":
+        return (
+            ("window", lambda e, s: WindowCount(e, s, list_id=list_id)),
+            ("scalar", lambda e, s: ListRows(e, s, list_id=list_id)),
         )
     if compare == "scans":
         return (

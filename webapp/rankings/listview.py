@@ -453,6 +453,9 @@ class ListRows:
     anonymous page is, so a re-sorted page of the whole list reads its own rows only.
     ``list_id``: see ``filtered_entries``."""
 
+    # The count beside each of a filtered page's ids (see ``_scan``).
+    MATCHING_COUNT = "(SELECT count(*) FROM matching)"
+
     def __init__(
         self,
         entries: QuerySet[ListEntry],
@@ -558,7 +561,7 @@ class ListRows:
         limit = "" if item.stop is None else f" LIMIT {int(item.stop - start)}"
         sql = (
             f"WITH matching (id, sort_key, position) AS MATERIALIZED ({inner}) "
-            "SELECT id, (SELECT count(*) FROM matching) FROM matching "
+            f"SELECT id, {self.MATCHING_COUNT} FROM matching "
             f"ORDER BY sort_key {direction} NULLS LAST, position ASC{limit} OFFSET {int(start)}"
         )
         # The list's indexes and rows are read by every page, so they are in memory: at the
