@@ -45,7 +45,7 @@ def test_rank_summary_survives_storage_and_gives_the_same_findings() -> None:
 
 def test_the_rank_chart_shows_the_named_ranks_only() -> None:
     _, rows = _stored_rows()
-    for entry in spread_payload(rows):
+    for entry in spread_payload([library_phase(row) for row in rows]):
         assert 0 < len(entry["ranks"]) <= 2 * synthetic.EXTREME_RANKS
 
 

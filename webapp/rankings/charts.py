@@ -107,29 +107,36 @@ def bars_payload(
     }
 
 
-def timeseries_payload(phases: Iterable[PhaseResult]) -> list[dict[str, Any]]:
+def inside_run_payload(phases: Iterable[PhaseResult]) -> dict[str, list[dict[str, Any]]]:
+    """The "inside the run" charts of a result page: throughput over time and work rate per
+    rank, from each stored phase read once into the library's model (a summary-form phase of
+    1,000 hosts is 12,000 host aggregates to rebuild)."""
+    library = [library_phase(row) for row in phases]
+    return {"timeseries": timeseries_payload(library), "spread": spread_payload(library)}
+
+
+def timeseries_payload(phases: Iterable[LibraryPhase]) -> list[dict[str, Any]]:
     """Aggregate throughput over time per phase in the phase's unit (GiB/s or kIOPS), from the
     library's ``throughput_series`` (the CLI report's chart: partial last bucket, bytes per
     transfer), for runs that recorded a time series."""
     from ioscore.report.charts import throughput_series  # imports plotly: only when needed
 
     out = []
-    for row in phases:
-        series = throughput_series(library_phase(row))
+    for phase in phases:
+        series = throughput_series(phase)
         if series is None or not any(series[1]):
             continue
-        out.append({"phase": row.name, "unit": row.unit, "t": series[0], "rate": series[1]})
+        out.append({"phase": phase.name, "unit": phase.unit, "t": series[0], "rate": series[1]})
     return out
 
 
-def spread_payload(phases: Iterable[PhaseResult]) -> list[dict[str, Any]]:
+def spread_payload(phases: Iterable[LibraryPhase]) -> list[dict[str, Any]]:
     """Work rate per rank, per phase, with the library's stragglers
     (``ioscore.results.stragglers``: the rule ``ioscore report`` applies) and their reasons."""
     from ioscore.report.summary import rate_scale  # imports plotly: only when a page needs it
 
     out = []
-    for row in phases:
-        phase = library_phase(row)
+    for phase in phases:
         rates = work_rates(phase)
         rated = [r for r in phase.ranks if r.rank in rates]
         if not rated or max(rates.values()) <= 0:

@@ -326,7 +326,6 @@ def run_charts(submission: Any, phases: list[Any], user: Any) -> dict[str, Any]:
             "radar": charts.radar_payload(
                 [(f"#{submission.pk}", scored)], best, best, "best published value"
             ),
-            "timeseries": charts.timeseries_payload(phases),
-            "spread": charts.spread_payload(phases),
+            **charts.inside_run_payload(phases),
         }
     )

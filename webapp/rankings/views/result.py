@@ -97,8 +97,7 @@ def submission_page(request: HttpRequest, pk: int) -> HttpResponse:
             history_best,
             str(context_entry.ranked_list) if context_entry else "",
         ),
-        "timeseries": charts.timeseries_payload(phases),
-        "spread": charts.spread_payload(phases),
+        **charts.inside_run_payload(phases),
     }
     issues = list(submission.issues.all()) if hasattr(submission, "issues") else []
     return render(
