@@ -7,8 +7,11 @@ migration submissions 0010; up to the threshold nothing changes."""
 from __future__ import annotations
 
 import importlib
+import io
 import json
+import pickle
 import re
+import tarfile
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +25,7 @@ from ioscore.results.parse_json import parse_result_json_text
 from ioscore.results.stragglers import phase_spread
 from submissions.models import PhaseResult, Status, Submission
 from submissions.run_rows import library_phase, phase_rows, rank_fields
+from validation.pipeline import Context, evaluate
 
 from .portal_runs import store_run
 
@@ -84,6 +88,32 @@ def test_up_to_the_threshold_every_rank_is_kept() -> None:
         assert row["rank_summary"] is None, row["name"]
         assert len(row["ranks"]) == RANK_DETAIL_THRESHOLD, row["name"]
         assert len(row["timeseries"]["per_rank"]) == RANK_DETAIL_THRESHOLD, row["name"]
+
+
+def test_the_validation_child_hands_the_worker_the_stored_form(
+    open_release: Any, tmp_path: Path
+) -> None:
+    """The checks read every rank in the limited child; what crosses to the worker (pickled)
+    is the run as it is stored, not a 100,000-rank model."""
+    content = json.dumps(_document(ABOVE)).encode()
+    archive = tmp_path / "run.tar.gz"
+    with tarfile.open(archive, "w:gz") as tar:
+        member = tarfile.TarInfo("run/result.json")
+        member.size = len(content)
+        tar.addfile(member, io.BytesIO(content))
+    context = Context(open_release, "research", False, None, None)
+    sandbox = tmp_path / "sandbox"  # the task makes it, below the media directory
+    sandbox.mkdir()
+    outcome = evaluate(archive, sandbox, context)
+    assert outcome.run is not None, [issue.message for issue in outcome.issues]
+    assert outcome.run_dir == "run"
+    for phase in outcome.run.phases.values():
+        if phase.rank_summary is not None or phase.ranks:
+            assert phase.rank_summary is not None and phase.rank_summary.count == ABOVE
+            assert phase.rank_summary.full_file == "result.json"
+            assert len(phase.ranks) <= NAMED_MAX, phase.name
+            assert not (phase.timeseries or {}).get("per_rank"), phase.name
+    assert len(pickle.dumps(outcome)) < len(content) / 20
 
 
 def _chart_data(page: str) -> dict[str, Any]:

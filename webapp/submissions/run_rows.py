@@ -52,15 +52,23 @@ def phase_rows(run: RunResult) -> list[dict[str, Any]]:
     return list(iter_phase_rows(run))
 
 
-def iter_phase_rows(run: RunResult) -> Iterator[dict[str, Any]]:
-    """``phase_rows`` one at a time. A phase of more than the rank-detail threshold in the
-    full form (the suite's threshold raised) is stored in the summary form, as the suite
-    writes it: every page and API reads a bounded row (a 100,000-rank full-form run was
-    ~250 MB of rank JSON, decoded on every view), and the run's file, kept unchanged in
-    the archive, holds every rank (the summary's ``full_file``)."""
+def bounded_run(run: RunResult) -> RunResult:
+    """`run` as it is stored. A phase of more than the rank-detail threshold in the full form
+    (the suite's threshold raised) is kept in the summary form, as the suite writes it: every
+    page and API reads a bounded row (a 100,000-rank full-form run was ~250 MB of rank JSON,
+    decoded on every view), and the run's file, kept unchanged in the archive, holds every
+    rank (the summary's ``full_file``). The validation child hands the worker this (1 MB at
+    100,000 ranks, where the whole run pickled to 150 MB), after its checks saw every rank."""
     full_file = PurePath(run.source).name or None
-    for order, (name, full) in enumerate(run.phases.items()):
-        phase = summary_form(full, full_file)
+    phases = {name: summary_form(phase, full_file) for name, phase in run.phases.items()}
+    if all(phases[name] is phase for name, phase in run.phases.items()):
+        return run
+    return dataclasses.replace(run, phases=phases)
+
+
+def iter_phase_rows(run: RunResult) -> Iterator[dict[str, Any]]:
+    """``phase_rows`` of the run as it is stored (``bounded_run``), one at a time."""
+    for order, (name, phase) in enumerate(bounded_run(run).phases.items()):
         yield {
             "name": name,
             "order": order,

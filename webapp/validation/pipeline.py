@@ -31,7 +31,7 @@ from ioscore.results import (
 )
 from submissions import archive_safety, questionnaire, system_description
 from submissions.releases import to_library
-from submissions.run_rows import json_safe
+from submissions.run_rows import bounded_run, json_safe
 
 log = logging.getLogger(__name__)
 # Column widths of the rows a run is stored in (submissions.models), checked before storing.
@@ -242,7 +242,7 @@ def _check_run(outcome: Outcome, run_dir: Path, root: Path, ctx: Context) -> Non
         outcome.issues.append(IssueRow("result-storage", Severity.INVALID, problem))
         return  # keep the issues; the run itself cannot be stored
     scores = recompute_scores(run)
-    outcome.run = run
+    outcome.run = bounded_run(run)  # what is stored: the worker gets no more than that
     outcome.scores = scores if _finite_scores(scores) else None
 
 
