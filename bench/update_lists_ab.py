@@ -34,10 +34,11 @@ import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+from revisions import export
 
 HERE = Path(__file__).resolve().parent
 SERVER = "postgresql://postgres@127.0.0.1:5432"
@@ -141,7 +142,7 @@ def main() -> None:
     how.add_argument("--rebuild", action="store_const", const="over", dest="build")
     args = parser.parse_args()
     before_src = Path(args.before_src)
-    exported = None if before_src.is_dir() else export(args.before_src)
+    exported = None if before_src.is_dir() else export(args.before_src, "update-lists-ab-")
     try:
         compare(
             args,
@@ -150,18 +151,6 @@ def main() -> None:
     finally:
         if exported is not None:
             shutil.rmtree(exported)
-
-
-def export(revision: str) -> Path:
-    """The code of ``revision`` (what a run imports) in a temporary directory."""
-    target = Path(tempfile.mkdtemp(prefix="update-lists-ab-"))
-    archive = subprocess.run(
-        ["git", "-C", str(HERE.parent), "archive", revision, "bench", "webapp", "runners"],
-        check=True,
-        capture_output=True,
-    ).stdout
-    subprocess.run(["tar", "-x", "-C", str(target)], input=archive, check=True)
-    return target
 
 
 def compare(args: argparse.Namespace, sides: dict[str, tuple[Path, str]]) -> None:
