@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from revisions import export
+from service_validation import submitter_client
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -191,33 +192,6 @@ def stored_bytes(submission: int) -> dict[str, float]:
     return {"stored_mb": held / 2**20, "json_mb": text / 2**20}
 
 
-def bench_client() -> Any:
-    from datetime import timedelta
-
-    from django.contrib.auth.models import Group, User
-    from django.utils import timezone
-    from rest_framework.test import APIClient
-
-    from accounts.models import ApiToken, Site
-    from submissions.models import Release
-
-    user = User.objects.create_user("bench")
-    user.groups.add(Group.objects.get(name="submitter"))
-    site = Site.objects.create(name="Bench Site")
-    site.members.add(user)
-    today = timezone.now().date()
-    Release.objects.create(
-        acronym="BIGRUN",
-        release_date=today + timedelta(days=60),
-        submission_deadline=today + timedelta(days=30),
-        accepted_versions=["synthetic"],
-    )
-    _token, raw = ApiToken.issue(user, site)
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {raw}")
-    return client
-
-
 def run_view(src: Path, submission: int) -> dict[str, Any]:
     env = {**os.environ, "PYTHONPATH": str(src / "runners")}
     out = subprocess.run(
@@ -270,7 +244,7 @@ def main() -> None:
         from ioscore.results import synthetic
 
         call_command("migrate", verbosity=0)
-        client = bench_client()
+        client = submitter_client("BIGRUN", ["synthetic"])
         document = json.dumps(
             synthetic.full_document(args.ranks, ppn=100, slow_hosts=(1,))
         ).encode()

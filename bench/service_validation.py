@@ -136,31 +136,42 @@ def _start_worker(queue: str, media: Path) -> subprocess.Popen[bytes]:
     return process
 
 
-def _bench_uploads(count: int, submission_id: str) -> dict[str, list[float]]:
+def submitter_client(acronym: str, versions: list[str]) -> Any:
+    """An API client with the token of a new submitter ("bench", of a new site), and a
+    release open for submissions that accepts ``versions``."""
     from datetime import timedelta
 
     from django.contrib.auth.models import Group, User
-    from django.core.files.uploadedfile import SimpleUploadedFile
     from django.utils import timezone
     from rest_framework.test import APIClient
 
     from accounts.models import ApiToken, Site
-    from submissions.models import Release, Submission
-    from tests.webapp.helpers import QUESTIONNAIRE, corpus_archive, example_system
+    from submissions.models import Release
 
     user = User.objects.create_user("bench")
     user.groups.add(Group.objects.get(name="submitter"))
     site = Site.objects.create(name="Bench Site")
+    site.members.add(user)
     today = timezone.now().date()
     Release.objects.create(
-        acronym="BENCH",
+        acronym=acronym,
         release_date=today + timedelta(days=60),
         submission_deadline=today + timedelta(days=30),
-        accepted_versions=["io500-sc25"],
+        accepted_versions=versions,
     )
     _token, raw = ApiToken.issue(user, site)
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Token {raw}")
+    return client
+
+
+def _bench_uploads(count: int, submission_id: str) -> dict[str, list[float]]:
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from submissions.models import Submission
+    from tests.webapp.helpers import QUESTIONNAIRE, corpus_archive, example_system
+
+    client = submitter_client("BENCH", ["io500-sc25"])
     system = json.dumps(example_system())
     answers = json.dumps(QUESTIONNAIRE)
     end_to_end: list[float] = []
