@@ -53,6 +53,7 @@ from django.utils import timezone
 
 from submissions.models import ListRule, ListType, Release, Submission
 
+from .acceptance import place_fresh
 from .eras import list_types_for
 from .list_lock import lists_locked
 from .list_statistics import fill_missing
@@ -164,6 +165,9 @@ def update_lists(submission_ids: Iterable[int], today: date | None = None) -> Bu
 
 
 def _update(ids: set[int], today: date) -> BuildReport:
+    placed = place_fresh(ids)  # a fresh acceptance in the newest release, placed by itself
+    if placed is not None:
+        return placed
     report = BuildReport()
     # Its release now, and every release whose lists hold it (it may have moved release).
     starts = set(Submission.objects.filter(pk__in=ids).values_list("release_id", flat=True))

@@ -89,8 +89,11 @@ FACT_COLUMNS = (
 )
 
 
-def load_facts(phases_of: Iterable[int] | None = None) -> dict[int, Facts]:
-    """Every accepted submission with a score, in two queries (plus storage-system merges).
+def load_facts(
+    phases_of: Iterable[int] | None = None, only: Iterable[int] | None = None
+) -> dict[int, Facts]:
+    """Every accepted submission with a score (of the ids ``only`` when given), in two
+    queries (plus storage-system merges).
 
     Only a release's own new entries take their phase values from the submission (carried
     entries keep the stored ones), so ``phases_of`` can name the releases whose submissions'
@@ -98,15 +101,18 @@ def load_facts(phases_of: Iterable[int] | None = None) -> dict[int, Facts]:
     At 100,000 submissions the phases are 1.2 million rows, most of the load.
     """
     canonical = _canonical_storage_ids()
-    rows = rows_of(
-        Submission.objects.filter(
-            status=Status.ACCEPTED,
-            score_total__isnull=False,
-            score_bw__isnull=False,
-            score_md__isnull=False,
-        ).values_list(*FACT_COLUMNS)
+    submissions = Submission.objects.filter(
+        status=Status.ACCEPTED,
+        score_total__isnull=False,
+        score_bw__isnull=False,
+        score_md__isnull=False,
     )
     phase_rows = PhaseResult.objects.filter(submission__status=Status.ACCEPTED, name__in=PHASES)
+    if only is not None:
+        ids = list(only)
+        submissions = submissions.filter(pk__in=ids)
+        phase_rows = phase_rows.filter(submission_id__in=ids)
+    rows = rows_of(submissions.values_list(*FACT_COLUMNS))
     if phases_of is not None:
         phase_rows = phase_rows.filter(submission__release_id__in=list(phases_of))
     phase_values: dict[int, dict[str, float]] = defaultdict(dict)
@@ -217,6 +223,15 @@ def _canonical_storage_ids() -> dict[int, int]:
             seen.add(node)
         resolved[start] = node
     return resolved
+
+
+def storage_ids_of(key: tuple[str, int]) -> list[int]:
+    """The storage systems whose runs share a ``Facts.storage_key`` (the system and those
+    merged into it); none for a run without a storage system (its own group)."""
+    kind, target = key
+    if kind != "storage":
+        return []
+    return [target, *(s for s, t in _canonical_storage_ids().items() if t == target)]
 
 
 def load_pins() -> dict[str, dict[tuple[str, int], int]]:

@@ -1,0 +1,313 @@
+"""A fresh acceptance placed into the newest release's stored lists (issue 21): what
+``update_lists`` would write, without proposing every list again.
+
+``builder.update_lists`` proposes each list of a release from the previous release's stored
+lists and the facts of every submission, then compares; at 100,000 submissions that is most
+of a second per list for one new row. When the accepted runs are *fresh* (of the newest
+release, on no stored list of any release) the lists ``build_lists`` would now propose
+differ from the stored ones, which are what it proposed before, by those runs alone: every
+other entry is judged on facts that did not change. So each run is placed by itself, with
+the builder's own rules (``membership.admits_new``, ``ranking._order``, ``mark_awards``'s):
+
+* membership: the any-size pool of each rule, the 10-node subset of it; Research leaves out
+  the runs kept on Production, the run itself when it is kept there;
+* one entry per storage system: on a de-duplicated list the run joins its system's group
+  (the kept entry and the runs it displaced, found by the storage system's ids); it is
+  kept when the group was empty, else it is recorded as displaced by the kept entry;
+* ranks: the run's are one more than the count of entries above it in each metric, and the
+  entries below it move down one, in one UPDATE (the only work left that grows with the
+  list, in SQL: the stored ranks of the rows below do change);
+* list order: a key between its neighbours' (``list_order``), found by the score index;
+* awards and the trends statistics: from the release's own entries (carried ones hold no
+  award and are not in the box), read back; the list's best and count from the stored ones.
+
+What it does not place exactly it leaves to the full update: it raises ``Fallback`` inside
+a savepoint, so nothing it wrote stays. That is a run that would take the place of a kept
+entry (the entry displaced could fall to Research, or take an award with it), a list to
+create, a locked or published list, a spot with no list-order key left between its
+neighbours, a release after the run's, a list without stored statistics.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, NamedTuple
+
+from django.db import connection, transaction
+from django.utils import timezone
+
+from submissions.models import ListRule, ListType, Release, Submission
+
+from . import list_index, list_order
+from .eras import list_types_for
+from .list_statistics import _READ, store_statistics_added
+from .loading import load_facts, load_pins, rows_of, storage_ids_of
+from .membership import RULE_ORDER, ListSpec, admits_new, admits_new_ten_node, fresh
+from .models import ListEntry, ListOrigin, RankedList
+from .persistence import BuildReport, _entry_rows
+from .ranking import Candidate, Facts, RankedEntry
+
+_TABLE = ListEntry._meta.db_table
+AWARDS = ("award_score", "award_bw", "award_md")
+
+
+class Fallback(Exception):
+    """A case this path does not place exactly: the full update runs instead."""
+
+
+def place_fresh(ids: set[int]) -> BuildReport | None:
+    """Place these runs if they are fresh acceptances in the newest release; the report as
+    ``update_lists`` gives it, or None when the full update has to run."""
+    releases = list(Release.objects.order_by("release_date", "id"))
+    if not releases or not ids:
+        return None
+    release = releases[-1]
+    if set(Submission.objects.filter(pk__in=ids).values_list("release_id", flat=True)) != {
+        release.pk
+    }:
+        return None  # an older release's run is carried into every later list
+    if ListEntry.objects.filter(submission_id__in=ids).exists():
+        return None  # re-scored, withdrawn or moved: its old entries change too
+    try:
+        with transaction.atomic():
+            return _place(release, ids)
+    except Fallback:
+        return None
+
+
+class _Neighbour(NamedTuple):
+    position: int
+    score: float
+
+
+class _Kept(NamedTuple):
+    """The entry a de-duplicated list keeps for a storage system."""
+
+    pk: int
+    submission_id: int
+    score: float
+    submitted_at: datetime
+    pinned: bool
+    displaced: list[int]
+
+
+def _place(release: Release, ids: set[int]) -> BuildReport:
+    specs = [ListSpec.of(t) for t in list_types_for(release, ListType.objects.all())]
+    stored = {
+        rl.list_type.slug: rl
+        for rl in RankedList.objects.filter(release=release).select_related("list_type")
+    }
+    if not any(s.rule == ListRule.HISTORICAL and s.slug in stored for s in specs):
+        # Fresh means on no list: a run in any pool of the release is on its Historical
+        # list, so without one a run could be displaced somewhere unseen.
+        raise Fallback
+    facts = load_facts(only=ids)
+    pins = load_pins()
+    report = BuildReport()
+    written: set[str] = set()
+    for sid in sorted(facts):
+        written |= _place_one(release, specs, stored, facts[sid], pins)
+    for spec in specs:
+        if spec.slug not in stored:
+            continue  # a release without a competition has no SCC list (as build_lists)
+        name = f"{release.acronym}/{spec.slug}"
+        (report.rewritten if spec.slug in written else report.unchanged).append(name)
+    return report
+
+
+def _place_one(
+    release: Release,
+    specs: list[ListSpec],
+    stored: dict[str, RankedList],
+    f: Facts,
+    pins: dict[str, dict[tuple[str, int], int]],
+) -> set[str]:
+    """Place one run on every list of the release that takes it; the slugs written."""
+    when = release.release_date
+    on_production: set[int] = set()
+    written: set[str] = set()
+    for rule in RULE_ORDER:
+        of_rule = [s for s in specs if s.rule == rule]
+        whole = next((s for s in of_rule if not s.ten_node), None)
+        if of_rule and whole is None:
+            raise Fallback  # a 10-node list without its any-size list: not worth a path
+        for spec in of_rule:
+            admitted = (
+                admits_new_ten_node(rule, f, when, on_production)
+                if spec.ten_node
+                else admits_new(rule, f, when, on_production)
+            )
+            if not admitted:
+                continue
+            ranked_list = stored.get(spec.slug)
+            if ranked_list is None or ranked_list.origin != ListOrigin.BUILT:
+                raise Fallback  # a list to create, or one IO500 published
+            if ranked_list.is_locked:
+                raise Fallback  # the full update reports it stale (or corrects it)
+            kept = _enter(ranked_list, spec, release, f, pins.get(spec.slug, {}))
+            if kept and rule == ListRule.PRODUCTION and not spec.ten_node:
+                on_production = {f.id}
+            ranked_list.built_at = timezone.now()
+            ranked_list.save(update_fields=["built_at"])
+            written.add(spec.slug)
+    return written
+
+
+def _enter(
+    ranked_list: RankedList,
+    spec: ListSpec,
+    release: Release,
+    f: Facts,
+    pins: dict[tuple[str, int], int],
+) -> bool:
+    """Put the run on the list, or among the runs its system's kept entry displaced;
+    whether it is kept."""
+    candidate = fresh(f)
+    pinned = pins.get(f.storage_key) == f.id
+    if spec.award:
+        kept = _kept_entry(ranked_list, f)
+        if kept is not None:
+            group = {kept.submission_id, *kept.displaced}
+            pin = pins.get(f.storage_key)
+            if kept.pinned != (pin == kept.submission_id) or (pin in group and not kept.pinned):
+                raise Fallback  # the pins changed since the list was built
+            beats = (-f.score, f.submitted_at, f.id) < (
+                -kept.score,
+                kept.submitted_at,
+                kept.submission_id,
+            )
+            if pinned or (beats and not kept.pinned):
+                raise Fallback  # it takes the kept entry's place
+            ListEntry.objects.filter(pk=kept.pk).update(displaced=sorted([*kept.displaced, f.id]))
+            return False
+    _insert(ranked_list, spec, release, candidate, pinned)
+    return True
+
+
+def _kept_entry(ranked_list: RankedList, f: Facts) -> _Kept | None:
+    """The entry the list keeps for the run's storage system (a run without one is its own
+    group)."""
+    systems = storage_ids_of(f.storage_key)
+    if not systems:
+        return None
+    rows = list(
+        ranked_list.entries.filter(submission__storage_system_id__in=systems).values_list(
+            "pk", "submission_id", "score", "submitted_at", "pinned", "displaced"
+        )
+    )
+    if len(rows) > 1:
+        raise Fallback  # two entries of one system: not a list build_lists wrote
+    if not rows:
+        return None
+    pk, sid, score, submitted_at, pinned, displaced = rows[0]
+    return _Kept(pk, sid, score, submitted_at, pinned, list(displaced or []))
+
+
+def _insert(
+    ranked_list: RankedList,
+    spec: ListSpec,
+    release: Release,
+    candidate: Candidate,
+    pinned: bool,
+) -> None:
+    """A new row for the run at its place, the rows below it one rank down, the awards,
+    statistics and list index brought along."""
+    key = _key(ranked_list, candidate)
+    ranks = _ranks_of(ranked_list, candidate)
+    _shift_ranks_below(ranked_list, candidate)
+    entry = RankedEntry(candidate, 0, *ranks, pinned=pinned)
+    ListEntry.objects.bulk_create(_entry_rows(ranked_list, [entry], [key]))
+    new = _release_entries(ranked_list, release)
+    if spec.award:
+        _mark_awards(ranked_list, new, spec.ten_node)
+    added = next(row for row in new if row.submission_id == candidate.submission_id)
+    if not store_statistics_added(ranked_list, added, new):
+        raise Fallback
+    list_index.update(ranked_list.pk, [candidate.submission_id], [])
+
+
+# Entries before a run in list order (``ranking._order``: score down, then earlier
+# submission, then id); the redundant score bound lets the score index start at the run.
+_BEFORE = "(score > %s OR (score = %s AND (submitted_at, submission_id) < (%s, %s)))"
+_AFTER = "(score < %s OR (score = %s AND (submitted_at, submission_id) > (%s, %s)))"
+
+
+def _key(ranked_list: RankedList, c: Candidate) -> int:
+    """The run's list-order key, between its neighbours' (``list_order.insert_keys``)."""
+    order: list[Any] = [c.score, c.score, c.submitted_at, c.submission_id]
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT position FROM {_TABLE} WHERE ranked_list_id = %s AND score >= %s "
+            f"AND {_BEFORE} ORDER BY score, submitted_at DESC, submission_id DESC LIMIT 1",
+            [ranked_list.pk, c.score, *order],
+        )
+        before = cursor.fetchone()
+        cursor.execute(
+            f"SELECT position FROM {_TABLE} WHERE ranked_list_id = %s AND score <= %s "
+            f"AND {_AFTER} ORDER BY score DESC, submitted_at, submission_id LIMIT 1",
+            [ranked_list.pk, c.score, *order],
+        )
+        after = cursor.fetchone()
+    low = before[0] if before else 0
+    if after is None:
+        return low + list_order.GAP
+    step = (after[0] - low) // 2
+    if step < 1:
+        raise Fallback  # no key left between them: the full update renumbers the list
+    return low + step
+
+
+def _ranks_of(ranked_list: RankedList, c: Candidate) -> tuple[int, int, int]:
+    """The run's competition ranks: one more than the entries above it in each metric."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT (SELECT count(*) FROM {_TABLE} WHERE ranked_list_id = %s AND score > %s), "
+            f"(SELECT count(*) FROM {_TABLE} WHERE ranked_list_id = %s AND bw > %s), "
+            f"(SELECT count(*) FROM {_TABLE} WHERE ranked_list_id = %s AND md > %s)",
+            [ranked_list.pk, c.score, ranked_list.pk, c.bw, ranked_list.pk, c.md],
+        )
+        above = cursor.fetchone()
+    return above[0] + 1, above[1] + 1, above[2] + 1
+
+
+def _shift_ranks_below(ranked_list: RankedList, c: Candidate) -> None:
+    """Every entry below the run in a metric one rank down in it (ranks are in no index:
+    PostgreSQL updates the rows in place)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {_TABLE} SET rank = rank + (score < %s)::int, "
+            "bw_rank = bw_rank + (bw < %s)::int, md_rank = md_rank + (md < %s)::int "
+            "WHERE ranked_list_id = %s AND (score < %s OR bw < %s OR md < %s)",
+            [c.score, c.bw, c.md, ranked_list.pk, c.score, c.bw, c.md],
+        )
+
+
+_RELEASE_COLUMNS = (*_READ, "pk", "client_nodes", *AWARDS)
+ReleaseEntry = NamedTuple(  # type: ignore[misc]
+    "ReleaseEntry", [(name, Any) for name in _RELEASE_COLUMNS]
+)
+
+
+def _release_entries(ranked_list: RankedList, release: Release) -> list[Any]:
+    """The list's entries new in its release (by the origin-release index), as stored now."""
+    rows = rows_of(
+        ranked_list.entries.filter(origin_release_id=release.pk).values_list(*_RELEASE_COLUMNS)
+    )
+    return [ReleaseEntry._make(row) for row in rows]
+
+
+def _mark_awards(ranked_list: RankedList, new: list[Any], ten_node_list: bool) -> None:
+    """``ranking.mark_awards`` over the release's entries, writing the flags that changed."""
+    eligible = [e for e in new if ten_node_list or (e.client_nodes or 0) >= 10]
+    best = {
+        flag: max((getattr(e, metric) for e in eligible), default=None)
+        for flag, metric in zip(AWARDS, ("score", "bw", "md"), strict=True)
+    }
+    eligible_ids = {e.submission_id for e in eligible}
+    for entry in new:
+        flags = {
+            flag: entry.submission_id in eligible_ids and getattr(entry, metric) == best[flag]
+            for flag, metric in zip(AWARDS, ("score", "bw", "md"), strict=True)
+        }
+        if any(getattr(entry, flag) != value for flag, value in flags.items()):
+            ListEntry.objects.filter(pk=entry.pk).update(**flags)
