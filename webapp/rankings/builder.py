@@ -213,7 +213,7 @@ def _update(ids: set[int], today: date) -> BuildReport:
         current: dict[str, list[Candidate]] = {}
         for spec, members in builder.memberships().items():
             stored = stored_here.get(spec.slug)
-            if stored is not None and not _concerns(members, stored, ids):
+            if stored is not None and not _concerns(spec, members, stored, ids):
                 # Not on it before or after: the stored rows are this very proposal, so it is
                 # not even ranked (the next release carries the same members in any order).
                 report.unchanged.append(f"{release.acronym}/{spec.slug}")
@@ -226,13 +226,27 @@ def _update(ids: set[int], today: date) -> BuildReport:
     return report
 
 
-def _concerns(members: Members, stored: RankedList, ids: set[int]) -> bool:
+def _concerns(spec: ListSpec, members: Members, stored: RankedList, ids: set[int]) -> bool:
     """Whether any of ``ids`` is, or was, on this list or displaced one of its entries
-    (a de-duplicated list records the runs each entry displaced)."""
+    (a de-duplicated list records the runs each entry displaced); for a Research list also
+    whether its members changed at all: a run of ``ids`` that takes a Production entry's
+    place sends that entry to Research (or among the runs a Research entry displaced)."""
     if members.holds_any(ids):
+        return True
+    if spec.rule == ListRule.RESEARCH and _members_differ(members, stored):
         return True
     was_there = Q(submission_id__in=ids)
     if stored.list_type.award:  # only de-duplicated lists record displaced runs
         for sid in ids:
             was_there |= Q(displaced__contains=[sid])
     return stored.entries.filter(was_there).exists()
+
+
+def _members_differ(members: Members, stored: RankedList) -> bool:
+    """Whether the stored list holds other runs, or records other displaced runs, than
+    ``members``."""
+    proposed = {
+        c.submission_id: members.displaced.get(c.submission_id, []) for c in members.candidates
+    }
+    rows = stored.entries.values_list("submission_id", "displaced")
+    return proposed != {sid: list(displaced or []) for sid, displaced in rows}
