@@ -40,7 +40,7 @@ from submissions.models import ListRule, ListType, Release, Submission
 
 from . import list_index, list_order
 from .eras import list_types_for
-from .list_statistics import _READ, store_statistics_added
+from .list_statistics import EntryValues, store_statistics_changed
 from .loading import load_facts, load_pins, rows_of, storage_ids_of
 from .membership import RULE_ORDER, ListSpec, admits_new, admits_new_ten_node, fresh
 from .models import ListEntry, ListOrigin, RankedList
@@ -73,11 +73,6 @@ def place_fresh(ids: set[int]) -> BuildReport | None:
             return _place(release, ids)
     except Fallback:
         return None
-
-
-class _Neighbour(NamedTuple):
-    position: int
-    score: float
 
 
 class _Kept(NamedTuple):
@@ -160,28 +155,24 @@ def _enter(
     f: Facts,
     pins: dict[tuple[str, int], int],
 ) -> bool:
-    """Put the run on the list, or among the runs its system's kept entry displaced;
-    whether it is kept."""
-    candidate = fresh(f)
-    pinned = pins.get(f.storage_key) == f.id
-    if spec.award:
-        kept = _kept_entry(ranked_list, f)
-        if kept is not None:
-            group = {kept.submission_id, *kept.displaced}
-            pin = pins.get(f.storage_key)
-            if kept.pinned != (pin == kept.submission_id) or (pin in group and not kept.pinned):
-                raise Fallback  # the pins changed since the list was built
-            beats = (-f.score, f.submitted_at, f.id) < (
-                -kept.score,
-                kept.submitted_at,
-                kept.submission_id,
-            )
-            if pinned or (beats and not kept.pinned):
-                raise Fallback  # it takes the kept entry's place
-            ListEntry.objects.filter(pk=kept.pk).update(displaced=sorted([*kept.displaced, f.id]))
-            return False
-    _insert(ranked_list, spec, release, candidate, pinned)
-    return True
+    """Put the run on the list (in its system's kept entry's place when it is better or
+    pinned), or among the runs that entry displaced; whether it is kept."""
+    pin = pins.get(f.storage_key)
+    kept = _kept_entry(ranked_list, f) if spec.award else None
+    if kept is None:
+        _insert(ranked_list, spec, release, fresh(f), pin == f.id)
+        return True
+    group = {kept.submission_id, *kept.displaced}
+    if kept.pinned != (pin == kept.submission_id) or (pin in group and not kept.pinned):
+        raise Fallback  # the pins changed since the list was built
+    beats = (-f.score, f.submitted_at, f.id) < (-kept.score, kept.submitted_at, kept.submission_id)
+    if pin == f.id or (beats and not kept.pinned):
+        if spec.rule == ListRule.PRODUCTION and not spec.ten_node:
+            raise Fallback  # the entry leaving Production may enter Research
+        _insert(ranked_list, spec, release, fresh(f), pin == f.id, replacing=kept)
+        return True
+    ListEntry.objects.filter(pk=kept.pk).update(displaced=sorted([*kept.displaced, f.id]))
+    return False
 
 
 def _kept_entry(ranked_list: RankedList, f: Facts) -> _Kept | None:
@@ -209,21 +200,47 @@ def _insert(
     release: Release,
     candidate: Candidate,
     pinned: bool,
+    replacing: _Kept | None = None,
 ) -> None:
-    """A new row for the run at its place, the rows below it one rank down, the awards,
+    """A new row for the run at its place (the kept entry it replaces deleted, the runs of
+    their group recorded as displaced by it), the rows between moved by a rank, the awards,
     statistics and list index brought along."""
+    removed = _delete(replacing) if replacing is not None else None
     key = _key(ranked_list, candidate)
     ranks = _ranks_of(ranked_list, candidate)
-    _shift_ranks_below(ranked_list, candidate)
-    entry = RankedEntry(candidate, 0, *ranks, pinned=pinned)
+    _shift_ranks(ranked_list, candidate, None if removed is None else removed.values)
+    displaced = [] if replacing is None else sorted([replacing.submission_id, *replacing.displaced])
+    entry = RankedEntry(candidate, 0, *ranks, pinned=pinned, displaced=displaced)
     ListEntry.objects.bulk_create(_entry_rows(ranked_list, [entry], [key]))
     new = _release_entries(ranked_list, release)
     if spec.award:
-        _mark_awards(ranked_list, new, spec.ten_node)
+        _mark_awards(new, spec.ten_node)
     added = next(row for row in new if row.submission_id == candidate.submission_id)
-    if not store_statistics_added(ranked_list, added, new):
+    gone = [] if removed is None else [removed.values]
+    if not store_statistics_changed(ranked_list, new, [added], gone):
         raise Fallback
-    list_index.update(ranked_list.pk, [candidate.submission_id], [])
+    list_index.update(
+        ranked_list.pk, [candidate.submission_id], [] if removed is None else [removed.for_index]
+    )
+
+
+class _Deleted(NamedTuple):
+    """A deleted row: what the list index and the statistics read of it."""
+
+    for_index: list_index.Removed
+    values: Any  # its ``list_statistics.EntryValues``
+
+
+def _delete(kept: _Kept) -> _Deleted:
+    read = ", ".join(EntryValues._fields)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"DELETE FROM {_TABLE} WHERE id = %s RETURNING {list_index.REMOVED_COLUMNS}, {read}",
+            [kept.pk],
+        )
+        row = cursor.fetchone()
+    width = len(list_index.Removed._fields)
+    return _Deleted(list_index.Removed._make(row[:width]), EntryValues._make(row[width:]))
 
 
 # Entries before a run in list order (``ranking._order``: score down, then earlier
@@ -270,19 +287,33 @@ def _ranks_of(ranked_list: RankedList, c: Candidate) -> tuple[int, int, int]:
     return above[0] + 1, above[1] + 1, above[2] + 1
 
 
-def _shift_ranks_below(ranked_list: RankedList, c: Candidate) -> None:
-    """Every entry below the run in a metric one rank down in it (ranks are in no index:
-    PostgreSQL updates the rows in place)."""
+def _shift_ranks(ranked_list: RankedList, added: Candidate, removed: Any | None) -> None:
+    """Every entry below the added run in a metric one rank down in it, and below the
+    removed one (already deleted) one rank up: only the rows whose ranks change (ranks are
+    in no index, so PostgreSQL updates them in place)."""
+    metrics = ("score", "bw", "md")
+    sets, changes, params = [], [], []
+    for metric, rank in zip(metrics, ("rank", "bw_rank", "md_rank"), strict=True):
+        value = getattr(added, metric)
+        if removed is None:
+            sets.append(f"{rank} = {rank} + ({metric} < %s)::int")
+            changes.append(f"{metric} < %s")
+            params.append([value])
+        else:
+            gone = getattr(removed, metric)
+            sets.append(f"{rank} = {rank} + ({metric} < %s)::int - ({metric} < %s)::int")
+            changes.append(f"({metric} < %s) <> ({metric} < %s)")
+            params.append([value, gone])
+    set_params = [v for pair in params for v in pair]
     with connection.cursor() as cursor:
         cursor.execute(
-            f"UPDATE {_TABLE} SET rank = rank + (score < %s)::int, "
-            "bw_rank = bw_rank + (bw < %s)::int, md_rank = md_rank + (md < %s)::int "
-            "WHERE ranked_list_id = %s AND (score < %s OR bw < %s OR md < %s)",
-            [c.score, c.bw, c.md, ranked_list.pk, c.score, c.bw, c.md],
+            f"UPDATE {_TABLE} SET {', '.join(sets)} WHERE ranked_list_id = %s "
+            f"AND ({' OR '.join(changes)})",
+            [*set_params, ranked_list.pk, *set_params],
         )
 
 
-_RELEASE_COLUMNS = (*_READ, "pk", "client_nodes", *AWARDS)
+_RELEASE_COLUMNS = (*EntryValues._fields, "pk", "client_nodes", *AWARDS)
 ReleaseEntry = NamedTuple(  # type: ignore[misc]
     "ReleaseEntry", [(name, Any) for name in _RELEASE_COLUMNS]
 )
@@ -296,7 +327,7 @@ def _release_entries(ranked_list: RankedList, release: Release) -> list[Any]:
     return [ReleaseEntry._make(row) for row in rows]
 
 
-def _mark_awards(ranked_list: RankedList, new: list[Any], ten_node_list: bool) -> None:
+def _mark_awards(new: list[Any], ten_node_list: bool) -> None:
     """``ranking.mark_awards`` over the release's entries, writing the flags that changed."""
     eligible = [e for e in new if ten_node_list or (e.client_nodes or 0) >= 10]
     best = {

@@ -24,7 +24,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple
 
 from django.db import transaction
-from django.db.models import Count, Exists, OuterRef
+from django.db.models import Count, Exists, Max, OuterRef
 
 from .models import ListEntry, ListStatistic, RankedList
 from .phases import PHASE_FIELDS, PHASES
@@ -116,21 +116,34 @@ def _statistics(
     return out
 
 
-def store_statistics_added(ranked_list: RankedList, added: Any, new: list[Any]) -> bool:
-    """Replace the list's statistics after ``added`` (one row) joined it, without reading the
-    whole list: its best and count per metric follow from the stored ones, the box from
-    ``new``, the list's new entries as stored now (``added`` among them). False, and nothing
-    written, when the list has no complete stored statistics to start from."""
+def store_statistics_changed(
+    ranked_list: RankedList, new: list[Any], added: list[Any], removed: list[Any]
+) -> bool:
+    """Replace the list's statistics after the rows ``added`` joined it and ``removed`` left
+    it, without reading the whole list: the box from ``new``, the list's new entries as
+    stored now; the best and count per metric from the stored ones, and the best from the
+    list's rows only for a metric whose best may have left. False, and nothing written,
+    when the list has no complete stored statistics to start from."""
     stored = {s.metric: s for s in ranked_list.statistics.all()}
     if stored.keys() != METRIC_FIELDS.keys():
         return False
     whole: dict[str, Whole] = {}
+    best_left = []
     for metric, field in METRIC_FIELDS.items():
-        best, count = stored[metric].list_best, stored[metric].list_count
-        value = getattr(added, field)
-        if value is not None:
-            best, count = (value if best is None else max(best, value)), count + 1
-        whole[metric] = Whole(best, count)
+        best, valued = stored[metric].list_best, stored[metric].list_count
+        gone = [v for r in removed if (v := getattr(r, field)) is not None]
+        came = [v for r in added if (v := getattr(r, field)) is not None]
+        if best is not None and any(v >= best for v in gone):
+            best_left.append(metric)
+        elif came:
+            best = max(came) if best is None else max(best, *came)
+        whole[metric] = Whole(best, valued + len(came) - len(gone))
+    if best_left:
+        bests = ranked_list.entries.aggregate(
+            **{metric: Max(METRIC_FIELDS[metric]) for metric in best_left}
+        )
+        for metric in best_left:
+            whole[metric] = Whole(bests[metric], whole[metric].valued)
     stats = _statistics(ranked_list, new, whole)
     with transaction.atomic():
         ranked_list.statistics.all().delete()
