@@ -212,6 +212,29 @@ def test_a_better_production_run_falls_back_and_sends_the_replaced_one_to_resear
     assert_equals_full_rebuild()
 
 
+def test_an_older_release_s_better_production_run_sends_the_replaced_one_on_to_research(
+    world: World, releases: dict[str, Any], paths: list[str]
+) -> None:
+    """Not the newest release: the full update; the replaced entry enters SC23's Research
+    list and the ISC24 Research list that carries it."""
+    from rankings.builder import update_lists
+
+    sc23, isc24 = releases["SC23"], releases["ISC24"]
+    old = listed(sc23, "fs-3-c").pk
+    sub = world.submission(
+        sc23,
+        60.0,
+        storage=storage_of("fs-3-c"),
+        production=True,
+        target="production",
+        level="fully_reproducible",
+    )
+    update_lists([sub.pk])
+    assert paths == ["full"]
+    assert old in ids_on(sc23, "research") and old in ids_on(isc24, "research")
+    assert_equals_full_rebuild()
+
+
 def test_a_locked_list_falls_back_and_is_reported_stale(
     world: World, releases: dict[str, Any], paths: list[str]
 ) -> None:
