@@ -311,3 +311,19 @@ def test_a_run_on_no_list_changes_nothing(
     assert paths == ["placed"]
     assert report.rewritten == [] and len(report.unchanged) == 6
     assert_equals_full_rebuild()
+
+
+def test_a_list_missing_from_the_release_falls_back_and_is_built(
+    world: World, releases: dict[str, Any], paths: list[str]
+) -> None:
+    """Not one the run enters: the full update builds every missing list of the release."""
+    from rankings.builder import update_lists
+    from rankings.models import RankedList
+
+    isc24 = releases["ISC24"]
+    RankedList.objects.filter(release=isc24, list_type__slug="production").delete()
+    sub = world.submission(isc24, 9.0, storage=world.storage("other-fs"))
+    report = update_lists([sub.pk])
+    assert paths == ["full"]
+    assert report.created == ["ISC24/production"]
+    assert_equals_full_rebuild()

@@ -12,20 +12,22 @@ the builder's own rules (``membership.admits_new``, ``ranking._order``, ``mark_a
 * membership: the any-size pool of each rule, the 10-node subset of it; Research leaves out
   the runs kept on Production, the run itself when it is kept there;
 * one entry per storage system: on a de-duplicated list the run joins its system's group
-  (the kept entry and the runs it displaced, found by the storage system's ids); it is
-  kept when the group was empty, else it is recorded as displaced by the kept entry;
+  (the kept entry and the runs it displaced, found by the storage system's ids): it takes
+  the kept entry's place when it is better or pinned (the group recorded as displaced by
+  it), else it is recorded as displaced by the kept entry;
 * ranks: the run's are one more than the count of entries above it in each metric, and the
-  entries below it move down one, in one UPDATE (the only work left that grows with the
-  list, in SQL: the stored ranks of the rows below do change);
+  entries between it and a replaced entry (or below it) move by one, in one UPDATE (the
+  only work left that grows with the list, in SQL: the stored ranks of those rows change);
 * list order: a key between its neighbours' (``list_order``), found by the score index;
 * awards and the trends statistics: from the release's own entries (carried ones hold no
-  award and are not in the box), read back; the list's best and count from the stored ones.
+  award and are not in the box), read back; the list's best and count from the stored ones
+  (the best read from the list when a replaced entry held it).
 
 What it does not place exactly it leaves to the full update: it raises ``Fallback`` inside
-a savepoint, so nothing it wrote stays. That is a run that would take the place of a kept
-entry (the entry displaced could fall to Research, or take an award with it), a list to
-create, a locked or published list, a spot with no list-order key left between its
-neighbours, a release after the run's, a list without stored statistics.
+a savepoint, so nothing it wrote stays. That is a run that takes a kept entry's place on
+Production (the entry replaced may fall to Research), a list to create, a locked list or
+one IO500 published, a spot with no list-order key left between its neighbours, a run of
+an older release (carried into every later list), a list without stored statistics.
 """
 
 from __future__ import annotations
@@ -44,7 +46,7 @@ from .list_statistics import EntryValues, store_statistics_changed
 from .loading import load_facts, load_pins, rows_of, storage_ids_of
 from .membership import RULE_ORDER, ListSpec, admits_new, admits_new_ten_node, fresh
 from .models import ListEntry, ListOrigin, RankedList
-from .persistence import BuildReport, _entry_rows
+from .persistence import BuildReport, entry_rows
 from .ranking import Candidate, Facts, RankedEntry
 
 _TABLE = ListEntry._meta.db_table
@@ -96,6 +98,10 @@ def _place(release: Release, ids: set[int]) -> BuildReport:
         # Fresh means on no list: a run in any pool of the release is on its Historical
         # list, so without one a run could be displaced somewhere unseen.
         raise Fallback
+    if any(s.slug not in stored and s.rule != ListRule.SCC for s in specs):
+        raise Fallback  # a list type new to the release: the full update builds it
+    if any(rl.origin != ListOrigin.BUILT for rl in stored.values()):
+        raise Fallback  # lists IO500 published: carried as they are, never built
     facts = load_facts(only=ids)
     pins = load_pins()
     report = BuildReport()
@@ -135,8 +141,8 @@ def _place_one(
             if not admitted:
                 continue
             ranked_list = stored.get(spec.slug)
-            if ranked_list is None or ranked_list.origin != ListOrigin.BUILT:
-                raise Fallback  # a list to create, or one IO500 published
+            if ranked_list is None:
+                raise Fallback  # the release's first SCC run: the full update creates the list
             if ranked_list.is_locked:
                 raise Fallback  # the full update reports it stale (or corrects it)
             kept = _enter(ranked_list, spec, release, f, pins.get(spec.slug, {}))
@@ -211,7 +217,7 @@ def _insert(
     _shift_ranks(ranked_list, candidate, None if removed is None else removed.values)
     displaced = [] if replacing is None else sorted([replacing.submission_id, *replacing.displaced])
     entry = RankedEntry(candidate, 0, *ranks, pinned=pinned, displaced=displaced)
-    ListEntry.objects.bulk_create(_entry_rows(ranked_list, [entry], [key]))
+    ListEntry.objects.bulk_create(entry_rows(ranked_list, [entry], [key]))
     new = _release_entries(ranked_list, release)
     if spec.award:
         _mark_awards(new, spec.ten_node)

@@ -39,6 +39,11 @@ each list's members before ranking and ranks only the lists it writes, and a rew
 changes only its differing rows (``persistence.rewrite_entries``). An
 acceptance runs it from a Celery task (``rankings.tasks``); both builders hold the lists'
 lock (``list_lock``) while they read and write.
+
+The common acceptance, a run of the newest release on no list yet, does not propose any
+list: ``acceptance.place_fresh`` places the run by itself into the stored lists, reading
+only the rows around its place (and the release's own entries), and hands every other case
+back to the update described above.
 """
 
 from __future__ import annotations
