@@ -188,11 +188,10 @@ def test_several_runs_at_once_and_ten_node_lists(
     assert_equals_full_rebuild()
 
 
-def test_a_better_production_run_falls_back_and_sends_the_replaced_one_to_research(
+def test_a_better_production_run_sends_the_replaced_one_to_research(
     world: World, releases: dict[str, Any], paths: list[str]
 ) -> None:
-    """The replaced Production entry is Research material again: the full update places it
-    (and decides Research by its members, not only by the accepted ids)."""
+    """The replaced Production entry is Research material again (a run of the release)."""
     from rankings.builder import update_lists
 
     isc24 = releases["ISC24"]
@@ -206,9 +205,52 @@ def test_a_better_production_run_falls_back_and_sends_the_replaced_one_to_resear
         level="fully_reproducible",
     )
     update_lists([sub.pk])
-    assert paths == ["full"]
+    assert paths == ["placed"]
     assert ids_on(isc24, "production").count(sub.pk) == 1 and old not in ids_on(isc24, "production")
     assert old in ids_on(isc24, "research")
+    assert_equals_full_rebuild()
+
+
+def test_a_replaced_ten_node_production_run_returns_to_both_research_lists(
+    world: World, releases: dict[str, Any], paths: list[str]
+) -> None:
+    from rankings.builder import update_lists
+
+    isc24 = releases["ISC24"]
+    shared = world.storage("ten-fs")
+    production = {"production": True, "target": "production", "level": "fully_reproducible"}
+    first = world.submission(isc24, 45.0, storage=shared, nodes=10, **production)
+    update_lists([first.pk])
+    assert first.pk in ids_on(isc24, "ten-node-production")
+    better = world.submission(isc24, 46.0, storage=shared, nodes=10, **production)
+    update_lists([better.pk])
+    assert paths == ["placed", "placed"]
+    assert first.pk in ids_on(isc24, "research") and first.pk in ids_on(isc24, "ten-node-research")
+    assert better.pk in ids_on(isc24, "ten-node-production")
+    assert_equals_full_rebuild()
+
+
+def test_a_carried_production_entry_replaced_goes_where_its_carry_allows(
+    world: World, releases: dict[str, Any], paths: list[str]
+) -> None:
+    """SC23's fs-3-c run is carried onto ISC24 Production; replaced there it is not a run
+    of ISC24, and SC23's Research list did not hold it: it enters no Research list."""
+    from rankings.builder import update_lists
+
+    sc23, isc24 = releases["SC23"], releases["ISC24"]
+    old = listed(sc23, "fs-3-c").pk
+    assert old in ids_on(isc24, "production")
+    sub = world.submission(
+        isc24,
+        50.0,
+        storage=storage_of("fs-3-c"),
+        production=True,
+        target="production",
+        level="fully_reproducible",
+    )
+    update_lists([sub.pk])
+    assert paths == ["placed"]
+    assert old not in ids_on(isc24, "production") and old not in ids_on(isc24, "research")
     assert_equals_full_rebuild()
 
 

@@ -23,11 +23,14 @@ the builder's own rules (``membership.admits_new``, ``ranking._order``, ``mark_a
   award and are not in the box), read back; the list's best and count from the stored ones
   (the best read from the list when a replaced entry held it).
 
+A run that takes a kept entry's place on Production sends that entry back to Research:
+it enters the Research lists that take it (carried from the previous list of the type, or
+as a run of the release), by the same steps.
+
 What it does not place exactly it leaves to the full update: it raises ``Fallback`` inside
-a savepoint, so nothing it wrote stays. That is a run that takes a kept entry's place on
-Production (the entry replaced may fall to Research), a list to create, a locked list or
-one IO500 published, a spot with no list-order key left between its neighbours, a run of
-an older release (carried into every later list), a list without stored statistics.
+a savepoint, so nothing it wrote stays. That is a list to create, a locked list or one
+IO500 published, a spot with no list-order key left between its neighbours, a run of an
+older release (carried into every later list), a list without stored statistics.
 """
 
 from __future__ import annotations
@@ -43,10 +46,20 @@ from submissions.models import ListRule, ListType, Release, Submission
 from . import list_index, list_order
 from .eras import list_types_for
 from .list_statistics import EntryValues, store_statistics_changed
-from .loading import load_facts, load_pins, rows_of, storage_ids_of
-from .membership import RULE_ORDER, ListSpec, admits_new, admits_new_ten_node, fresh
+from .loading import load_facts, load_pins, rows_of, storage_ids_of, stored_candidate
+from .membership import (
+    RULE_ORDER,
+    ListSpec,
+    admits_new,
+    admits_new_ten_node,
+    carry_keep,
+    fresh,
+    in_window,
+    keep_for,
+    on_ten_nodes,
+)
 from .models import ListEntry, ListOrigin, RankedList
-from .persistence import BuildReport, entry_rows
+from .persistence import BuildReport, entry_rows, entry_values
 from .ranking import Candidate, Facts, RankedEntry
 
 _TABLE = ListEntry._meta.db_table
@@ -123,9 +136,11 @@ def _place_one(
     f: Facts,
     pins: dict[str, dict[tuple[str, int], int]],
 ) -> set[str]:
-    """Place one run on every list of the release that takes it; the slugs written."""
+    """Place one run on every list of the release that takes it (and the Production entry
+    it replaced on the Research lists that take that one back); the slugs written."""
     when = release.release_date
     on_production: set[int] = set()
+    returning: dict[str, Entrant] = {}
     written: set[str] = set()
     for rule in RULE_ORDER:
         of_rule = [s for s in specs if s.rule == rule]
@@ -138,53 +153,112 @@ def _place_one(
                 if spec.ten_node
                 else admits_new(rule, f, when, on_production)
             )
-            if not admitted:
+            entrants = [Entrant(fresh(f), f.storage_key)] if admitted else []
+            if spec.slug in returning:
+                entrants.append(returning[spec.slug])
+            if not entrants:
                 continue
             ranked_list = stored.get(spec.slug)
             if ranked_list is None:
                 raise Fallback  # the release's first SCC run: the full update creates the list
             if ranked_list.is_locked:
                 raise Fallback  # the full update reports it stale (or corrects it)
-            kept = _enter(ranked_list, spec, release, f, pins.get(spec.slug, {}))
-            if kept and rule == ListRule.PRODUCTION and not spec.ten_node:
-                on_production = {f.id}
+            for entrant in entrants:
+                kept, replaced = _enter(
+                    ranked_list, spec, release, entrant, pins.get(spec.slug, {})
+                )
+                if rule == ListRule.PRODUCTION and not spec.ten_node and kept:
+                    on_production = {f.id}
+                    if replaced is not None:  # off Production: Research material again
+                        returning = _back_to_research(release, specs, replaced, on_production)
             ranked_list.built_at = timezone.now()
             ranked_list.save(update_fields=["built_at"])
             written.add(spec.slug)
     return written
 
 
+class Entrant(NamedTuple):
+    """A run entering a list: its candidate (fresh, or carried with its frozen numbers)
+    and its storage system's de-duplication key."""
+
+    candidate: Candidate
+    storage_key: tuple[str, int]
+
+
+def _back_to_research(
+    release: Release, specs: list[ListSpec], sid: int, on_production: set[int]
+) -> dict[str, Entrant]:
+    """The Research lists of the release a run that left Production enters, as
+    ``ReleaseBuilder`` would put it there: carried from the previous list of the type, or
+    new in the release; on the 10-node list from the any-size pool first."""
+    f = load_facts(only=[sid]).get(sid)
+    if f is None:
+        raise Fallback  # not accepted any more: not a fresh acceptance's doing
+    when = release.release_date
+    out: dict[str, Entrant] = {}
+    any_size: Candidate | None = None
+    for spec in sorted((s for s in specs if s.rule == ListRule.RESEARCH), key=lambda s: s.ten_node):
+        previous = (
+            RankedList.objects.filter(list_type__slug=spec.slug)
+            .exclude(release=release)
+            .order_by("-release__release_date", "-release_id")
+            .first()
+        )
+        if previous is None:
+            raise Fallback  # a type new to the release seeds from Historical
+        row = stored_candidate(previous, sid)
+        keep = carry_keep(ListRule.RESEARCH, spec.ten_node, on_production)
+        carried = None
+        if row is not None and in_window(f, when) and keep(f):
+            carried = row._replace(display=f.display)
+        if not spec.ten_node:
+            admitted = f.release_id == release.pk and admits_new(
+                ListRule.RESEARCH, f, when, on_production
+            )
+            candidate = carried or (fresh(f) if admitted else None)
+            any_size = candidate
+        else:
+            candidate = (any_size if on_ten_nodes(f) else None) or carried
+            if not keep_for(ListRule.RESEARCH, on_production)(f):
+                candidate = None
+        if candidate is not None:
+            out[spec.slug] = Entrant(candidate, f.storage_key)
+    return out
+
+
 def _enter(
     ranked_list: RankedList,
     spec: ListSpec,
     release: Release,
-    f: Facts,
+    entrant: Entrant,
     pins: dict[tuple[str, int], int],
-) -> bool:
+) -> tuple[bool, int | None]:
     """Put the run on the list (in its system's kept entry's place when it is better or
-    pinned), or among the runs that entry displaced; whether it is kept."""
-    pin = pins.get(f.storage_key)
-    kept = _kept_entry(ranked_list, f) if spec.award else None
+    pinned), or among the runs that entry displaced; whether it is kept, and the run of
+    the entry it replaced."""
+    c = entrant.candidate
+    pin = pins.get(entrant.storage_key)
+    kept = _kept_entry(ranked_list, entrant.storage_key) if spec.award else None
     if kept is None:
-        _insert(ranked_list, spec, release, fresh(f), pin == f.id)
-        return True
+        _insert(ranked_list, spec, release, c, pin == c.submission_id)
+        return True, None
     group = {kept.submission_id, *kept.displaced}
     if kept.pinned != (pin == kept.submission_id) or (pin in group and not kept.pinned):
         raise Fallback  # the pins changed since the list was built
-    beats = (-f.score, f.submitted_at, f.id) < (-kept.score, kept.submitted_at, kept.submission_id)
-    if pin == f.id or (beats and not kept.pinned):
-        if spec.rule == ListRule.PRODUCTION and not spec.ten_node:
-            raise Fallback  # the entry leaving Production may enter Research
-        _insert(ranked_list, spec, release, fresh(f), pin == f.id, replacing=kept)
-        return True
-    ListEntry.objects.filter(pk=kept.pk).update(displaced=sorted([*kept.displaced, f.id]))
-    return False
+    order = (-c.score, c.submitted_at, c.submission_id)
+    beats = order < (-kept.score, kept.submitted_at, kept.submission_id)
+    if pin == c.submission_id or (beats and not kept.pinned):
+        _insert(ranked_list, spec, release, c, pin == c.submission_id, replacing=kept)
+        return True, kept.submission_id
+    displaced = sorted([*kept.displaced, c.submission_id])
+    ListEntry.objects.filter(pk=kept.pk).update(displaced=displaced)
+    return False, None
 
 
-def _kept_entry(ranked_list: RankedList, f: Facts) -> _Kept | None:
-    """The entry the list keeps for the run's storage system (a run without one is its own
+def _kept_entry(ranked_list: RankedList, storage_key: tuple[str, int]) -> _Kept | None:
+    """The entry the list keeps for a storage system (a run without one is its own
     group)."""
-    systems = storage_ids_of(f.storage_key)
+    systems = storage_ids_of(storage_key)
     if not systems:
         return None
     rows = list(
@@ -221,9 +295,8 @@ def _insert(
     new = _release_entries(ranked_list, release)
     if spec.award:
         _mark_awards(new, spec.ten_node)
-    added = next(row for row in new if row.submission_id == candidate.submission_id)
     gone = [] if removed is None else [removed.values]
-    if not store_statistics_changed(ranked_list, new, [added], gone):
+    if not store_statistics_changed(ranked_list, new, entry_values([entry]), gone):
         raise Fallback
     list_index.update(
         ranked_list.pk, [candidate.submission_id], [] if removed is None else [removed.for_index]

@@ -278,10 +278,21 @@ def stored_candidates(ranked_list: RankedList) -> list[Candidate]:
     since carrying marks them carried and takes the display from the submission's facts
     (``membership.ReleaseBuilder.carried``); a third of the columns of ``stored_entries``."""
     rows = rows_of(ranked_list.entries.order_by("position").values_list(*CANDIDATE_FIELDS))
-    return [
-        Candidate(row[0], row[1], row[2], row[3], row[_PHASES], row[_SUBMITTED], row[_ORIGIN], True)
-        for row in rows
-    ]
+    return [_carried(row) for row in rows]
+
+
+def stored_candidate(ranked_list: RankedList, submission_id: int) -> Candidate | None:
+    """One run's entry of a stored list as ``stored_candidates`` gives it, if it is on it."""
+    rows = rows_of(
+        ranked_list.entries.filter(submission_id=submission_id).values_list(*CANDIDATE_FIELDS)
+    )
+    return _carried(rows[0]) if rows else None
+
+
+def _carried(row: tuple[Any, ...]) -> Candidate:
+    return Candidate(
+        row[0], row[1], row[2], row[3], row[_PHASES], row[_SUBMITTED], row[_ORIGIN], True
+    )
 
 
 def stored_entries(ranked_list: RankedList) -> list[RankedEntry]:

@@ -53,10 +53,10 @@ class ListSpec:
 def _valid_at(f: Facts, when: date) -> bool:
     if f.score_valid is False:
         return False
-    return _in_window(f, when)
+    return in_window(f, when)
 
 
-def _in_window(f: Facts, when: date) -> bool:
+def in_window(f: Facts, when: date) -> bool:
     """Validity window only: a carried entry was judged when it entered its list (for IO500's
     published lists, by the committee), so carrying re-checks only the window."""
     if f.valid_from is not None and when < f.valid_from:
@@ -162,6 +162,29 @@ def keep_for(rule: str, on_production: set[int]) -> Keep:
     return _anything
 
 
+def carry_keep(rule: str, ten_node: bool, on_production: set[int]) -> Keep:
+    """What an entry of the previous list of a type must pass to be carried onto this
+    release's list of it, besides the validity window (``ReleaseBuilder.carried``; a
+    10-node list then applies ``keep_for`` to its whole pool). The IO500 10-node list's
+    published legacy entries are re-checked by ``_opted`` only (``ten_node_pool``)."""
+    if ten_node:
+        return lambda f: f.opt_in and _ten_node(f)
+    if rule == ListRule.PRODUCTION:
+        return lambda f: f.opt_in and _production(f)
+    if rule == ListRule.RESEARCH:
+        return lambda f: f.opt_in and f.id not in on_production
+    if rule == ListRule.IO500:
+        return _opted
+    if rule == ListRule.FULL:
+        return _anything
+    raise ValueError(f"list rule {rule!r} carries nothing by this rule")
+
+
+def on_ten_nodes(f: Facts) -> bool:
+    """Whether a run is 10-node list material (exactly 10 client nodes, not opted out)."""
+    return _ten_node(f)
+
+
 def admits_new_ten_node(rule: str, f: Facts, when: date, on_production: set[int]) -> bool:
     """Whether a run of the release itself enters the 10-node pool of ``rule``: the any-size
     pool's runs on exactly 10 client nodes that pass the rule's keep
@@ -210,9 +233,7 @@ class ReleaseBuilder:
         return [
             _carry(c, f.display)
             for c in source
-            if (f := facts.get(c.submission_id)) is not None
-            and _in_window(f, self.when)
-            and keep(f)
+            if (f := facts.get(c.submission_id)) is not None and in_window(f, self.when) and keep(f)
         ]
 
     def new_admitted(self, rule: str) -> list[Candidate]:
@@ -241,21 +262,17 @@ class ReleaseBuilder:
             return _union(carried, self.new_admitted(rule))
         if rule == ListRule.SCC:  # the release's own competition runs, nothing carried
             return self.new_admitted(rule)
-        if rule == ListRule.PRODUCTION:
+        if rule in (ListRule.PRODUCTION, ListRule.IO500, ListRule.FULL):
             return _union(
-                self.carried(slug, lambda f: f.opt_in and _production(f)),
+                self.carried(slug, carry_keep(rule, False, self.on_production)),
                 self.new_admitted(rule),
             )
         if rule == ListRule.RESEARCH:
             pool = _union(
-                self.carried(slug, lambda f: f.opt_in and self._not_on_production(f)),
+                self.carried(slug, carry_keep(rule, False, self.on_production)),
                 self.new_admitted(rule),
             )
             return [c for c in pool if self._not_on_production(self.facts[c.submission_id])]
-        if rule == ListRule.IO500:
-            return _union(self.carried(slug, _opted), self.new_admitted(rule))
-        if rule == ListRule.FULL:
-            return _union(self.carried(slug, _anything), self.new_admitted(rule))
         raise ValueError(f"list rule {rule!r} has no membership rule")
 
     def ten_node_pool(self, spec: ListSpec, any_size: list[Candidate]) -> list[Candidate]:
@@ -264,7 +281,7 @@ class ReleaseBuilder:
         listed = _opted if spec.rule == ListRule.IO500 else None
         pool = _union(
             [c for c in any_size if _ten_node(self.facts[c.submission_id])],
-            self.carried(spec.slug, lambda f: f.opt_in and _ten_node(f), listed),
+            self.carried(spec.slug, carry_keep(spec.rule, True, self.on_production), listed),
         )
         keep = self.keep(spec.rule)
         return [c for c in pool if keep(self.facts[c.submission_id])]

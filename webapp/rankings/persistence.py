@@ -82,7 +82,7 @@ def entry_rows(
     return rows
 
 
-def _values(entries: list[RankedEntry]) -> list[EntryValues]:
+def entry_values(entries: list[RankedEntry]) -> list[EntryValues]:
     """What the statistics read of each entry, straight from the ranking."""
     return [
         EntryValues._make(
@@ -188,7 +188,7 @@ def rewrite_entries(
     replaced = [e for e in new if e.candidate.submission_id not in stays]
     replaced_keys = [keys[e.candidate.submission_id] for e in replaced]
     ListEntry.objects.bulk_create(entry_rows(ranked_list, replaced, replaced_keys), batch_size=2000)
-    store_statistics(ranked_list, _values(new))
+    store_statistics(ranked_list, entry_values(new))
     list_index.update(ranked_list.pk, [e.candidate.submission_id for e in replaced], removed)
 
 
