@@ -39,6 +39,11 @@ each list's members before ranking and ranks only the lists it writes, and a rew
 changes only its differing rows (``persistence.rewrite_entries``). An
 acceptance runs it from a Celery task (``rankings.tasks``); both builders hold the lists'
 lock (``list_lock``) while they read and write.
+
+The common acceptance, a run of the newest release on no list yet, does not propose any
+list: ``acceptance.place_fresh`` places the run by itself into the stored lists, reading
+only the rows around its place (and the release's own entries), and hands every other case
+back to the update described above.
 """
 
 from __future__ import annotations
@@ -53,6 +58,7 @@ from django.utils import timezone
 
 from submissions.models import ListRule, ListType, Release, Submission
 
+from .acceptance import place_fresh
 from .eras import list_types_for
 from .list_lock import lists_locked
 from .list_statistics import fill_missing
@@ -164,6 +170,9 @@ def update_lists(submission_ids: Iterable[int], today: date | None = None) -> Bu
 
 
 def _update(ids: set[int], today: date) -> BuildReport:
+    placed = place_fresh(ids)  # a fresh acceptance in the newest release, placed by itself
+    if placed is not None:
+        return placed
     report = BuildReport()
     # Its release now, and every release whose lists hold it (it may have moved release).
     starts = set(Submission.objects.filter(pk__in=ids).values_list("release_id", flat=True))
@@ -196,6 +205,7 @@ def _update(ids: set[int], today: date) -> BuildReport:
             if release_id == release.pk and slug in needed:
                 latest[slug] = rl
     previous = {slug: stored_candidates(rl) for slug, rl in latest.items()}
+    changed_before: set[str] = set()  # the lists of the previous release this changed
     for release in releases[first:]:
         stored_here = {slug: rl for (rid, slug), rl in existing.items() if rid == release.pk}
         if release.pk in published:  # carried as the website published it, as build_lists does
@@ -203,32 +213,59 @@ def _update(ids: set[int], today: date) -> BuildReport:
                 **previous,
                 **{slug: stored_candidates(rl) for slug, rl in stored_here.items()},
             }
+            changed_before = set()
             continue
         specs = [ListSpec.of(t) for t in list_types_for(release, types)]
         builder = ReleaseBuilder(release, facts, previous, pins, specs)
         current: dict[str, list[Candidate]] = {}
+        changed: set[str] = set()
         for spec, members in builder.memberships().items():
             stored = stored_here.get(spec.slug)
-            if stored is not None and not _concerns(members, stored, ids):
+            # Research leaves out who is on Production: a changed Production list (or the
+            # Research list carried from) can change it without any of ids on it.
+            unsettled = spec.rule == ListRule.RESEARCH and (
+                spec.slug in changed_before
+                or any(s.rule == ListRule.PRODUCTION and s.slug in changed for s in specs)
+            )
+            if stored is not None and not _concerns(members, stored, ids, unsettled):
                 # Not on it before or after: the stored rows are this very proposal, so it is
                 # not even ranked (the next release carries the same members in any order).
                 report.unchanged.append(f"{release.acronym}/{spec.slug}")
                 current[spec.slug] = members.candidates
                 continue
             entries = builder.ranked(spec, members)
+            unchanged = len(report.unchanged)
             result = apply(release, by_slug[spec.slug], stored, entries, None, today, report)
+            if len(report.unchanged) == unchanged:  # created, rewritten, or stale
+                changed.add(spec.slug)
             current[spec.slug] = [e.candidate for e in result]
         previous = {**previous, **current}
+        changed_before = changed
     return report
 
 
-def _concerns(members: Members, stored: RankedList, ids: set[int]) -> bool:
+def _concerns(members: Members, stored: RankedList, ids: set[int], unsettled: bool) -> bool:
     """Whether any of ``ids`` is, or was, on this list or displaced one of its entries
-    (a de-duplicated list records the runs each entry displaced)."""
+    (a de-duplicated list records the runs each entry displaced); for an ``unsettled``
+    list (a Research list after Production changed) also whether its members changed at
+    all: a run of ``ids`` that takes a Production entry's place sends that entry to
+    Research (or among the runs a Research entry displaced)."""
     if members.holds_any(ids):
+        return True
+    if unsettled and _members_differ(members, stored):
         return True
     was_there = Q(submission_id__in=ids)
     if stored.list_type.award:  # only de-duplicated lists record displaced runs
         for sid in ids:
             was_there |= Q(displaced__contains=[sid])
     return stored.entries.filter(was_there).exists()
+
+
+def _members_differ(members: Members, stored: RankedList) -> bool:
+    """Whether the stored list holds other runs, or records other displaced runs, than
+    ``members``."""
+    proposed = {
+        c.submission_id: members.displaced.get(c.submission_id, []) for c in members.candidates
+    }
+    rows = stored.entries.values_list("submission_id", "displaced")
+    return proposed != {sid: list(displaced or []) for sid, displaced in rows}

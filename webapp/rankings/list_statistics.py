@@ -21,10 +21,10 @@ from __future__ import annotations
 
 from collections import namedtuple
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.db import transaction
-from django.db.models import Count, Exists, OuterRef
+from django.db.models import Count, Exists, Max, OuterRef
 
 from .models import ListEntry, ListStatistic, RankedList
 from .phases import PHASE_FIELDS, PHASES
@@ -69,10 +69,27 @@ def compute(ranked_list: RankedList, rows: Iterable[Any]) -> list[ListStatistic]
     """One ``ListStatistic`` per metric from ``rows`` (ListEntry or rows with its columns);
     a metric without new entries gets a row with count 0 (the chart's "no new entries")."""
     rows = list(rows)
-    new = [r for r in rows if r.origin_release_id == ranked_list.release_id]
-    out = []
+    whole: dict[str, Whole] = {}
     for metric, field in METRIC_FIELDS.items():
         on_list = [v for r in rows if (v := getattr(r, field)) is not None]
+        whole[metric] = Whole(max(on_list) if on_list else None, len(on_list))
+    new = [r for r in rows if r.origin_release_id == ranked_list.release_id]
+    return _statistics(ranked_list, new, whole)
+
+
+class Whole(NamedTuple):
+    """A metric over every entry of a list, carried ones too."""
+
+    best: float | None
+    valued: int  # entries with a value
+
+
+def _statistics(
+    ranked_list: RankedList, new: list[Any], whole: dict[str, Whole]
+) -> list[ListStatistic]:
+    """The statistics rows from the list's new entries (the box) and ``whole``."""
+    out = []
+    for metric, field in METRIC_FIELDS.items():
         valued = [(getattr(r, field), r) for r in new if getattr(r, field) is not None]
         drawn = sorted((v, r.submission_id, r) for v, r in valued if v > 0)
         stat = ListStatistic(
@@ -80,8 +97,8 @@ def compute(ranked_list: RankedList, rows: Iterable[Any]) -> list[ListStatistic]
             metric=metric,
             count=len(drawn),
             not_drawn=len(valued) - len(drawn),
-            list_best=max(on_list) if on_list else None,
-            list_count=len(on_list),
+            list_best=whole[metric].best,
+            list_count=whole[metric].valued,
         )
         if drawn:
             ordered = [v for v, _sid, _r in drawn]
@@ -97,6 +114,41 @@ def compute(ranked_list: RankedList, rows: Iterable[Any]) -> list[ListStatistic]
             stat.best_name = entry_name(best)[:300]
         out.append(stat)
     return out
+
+
+def store_statistics_changed(
+    ranked_list: RankedList, new: list[Any], added: list[Any], removed: list[Any]
+) -> bool:
+    """Replace the list's statistics after the rows ``added`` joined it and ``removed`` left
+    it, without reading the whole list: the box from ``new``, the list's new entries as
+    stored now; the best and count per metric from the stored ones, and the best from the
+    list's rows only for a metric whose best may have left. False, and nothing written,
+    when the list has no complete stored statistics to start from."""
+    stored = {s.metric: s for s in ranked_list.statistics.all()}
+    if stored.keys() != METRIC_FIELDS.keys():
+        return False
+    whole: dict[str, Whole] = {}
+    best_left = []
+    for metric, field in METRIC_FIELDS.items():
+        best, valued = stored[metric].list_best, stored[metric].list_count
+        gone = [v for r in removed if (v := getattr(r, field)) is not None]
+        came = [v for r in added if (v := getattr(r, field)) is not None]
+        if best is not None and any(v >= best for v in gone):
+            best_left.append(metric)
+        elif came:
+            best = max(came) if best is None else max(best, *came)
+        whole[metric] = Whole(best, valued + len(came) - len(gone))
+    if best_left:
+        bests = ranked_list.entries.aggregate(
+            **{metric: Max(METRIC_FIELDS[metric]) for metric in best_left}
+        )
+        for metric in best_left:
+            whole[metric] = Whole(bests[metric], whole[metric].valued)
+    stats = _statistics(ranked_list, new, whole)
+    with transaction.atomic():
+        ranked_list.statistics.all().delete()
+        ListStatistic.objects.bulk_create(stats)
+    return True
 
 
 def list_sizes(list_ids: Iterable[int]) -> dict[int, int]:

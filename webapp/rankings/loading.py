@@ -89,8 +89,11 @@ FACT_COLUMNS = (
 )
 
 
-def load_facts(phases_of: Iterable[int] | None = None) -> dict[int, Facts]:
-    """Every accepted submission with a score, in two queries (plus storage-system merges).
+def load_facts(
+    phases_of: Iterable[int] | None = None, only: Iterable[int] | None = None
+) -> dict[int, Facts]:
+    """Every accepted submission with a score (of the ids ``only`` when given), in two
+    queries (plus storage-system merges).
 
     Only a release's own new entries take their phase values from the submission (carried
     entries keep the stored ones), so ``phases_of`` can name the releases whose submissions'
@@ -98,15 +101,18 @@ def load_facts(phases_of: Iterable[int] | None = None) -> dict[int, Facts]:
     At 100,000 submissions the phases are 1.2 million rows, most of the load.
     """
     canonical = _canonical_storage_ids()
-    rows = rows_of(
-        Submission.objects.filter(
-            status=Status.ACCEPTED,
-            score_total__isnull=False,
-            score_bw__isnull=False,
-            score_md__isnull=False,
-        ).values_list(*FACT_COLUMNS)
+    submissions = Submission.objects.filter(
+        status=Status.ACCEPTED,
+        score_total__isnull=False,
+        score_bw__isnull=False,
+        score_md__isnull=False,
     )
     phase_rows = PhaseResult.objects.filter(submission__status=Status.ACCEPTED, name__in=PHASES)
+    if only is not None:
+        ids = list(only)
+        submissions = submissions.filter(pk__in=ids)
+        phase_rows = phase_rows.filter(submission_id__in=ids)
+    rows = rows_of(submissions.values_list(*FACT_COLUMNS))
     if phases_of is not None:
         phase_rows = phase_rows.filter(submission__release_id__in=list(phases_of))
     phase_values: dict[int, dict[str, float]] = defaultdict(dict)
@@ -219,6 +225,15 @@ def _canonical_storage_ids() -> dict[int, int]:
     return resolved
 
 
+def storage_ids_of(key: tuple[str, int]) -> list[int]:
+    """The storage systems whose runs share a ``Facts.storage_key`` (the system and those
+    merged into it); none for a run without a storage system (its own group)."""
+    kind, target = key
+    if kind != "storage":
+        return []
+    return [target, *(s for s, t in _canonical_storage_ids().items() if t == target)]
+
+
 def load_pins() -> dict[str, dict[tuple[str, int], int]]:
     canonical = _canonical_storage_ids()
     pins: dict[str, dict[tuple[str, int], int]] = defaultdict(dict)
@@ -263,10 +278,21 @@ def stored_candidates(ranked_list: RankedList) -> list[Candidate]:
     since carrying marks them carried and takes the display from the submission's facts
     (``membership.ReleaseBuilder.carried``); a third of the columns of ``stored_entries``."""
     rows = rows_of(ranked_list.entries.order_by("position").values_list(*CANDIDATE_FIELDS))
-    return [
-        Candidate(row[0], row[1], row[2], row[3], row[_PHASES], row[_SUBMITTED], row[_ORIGIN], True)
-        for row in rows
-    ]
+    return [_carried(row) for row in rows]
+
+
+def stored_candidate(ranked_list: RankedList, submission_id: int) -> Candidate | None:
+    """One run's entry of a stored list as ``stored_candidates`` gives it, if it is on it."""
+    rows = rows_of(
+        ranked_list.entries.filter(submission_id=submission_id).values_list(*CANDIDATE_FIELDS)
+    )
+    return _carried(rows[0]) if rows else None
+
+
+def _carried(row: tuple[Any, ...]) -> Candidate:
+    return Candidate(
+        row[0], row[1], row[2], row[3], row[_PHASES], row[_SUBMITTED], row[_ORIGIN], True
+    )
 
 
 def stored_entries(ranked_list: RankedList) -> list[RankedEntry]:

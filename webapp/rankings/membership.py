@@ -53,10 +53,10 @@ class ListSpec:
 def _valid_at(f: Facts, when: date) -> bool:
     if f.score_valid is False:
         return False
-    return _in_window(f, when)
+    return in_window(f, when)
 
 
-def _in_window(f: Facts, when: date) -> bool:
+def in_window(f: Facts, when: date) -> bool:
     """Validity window only: a carried entry was judged when it entered its list (for IO500's
     published lists, by the committee), so carrying re-checks only the window."""
     if f.valid_from is not None and when < f.valid_from:
@@ -129,6 +129,73 @@ def _union(*parts: list[Candidate]) -> list[Candidate]:
     return list(seen.values())
 
 
+def admits_new(rule: str, f: Facts, when: date, on_production: set[int]) -> bool:
+    """Whether a run of the release itself (not carried) enters the any-size pool of ``rule``
+    (``on_production``: the runs kept on the release's Production list, for Research). The
+    one statement of the rules for new runs: ``ReleaseBuilder`` applies it to every run of a
+    release, ``acceptance`` to one accepted run."""
+    if rule == ListRule.HISTORICAL:
+        return not f.scc  # every run ever accepted, no validity check
+    if rule == ListRule.SCC:
+        return f.scc and _valid_at(f, when)
+    if f.scc or not _valid_at(f, when):
+        return False
+    if rule == ListRule.FULL:
+        return True
+    if not f.opt_in:  # every other list is opt-in
+        return False
+    if rule == ListRule.PRODUCTION:
+        return _production(f) and f.target_list == TargetList.PRODUCTION
+    if rule == ListRule.RESEARCH:
+        return f.id not in on_production and _research_level(f)
+    if rule == ListRule.IO500:
+        return True
+    raise ValueError(f"list rule {rule!r} has no membership rule")
+
+
+def keep_for(rule: str, on_production: set[int]) -> Keep:
+    """What every entry of a list of this rule must pass (the 10-node subset too)."""
+    if rule == ListRule.PRODUCTION:
+        return _production
+    if rule == ListRule.RESEARCH:
+        return lambda f: f.id not in on_production
+    return _anything
+
+
+def carry_keep(rule: str, ten_node: bool, on_production: set[int]) -> Keep:
+    """What an entry of the previous list of a type must pass to be carried onto this
+    release's list of it, besides the validity window (``ReleaseBuilder.carried``; a
+    10-node list then applies ``keep_for`` to its whole pool). The IO500 10-node list's
+    published legacy entries are re-checked by ``_opted`` only (``ten_node_pool``)."""
+    if ten_node:
+        return lambda f: f.opt_in and _ten_node(f)
+    if rule == ListRule.PRODUCTION:
+        return lambda f: f.opt_in and _production(f)
+    if rule == ListRule.RESEARCH:
+        return lambda f: f.opt_in and f.id not in on_production
+    if rule == ListRule.IO500:
+        return _opted
+    if rule == ListRule.FULL:
+        return _anything
+    raise ValueError(f"list rule {rule!r} carries nothing by this rule")
+
+
+def on_ten_nodes(f: Facts) -> bool:
+    """Whether a run is 10-node list material (exactly 10 client nodes, not opted out)."""
+    return _ten_node(f)
+
+
+def admits_new_ten_node(rule: str, f: Facts, when: date, on_production: set[int]) -> bool:
+    """Whether a run of the release itself enters the 10-node pool of ``rule``: the any-size
+    pool's runs on exactly 10 client nodes that pass the rule's keep
+    (``ReleaseBuilder.ten_node_pool``)."""
+    return (
+        admits_new(rule, f, when, on_production)
+        and _ten_node(f)
+        and keep_for(rule, on_production)(f)
+    )
+
+
 class ReleaseBuilder:
     """Proposes every list of one release from the stored (or proposed) previous lists."""
 
@@ -166,13 +233,12 @@ class ReleaseBuilder:
         return [
             _carry(c, f.display)
             for c in source
-            if (f := facts.get(c.submission_id)) is not None
-            and _in_window(f, self.when)
-            and keep(f)
+            if (f := facts.get(c.submission_id)) is not None and in_window(f, self.when) and keep(f)
         ]
 
-    def new_matching(self, keep: Keep) -> list[Candidate]:
-        return [fresh(f) for f in self.new if not f.scc and _valid_at(f, self.when) and keep(f)]
+    def new_admitted(self, rule: str) -> list[Candidate]:
+        """The release's own runs that enter the any-size pool of ``rule``."""
+        return [fresh(f) for f in self.new if admits_new(rule, f, self.when, self.on_production)]
 
     # --- the rules: who is on the any-size list of each rule
 
@@ -181,11 +247,7 @@ class ReleaseBuilder:
 
     def keep(self, rule: str) -> Keep:
         """What every entry of a list of this rule must pass (the 10-node subset too)."""
-        if rule == ListRule.PRODUCTION:
-            return _production
-        if rule == ListRule.RESEARCH:
-            return self._not_on_production
-        return _anything
+        return keep_for(rule, self.on_production)
 
     def any_size_pool(self, rule: str, slug: str | None) -> list[Candidate]:
         if rule == ListRule.HISTORICAL:
@@ -197,28 +259,20 @@ class ReleaseBuilder:
                 for c in source
                 if (f := facts.get(c.submission_id)) is not None
             ]
-            return _union(carried, [fresh(f) for f in self.new if not f.scc])
+            return _union(carried, self.new_admitted(rule))
         if rule == ListRule.SCC:  # the release's own competition runs, nothing carried
-            return [fresh(f) for f in self.new if f.scc and _valid_at(f, self.when)]
-        if rule == ListRule.PRODUCTION:
+            return self.new_admitted(rule)
+        if rule in (ListRule.PRODUCTION, ListRule.IO500, ListRule.FULL):
             return _union(
-                self.carried(slug, lambda f: f.opt_in and _production(f)),
-                self.new_matching(
-                    lambda f: f.opt_in and _production(f) and f.target_list == TargetList.PRODUCTION
-                ),
+                self.carried(slug, carry_keep(rule, False, self.on_production)),
+                self.new_admitted(rule),
             )
         if rule == ListRule.RESEARCH:
             pool = _union(
-                self.carried(slug, lambda f: f.opt_in and self._not_on_production(f)),
-                self.new_matching(
-                    lambda f: f.opt_in and self._not_on_production(f) and _research_level(f)
-                ),
+                self.carried(slug, carry_keep(rule, False, self.on_production)),
+                self.new_admitted(rule),
             )
             return [c for c in pool if self._not_on_production(self.facts[c.submission_id])]
-        if rule == ListRule.IO500:
-            return _union(self.carried(slug, _opted), self.new_matching(_opted))
-        if rule == ListRule.FULL:
-            return _union(self.carried(slug, _anything), self.new_matching(_anything))
         raise ValueError(f"list rule {rule!r} has no membership rule")
 
     def ten_node_pool(self, spec: ListSpec, any_size: list[Candidate]) -> list[Candidate]:
@@ -227,7 +281,7 @@ class ReleaseBuilder:
         listed = _opted if spec.rule == ListRule.IO500 else None
         pool = _union(
             [c for c in any_size if _ten_node(self.facts[c.submission_id])],
-            self.carried(spec.slug, lambda f: f.opt_in and _ten_node(f), listed),
+            self.carried(spec.slug, carry_keep(spec.rule, True, self.on_production), listed),
         )
         keep = self.keep(spec.rule)
         return [c for c in pool if keep(self.facts[c.submission_id])]

@@ -47,7 +47,7 @@ class BuildReport:
         return out
 
 
-def _entry_rows(
+def entry_rows(
     ranked_list: RankedList, entries: list[RankedEntry], keys: list[int] | None = None
 ) -> list[ListEntry]:
     """The rows of ``entries``; their list-order keys are ``keys`` when given (else
@@ -82,7 +82,7 @@ def _entry_rows(
     return rows
 
 
-def _values(entries: list[RankedEntry]) -> list[EntryValues]:
+def entry_values(entries: list[RankedEntry]) -> list[EntryValues]:
     """What the statistics read of each entry, straight from the ranking."""
     return [
         EntryValues._make(
@@ -116,7 +116,7 @@ def replace_entries(ranked_list: RankedList, rows: list[ListEntry]) -> None:
 
 
 def write_entries(ranked_list: RankedList, entries: list[RankedEntry]) -> None:
-    replace_entries(ranked_list, _entry_rows(ranked_list, entries))
+    replace_entries(ranked_list, entry_rows(ranked_list, entries))
 
 
 def _same(old: list[RankedEntry], new: list[RankedEntry]) -> bool:
@@ -187,10 +187,8 @@ def rewrite_entries(
         _update_places(ranked_list, moved, keys if renumber else None)
     replaced = [e for e in new if e.candidate.submission_id not in stays]
     replaced_keys = [keys[e.candidate.submission_id] for e in replaced]
-    ListEntry.objects.bulk_create(
-        _entry_rows(ranked_list, replaced, replaced_keys), batch_size=2000
-    )
-    store_statistics(ranked_list, _values(new))
+    ListEntry.objects.bulk_create(entry_rows(ranked_list, replaced, replaced_keys), batch_size=2000)
+    store_statistics(ranked_list, entry_values(new))
     list_index.update(ranked_list.pk, [e.candidate.submission_id for e in replaced], removed)
 
 
