@@ -7,7 +7,7 @@ of a second per list for one new row. When the accepted runs are *fresh* (of the
 release, on no stored list of any release) the lists ``build_lists`` would now propose
 differ from the stored ones, which are what it proposed before, by those runs alone: every
 other entry is judged on facts that did not change. So each run is placed by itself, with
-the builder's own rules (``membership.admits_new``, ``ranking._order``, ``mark_awards``'s):
+the builder's own rules (``membership.admits_new``, ``ranking._order``, ``award_holders``):
 
 * membership: the any-size pool of each rule, the 10-node subset of it; Research leaves out
   the runs kept on Production, the run itself when it is kept there;
@@ -60,10 +60,10 @@ from .membership import (
 )
 from .models import ListEntry, ListOrigin, RankedList
 from .persistence import BuildReport, entry_rows, entry_values
-from .ranking import Candidate, Facts, RankedEntry
+from .ranking import AWARDS, Candidate, Facts, RankedEntry, award_holders
 
 _TABLE = ListEntry._meta.db_table
-AWARDS = ("award_score", "award_bw", "award_md")
+AWARD_FLAGS = tuple(flag for _metric, flag in AWARDS)
 
 
 class Fallback(Exception):
@@ -392,7 +392,7 @@ def _shift_ranks(ranked_list: RankedList, added: Candidate, removed: Any | None)
         )
 
 
-_RELEASE_COLUMNS = (*EntryValues._fields, "pk", "client_nodes", *AWARDS)
+_RELEASE_COLUMNS = (*EntryValues._fields, "pk", "client_nodes", *AWARD_FLAGS)
 ReleaseEntry = NamedTuple(  # type: ignore[misc]
     "ReleaseEntry", [(name, Any) for name in _RELEASE_COLUMNS]
 )
@@ -407,17 +407,11 @@ def _release_entries(ranked_list: RankedList, release: Release) -> list[Any]:
 
 
 def _mark_awards(new: list[Any], ten_node_list: bool) -> None:
-    """``ranking.mark_awards`` over the release's entries, writing the flags that changed."""
-    eligible = [e for e in new if ten_node_list or (e.client_nodes or 0) >= 10]
-    best = {
-        flag: max((getattr(e, metric) for e in eligible), default=None)
-        for flag, metric in zip(AWARDS, ("score", "bw", "md"), strict=True)
-    }
-    eligible_ids = {e.submission_id for e in eligible}
+    """``ranking.award_holders`` over the release's entries, writing the flags that changed."""
+    holders = award_holders(
+        ((e.submission_id, e.client_nodes, (e.score, e.bw, e.md)) for e in new), ten_node_list
+    )
     for entry in new:
-        flags = {
-            flag: entry.submission_id in eligible_ids and getattr(entry, metric) == best[flag]
-            for flag, metric in zip(AWARDS, ("score", "bw", "md"), strict=True)
-        }
+        flags = {flag: entry.submission_id in held for flag, held in holders.items()}
         if any(getattr(entry, flag) != value for flag, value in flags.items()):
             ListEntry.objects.filter(pk=entry.pk).update(**flags)

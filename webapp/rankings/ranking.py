@@ -174,21 +174,37 @@ def deduplicate(
     return kept, displaced, pinned
 
 
+AWARDS = (("score", "award_score"), ("bw", "award_bw"), ("md", "award_md"))
+
+
+def award_holders(
+    new: Iterable[tuple[int, int | None, tuple[float, float, float]]], ten_node_list: bool
+) -> dict[str, set[int]]:
+    """Per award flag, the runs holding it among a list's entries new in its release, given
+    as (submission id, client nodes, (score, bw, md)): the highest SCORE, BW and MD; on
+    any-size lists only runs with at least 10 client nodes are eligible (spec §3)."""
+    eligible = [(sid, values) for sid, nodes, values in new if ten_node_list or (nodes or 0) >= 10]
+    holders: dict[str, set[int]] = {flag: set() for _metric, flag in AWARDS}
+    for column, (_metric, flag) in enumerate(AWARDS):
+        if eligible:
+            best = max(values[column] for _sid, values in eligible)
+            holders[flag] = {sid for sid, values in eligible if values[column] == best}
+    return holders
+
+
 def mark_awards(
     entries: list[RankedEntry], release_id: int, facts: dict[int, Facts], ten_node_list: bool
 ) -> None:
-    """Highest SCORE, BW and MD among the entries new in this release; on any-size lists
-    only runs with at least 10 client nodes are eligible (spec §3)."""
-    eligible = [
-        e
-        for e in entries
-        if e.candidate.origin_release_id == release_id
-        and (ten_node_list or (facts[e.candidate.submission_id].client_nodes or 0) >= 10)
-    ]
-    if not eligible:
-        return
-    for metric, flag in (("score", "award_score"), ("bw", "award_bw"), ("md", "award_md")):
-        best = max(getattr(e.candidate, metric) for e in eligible)
-        for entry in eligible:
-            if getattr(entry.candidate, metric) == best:
+    """Set the award flags of ``entries`` (``award_holders``)."""
+    holders = award_holders(
+        (
+            (c.submission_id, facts[c.submission_id].client_nodes, (c.score, c.bw, c.md))
+            for e in entries
+            if (c := e.candidate).origin_release_id == release_id
+        ),
+        ten_node_list,
+    )
+    for entry in entries:
+        for flag, held in holders.items():
+            if entry.candidate.submission_id in held:
                 setattr(entry, flag, True)
