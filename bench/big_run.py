@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from revisions import export
-from service_validation import submitter_client
+from service_validation import start_worker, submitter_client
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -100,26 +100,6 @@ def view(src: Path, submission: int) -> dict[str, Any]:
 
 
 # --- the upload, from this process, validated by a worker of one side ------------------------
-
-
-def start_worker(src: Path, log: Path) -> subprocess.Popen[bytes]:
-    env = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join([str(src / "webapp"), str(src / "runners"), str(REPO)]),
-    }
-    queue = os.environ["IOSCORE_VALIDATION_QUEUE"]
-    command = [sys.executable, "-m", "celery", "-A", "ioscore_site", "worker", "--pool=solo"]
-    command += ["-Q", queue, "--loglevel=INFO", "--without-gossip", "--without-mingle"]
-    command += ["--without-heartbeat"]
-    worker = subprocess.Popen(
-        command, cwd=src / "webapp", env=env, stdout=log.open("wb"), stderr=subprocess.STDOUT
-    )
-    deadline = time.monotonic() + 60
-    while b" ready." not in log.read_bytes():
-        if worker.poll() is not None or time.monotonic() > deadline:
-            sys.exit(f"the worker did not start:\n{log.read_text()[-2000:]}")
-        time.sleep(0.05)
-    return worker
 
 
 def archive_of(document: bytes) -> bytes:
@@ -252,7 +232,8 @@ def main() -> None:
         results: dict[str, list[dict[str, Any]]] = {side: [] for side in sides}
         for n in range(args.runs):
             for side, src in sides.items():
-                worker = start_worker(src, scratch / f"worker-{side}-{n}.log")
+                log = scratch / f"worker-{side}-{n}.log"
+                worker = start_worker(os.environ["IOSCORE_VALIDATION_QUEUE"], log, src)
                 try:
                     result = upload(client, document)
                     result["worker_peak_mb"] = _peak_mb(worker.pid)

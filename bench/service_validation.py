@@ -86,7 +86,7 @@ def main() -> int:
         from django.core.management import call_command
 
         call_command("migrate", verbosity=0)
-        worker = _start_worker(queue, media)
+        worker = start_worker(queue, media.parent / f"{media.name}-worker.log")
         results = _bench_uploads(args.uploads, args.submission)
         imports = _bench_import()
     finally:
@@ -104,34 +104,20 @@ def main() -> int:
     return 0
 
 
-def _start_worker(queue: str, media: Path) -> subprocess.Popen[bytes]:
-    log = media.parent / f"{media.name}-worker.log"
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(WEBAPP), str(REPO)])}
+def start_worker(queue: str, log: Path, src: Path = REPO) -> subprocess.Popen[bytes]:
+    """A Celery worker (solo pool) of the code in ``src`` on ``queue``, once it is ready."""
+    path = [str(src / "webapp"), str(src / "runners"), str(REPO)]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(path)}
+    command = [sys.executable, "-m", "celery", "-A", "ioscore_site", "worker", "--pool=solo"]
+    command += ["-Q", queue, "--loglevel=INFO", "--without-gossip", "--without-mingle"]
+    command += ["--without-heartbeat"]
     process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "celery",
-            "-A",
-            "ioscore_site",
-            "worker",
-            "--pool=solo",
-            "-Q",
-            queue,
-            "--without-gossip",
-            "--without-mingle",
-            "--without-heartbeat",
-            "--loglevel=INFO",
-        ],
-        cwd=WEBAPP,
-        env=env,
-        stdout=log.open("wb"),
-        stderr=subprocess.STDOUT,
+        command, cwd=src / "webapp", env=env, stdout=log.open("wb"), stderr=subprocess.STDOUT
     )
     deadline = time.monotonic() + 60
     while b" ready." not in log.read_bytes():
         if process.poll() is not None or time.monotonic() > deadline:
-            sys.exit(f"worker did not start:\n{log.read_text()[-2000:]}")
+            sys.exit(f"the worker did not start:\n{log.read_text()[-2000:]}")
         time.sleep(0.05)
     return process
 
