@@ -170,11 +170,17 @@ load_data
 echo "== 4/5 Celery worker, Celery beat (the lost-validation sweep) and web server on 127.0.0.1:$port"
 # Each started process must say it is up; if it does not, its own log lines say why.
 wait_for_log() {  # LOG FROM PIDFILE WHAT PATTERN
-  local log=$1 from=$2 pidfile=$3 what=$4 pattern=$5
+  local log=$1 from=$2 pidfile=$3 what=$4 pattern=$5 pid
   for _ in $(seq 120); do
     tail -c +"$((from + 1))" "$log" 2>/dev/null | grep -q -- "$pattern" && return 0
-    # -s: a pidfile is created before its pid is written; read empty, it is not a dead pid.
-    if [[ -s $pidfile ]] && ! kill -0 "$(cat "$pidfile")" 2>/dev/null; then break; fi
+    # A pidfile read empty, or gone, is not a dead process: it is created before its pid is
+    # written, and Celery's --detach creates it once to test it and removes it before the
+    # daemon writes its own. So a dead pid counts only while the file still names it.
+    pid=$(cat "$pidfile" 2>/dev/null || true)
+    if [[ -n $pid ]] && ! kill -0 "$pid" 2>/dev/null; then
+      sleep 1
+      [[ "$(cat "$pidfile" 2>/dev/null || true)" == "$pid" ]] && break
+    fi
     sleep 0.5
   done
   echo "the $what did not come up" >&2
