@@ -73,10 +73,9 @@ class Fallback(Exception):
 def place_fresh(ids: set[int]) -> BuildReport | None:
     """Place these runs if they are fresh acceptances in the newest release; the report as
     ``update_lists`` gives it, or None when the full update has to run."""
-    releases = list(Release.objects.order_by("release_date", "id"))
-    if not releases or not ids:
+    release = Release.objects.order_by("release_date", "id").last()
+    if release is None or not ids:
         return None
-    release = releases[-1]
     if set(Submission.objects.filter(pk__in=ids).values_list("release_id", flat=True)) != {
         release.pk
     }:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from ioscore.results.model import (
     QUANTILE_KEYS,
@@ -127,9 +127,12 @@ def summarise_ranks(
     return summary, [named[number] for number in sorted(named)]
 
 
+_Ranks = TypeVar("_Ranks", bound=Sequence[RankStat])
+
+
 def bounded_ranks(
-    ranks: list[RankStat], threshold: int = RANK_DETAIL_THRESHOLD
-) -> tuple[list[RankStat], RankSummary | None]:
+    ranks: _Ranks, threshold: int = RANK_DETAIL_THRESHOLD
+) -> tuple[_Ranks | list[RankStat], RankSummary | None]:
     """`ranks` unchanged (no summary) up to `threshold` ranks; above it the named extremes and
     the summary of them all, as the suite writes a phase."""
     if len(ranks) <= threshold:
@@ -147,9 +150,11 @@ def summary_form(
 
     For a full-form file above the threshold (a run with the suite's threshold raised), so
     what is kept of it is bounded whatever the run's size, as the suite's own files are."""
-    if phase.rank_summary is not None or len(phase.ranks) <= threshold:
+    if phase.rank_summary is not None:
         return phase
-    summary, named = summarise_ranks(phase.ranks)
+    named, summary = bounded_ranks(phase.ranks, threshold)
+    if summary is None:
+        return phase
     series = phase.timeseries
     if isinstance(series, dict) and "per_rank" in series:
         series = {**series, "per_rank": []}  # a row per rank: the time series stays per phase
