@@ -1,4 +1,4 @@
-"""`ioscore` command line: validate, run, sysinfo, upload, report, size (one module each).
+"""`ioscore` command line: validate, run, sysinfo, upload, report, size, testbed (one module each).
 
 Errors in the input become one clear line on stderr and an exit code, never a traceback.
 """
@@ -13,6 +13,7 @@ from ioscore.commands import report as report_command
 from ioscore.commands import run as run_command
 from ioscore.commands import size as size_command
 from ioscore.commands import sysinfo as sysinfo_command
+from ioscore.commands import testbed as testbed_command
 from ioscore.commands import upload as upload_command
 from ioscore.commands import validate as validate_command
 
@@ -30,6 +31,7 @@ def build_parser() -> argparse.ArgumentParser:
         upload_command,
         report_command,
         size_command,
+        testbed_command,
     ):
         module.add_parser(sub)
     return parser
@@ -37,7 +39,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    # A command that hands words on to another program (`testbed mpirun ... -- PROGRAM`)
+    # takes the words argparse does not know; any other command refuses them.
+    args, passed_on = parser.parse_known_args(argv)
+    if passed_on:
+        if not getattr(args, "passthrough", False):
+            parser.error(f"unrecognized arguments: {' '.join(passed_on)}")
+        args.words = passed_on
     try:
         return int(args.handler(args))
     except KeyboardInterrupt:
