@@ -8,12 +8,14 @@ import json
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
 from ioscore.testbed import lifecycle, moosefs
 from ioscore.testbed.layout import BRIDGE, MOUNT_POINT, NETNS_PREFIX, RUN_DIR, Bed
+from ioscore.testbed.system import missing_requirement
 from tests.testbed.bed_helpers import bed_cli, mpirun
 
 pytestmark = pytest.mark.mpi
@@ -125,6 +127,29 @@ def test_down_leaves_no_namespace_mount_link_process_or_data(bed: Bed) -> None:
     assert not data.exists() and not RUN_DIR.exists()
     assert lifecycle.leftovers() == []
     assert bed_cli("down").stdout == "no test bed was up; nothing to remove\n"
+
+
+def test_down_after_a_killed_up_leaves_nothing(tmp_path: Path) -> None:
+    """`up` killed half-way (some members made, no state of "up"): `down` still removes all."""
+    reason = missing_requirement()
+    if reason:
+        pytest.skip(reason)
+    if lifecycle.leftovers():
+        pytest.skip("a test bed is up on this machine")
+    data = Path("/dev/shm") / f"ioscore-killed-up-{tmp_path.name}"
+    cmd = [sys.executable, "-m", "ioscore.cli", "testbed", "up", "--dir", str(data)]
+    starting = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while len([n for n in _netns() if n.startswith(NETNS_PREFIX)]) < 3:
+        assert starting.poll() is None, "up ended before it could be killed"
+        assert time.monotonic() < deadline, "up made no namespaces in 60 s"
+        time.sleep(0.02)
+    starting.kill()
+    starting.wait()
+    assert Bed.load() is not None and Bed.load().status == "starting"
+    said = bed_cli("down").stdout
+    assert "removed netns iosbed-mds" in said
+    assert lifecycle.leftovers() == [] and not data.exists() and not RUN_DIR.exists()
 
 
 def _netns() -> list[str]:

@@ -83,6 +83,11 @@ def launch_settings(bed: Bed) -> list[str]:
         "--mca",
         "btl",
         "tcp,self",
+        # the nodes share this machine's cores with each other and with the file system's
+        # daemons: a rank waiting in MPI must yield, not spin, or it starves the I/O it waits on
+        "--mca",
+        "mpi_yield_when_idle",
+        "1",
         "--mca",
         "btl_tcp_if_include",
         str(SUBNET),

@@ -29,7 +29,7 @@ from ioscore.testbed.system import TestbedError, missing_requirement, run
 
 # What the suite's drop-caches-cmd should be on the bed: all nodes share one kernel, so one
 # write drops every node's page cache (the default goes through sudo, absent on most hosts).
-DROP_CACHES_CMD = 'sh -c "sync; echo 3 > /proc/sys/vm/drop_caches"'
+DROP_CACHES_CMD = 'sh -c "sync && echo 3 > /proc/sys/vm/drop_caches"'
 
 
 def leftovers() -> list[str]:

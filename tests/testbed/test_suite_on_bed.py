@@ -1,0 +1,167 @@
+"""The suite on separate hosts and a distributed file system: node detection, the read shift
+across hosts, per-node cache drops, the cache lesson, mdtest and find, and a slow node named.
+
+Ranks are traced with strace (openat, execve) so that what a rank read, and which node wrote
+it, is seen in the system calls rather than taken from the suite's own word.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from ioscore.testbed import lifecycle
+from ioscore.testbed.layout import MOUNT_POINT, Bed
+from tests.suite.suite_helpers import FILE_LIMIT_KIB, SUITE_BIN
+from tests.testbed.bed_helpers import bed_cli, mpirun, suite_on_bed
+
+pytestmark = pytest.mark.mpi
+
+RANKS = 4  # two on each of the bed's two nodes
+
+
+@pytest.fixture
+def scratch(bed: Bed) -> Iterator[tuple[Path, Path]]:
+    """(data directory on the bed's file system, result directory in RAM), both removed after."""
+    with tempfile.TemporaryDirectory(prefix="ioscore-bed-results-", dir="/dev/shm") as results:
+        data = Path(tempfile.mkdtemp(prefix="ioscore-bed-data-", dir=MOUNT_POINT.parent))
+        data.rmdir()  # a name only: the data directory lives on the bed's file system
+        data = MOUNT_POINT / data.name
+        yield data, Path(results)
+        bed_cli("exec", "node1", "--", "rm", "-rf", str(data))
+
+
+def _traced_suite(trace_dir: Path, *args: str) -> subprocess.CompletedProcess:
+    """ioscore-suite ARGS on the bed, each rank's opens traced into trace_dir/trace.<rank>."""
+    wrapper = (
+        f"ulimit -f {FILE_LIMIT_KIB} && exec strace -qq -e trace=openat "
+        f'-o {trace_dir}/trace.$OMPI_COMM_WORLD_RANK "$0" "$@"'
+    )
+    return mpirun(RANKS, "bash", "-c", wrapper, str(SUITE_BIN), *args)
+
+
+def _rank_reads(trace: str, pattern: str) -> set[int]:
+    """Numbers of the files matching `<pattern>.NNNNNNNN` that a trace opened read-only."""
+    found = set()
+    for line in trace.splitlines():
+        match = re.search(rf'openat\(.*"[^"]*{pattern}\.(\d{{8}})", (O_RDONLY[^,)]*)', line)
+        if match and "O_CREAT" not in match.group(2):
+            found.add(int(match.group(1)))
+    return found
+
+
+def test_standard_run_across_nodes_reads_what_another_node_wrote(bed: Bed, scratch) -> None:
+    data, results = scratch
+    ini = results / "run.ini"
+    drops = results / "drops"
+    ini.write_text(
+        f"[global]\ndatadir = {data}\nresultdir = {results}/out\ndrop-caches = TRUE\n"
+        # the bed's command, after a line naming the node it ran on
+        f"drop-caches-cmd = sh -c 'hostname >> {drops} && {lifecycle.DROP_CACHES_CMD}'\n"
+        "[debug]\nstonewall-time = 1\n"
+        "[ior-easy]\ntransferSize = 256k\nblockSize = 8m\n"
+        "[ior-hard]\nsegmentCount = 40\n[mdtest-easy]\nn = 60\n[mdtest-hard]\nn = 60\n"
+    )
+    traces = results / "traces"
+    traces.mkdir()
+    _traced_suite(traces, str(ini))
+
+    (run_dir,) = (results / "out").iterdir()
+    result = json.loads((run_dir / "result.json").read_text())
+    assert result["nodes"] == 2 and result["procs"] == RANKS
+    assert result["hosts"] == ["node1", "node2"]
+    phases = {p["name"]: p for p in result["phases"]}
+    host_of = {r["rank"]: r["host"] for r in phases["ior-easy-write"]["ranks"]}
+    assert host_of == {0: "node1", 1: "node1", 2: "node2", 3: "node2"}
+
+    for rank in range(RANKS):
+        trace = (traces / f"trace.{rank}").read_text()
+        read = _rank_reads(trace, "ior_file_easy")
+        assert read, f"rank {rank} opened no ior-easy file to read"
+        # ior-easy-read reads what a rank of the *other* node wrote (shift = ranks per node)
+        assert (rank + 2) % RANKS in read
+        assert all(host_of[writer] != host_of[rank] for writer in read - {rank})
+
+    # drop-caches ran on every rank, so on every node, before each I/O phase
+    dropped_on = drops.read_text().split()
+    assert set(dropped_on) == {"node1", "node2"}
+    assert (
+        dropped_on.count("node1") == dropped_on.count("node2") >= 2 * 10
+    )  # two ranks a node, every I/O phase
+
+    for name in ("mdtest-easy-write", "mdtest-hard-write", "mdtest-easy-delete", "find"):
+        assert phases[name]["ran"] and phases[name]["items"] > 0, name
+    assert phases["find"]["extra"]["found"] > 0
+    # the scores recompute from the phases, as the service will recompute them
+    report = subprocess.run(
+        [sys.executable, "-m", "ioscore.cli", "validate", str(run_dir), "--json"],
+        capture_output=True,
+        text=True,
+    )
+    checked = json.loads(report.stdout)
+    assert checked["recomputed"]["total"] == pytest.approx(result["scores"]["total"], rel=1e-3)
+
+
+def test_the_cache_lesson_is_named_without_the_shift_and_not_with_it(bed: Bed, scratch) -> None:
+    data, _ = scratch
+    bed_cli("exec", "node1", "--", "mkdir", "-p", str(data))
+    common = ["ior", "-w", "-r", "-e", "-F", "-t", "1m", "-b", "8m", "-o", f"{data}/t"]
+    same = suite_on_bed(RANKS, *common).stdout
+    shifted = suite_on_bed(RANKS, *common, "-C").stdout
+    assert "nodes               : 2" in same
+    assert re.search(r"read +\[client-cache\] read of data written by this node", same), same
+    assert "[client-cache]" not in shifted
+    assert re.search(r"read +\[server-cache\] read of data written by another node", shifted)
+
+
+def test_mdtest_on_the_distributed_file_system_counts_every_item(bed: Bed, scratch) -> None:
+    data, results = scratch
+    bed_cli("exec", "node1", "--", "mkdir", "-p", str(data))
+    shown = suite_on_bed(
+        RANKS, "mdtest", "-n", "40", "-F", "-u", "-d", str(data), "--resultdir", str(results)
+    ).stdout
+    assert "launched with 4 total task(s) on 2 node(s)" in shown, shown
+    assert "4 tasks, 40 files/directories per task" in shown, shown
+    result = json.loads((results / "result.json").read_text())
+    assert result["hosts"] == ["node1", "node2"]
+    items = {p["name"].rsplit("-", 1)[0]: p["items"] for p in result["phases"]}
+    for operation in ("file-write", "file-stat", "file-read", "file-delete"):
+        assert items[f"mdtest-{operation}"] == 160, items
+
+
+def test_a_slowed_node_is_named_by_the_straggler_findings(bed: Bed, scratch) -> None:
+    data, results = scratch
+    bed_cli("exec", "node1", "--", "mkdir", "-p", str(data))
+    bed_cli("slow", "node2", "24mbit")
+    try:
+        suite_on_bed(
+            RANKS,
+            *("ior", "-w", "-r", "-F", "-C", "-t", "1m", "-b", "6m"),
+            *("-o", f"{data}/t", "--resultdir", str(results)),
+        )
+    finally:
+        bed_cli("slow", "node2", "--clear")
+    report = subprocess.run(
+        [sys.executable, "-m", "ioscore.cli", "report", str(results), "--json"],
+        capture_output=True,
+        text=True,
+    )
+    summary = json.loads(report.stdout)
+    (test,) = summary["tests"]
+    flagged = {
+        (op["label"], flag["rank"], flag["host"])
+        for op in test["operations"]
+        for flag in op["stragglers"]
+        if flag["reason"].startswith("work rate")
+    }
+    # both ranks of the slowed node, in both directions; no rank of the healthy node by rate
+    for label in ("write", "read"):
+        assert {(label, 2, "node2"), (label, 3, "node2")} <= flagged, flagged
+    assert all(host == "node2" for _, _, host in flagged), flagged
