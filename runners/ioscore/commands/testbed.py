@@ -53,6 +53,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         help="mfsmount's mfscachemode on the nodes; YES keeps file data in each node's page "
         "cache, as Lustre clients do (default)",
     )
+    p.add_argument(
+        "--io-timeout",
+        type=int,
+        default=90,
+        help="seconds before a node's I/O to an unreachable server fails with EIO instead of "
+        "waiting (mfstimeout; default 90: the nodes share this machine's cores)",
+    )
     p.set_defaults(handler_action=_up)
 
     p = actions.add_parser("status", help="what is up: nodes, servers, mount, launch settings")
@@ -107,7 +114,9 @@ def _dispatch(args: argparse.Namespace) -> int:
 
 
 def _up(args: argparse.Namespace) -> int:
-    bed = lifecycle.up(args.nodes, args.servers, args.dir, args.size_gib, args.cache_mode)
+    bed = lifecycle.up(
+        args.nodes, args.servers, args.dir, args.size_gib, args.cache_mode, args.io_timeout
+    )
     print(
         f"test bed up: {bed.nodes} nodes ({', '.join(n.name for n in bed.client_nodes)}), "
         f"{bed.servers} chunk servers, MooseFS at {lifecycle.MOUNT_POINT} on every node"

@@ -67,6 +67,7 @@ class Bed:
     data_dir: str
     size_gib: float
     cache_mode: str = "YES"
+    io_timeout_s: int = 90
     started: str = ""
     status: str = "starting"  # "starting" until every member is up, then "up"
     pids: dict[str, int] = field(default_factory=dict)

@@ -54,6 +54,7 @@ def up(
     data_dir: Path | None = None,
     size_gib: float = 2.0,
     cache_mode: str = "YES",
+    io_timeout_s: int = 90,
 ) -> Bed:
     reason = missing_requirement()
     if reason:
@@ -62,6 +63,8 @@ def up(
         raise TestbedError(f"--nodes {nodes}: from 1 to {MAX_NODES}")
     if not 1 <= servers <= MAX_SERVERS:
         raise TestbedError(f"--servers {servers}: from 1 to {MAX_SERVERS}")
+    if not 1 <= io_timeout_s <= 3600:
+        raise TestbedError(f"--io-timeout {io_timeout_s}: from 1 to 3600 s")
     if not 0.25 * servers <= size_gib <= 1024:
         raise TestbedError(f"--size-gib {size_gib}: from {0.25 * servers:g} (256 MiB a server)")
     running = Bed.load()
@@ -85,6 +88,7 @@ def up(
         data_dir=str(data),
         size_gib=size_gib,
         cache_mode=cache_mode,
+        io_timeout_s=io_timeout_s,
         started=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
     )
     bed.save()  # first, so that `down` knows the data directory whatever happens next
@@ -176,6 +180,7 @@ def status(bed: Bed) -> dict[str, Any]:
         "file_system": "moosefs",
         "mount": str(MOUNT_POINT),
         "cache_mode": bed.cache_mode,
+        "io_timeout_s": bed.io_timeout_s,
         "data_dir": bed.data_dir,
         "size_gib": bed.size_gib,
         "nodes": [_member_status(n) for n in bed.client_nodes],

@@ -17,9 +17,6 @@ from pathlib import Path
 from ioscore.testbed.layout import CLIENT_PORT, MOUNT_POINT, RUN_DIR, Bed, Member
 from ioscore.testbed.system import TestbedError, run, run_in
 
-# A stopped chunk server gives the clients an I/O error after this long instead of a hang;
-# long enough that a loaded machine (the nodes share its cores) gives no spurious errors.
-IO_TIMEOUT_S = 90
 
 
 def _write(path: Path, lines: list[str]) -> Path:
@@ -138,7 +135,7 @@ def mount(bed: Bed, node: Member) -> None:
         f"mfsmaster={bed.master.address}",
         f"mfsport={CLIENT_PORT}",
         f"mfscachemode={bed.cache_mode}",
-        f"mfstimeout={IO_TIMEOUT_S}",
+        f"mfstimeout={bed.io_timeout_s}",
     ]
     MOUNT_POINT.mkdir(parents=True, exist_ok=True)
     run_in(node, ["mfsmount", str(MOUNT_POINT), "-o", ",".join(options)])
