@@ -115,12 +115,16 @@ def io500_pairs(args: argparse.Namespace, scratch: Path) -> None:
     _table("IO500 phase", ratios)
 
 
-def ior_pairs(args: argparse.Namespace) -> None:
+def ior_pairs(args: argparse.Namespace, scratch: Path) -> None:
     ratios: dict[str, list[float]] = {}
     for pair in range(args.pairs):
         for line in IOR_LINES:
             rows = {}
-            for name, program in (("ioscore", [str(SUITE), "ior"]), ("IOR", [str(args.ior)])):
+            results = ["--resultdir", str(scratch / f"ior-{pair}-{IOR_LINES.index(line)}")]
+            for name, program in (
+                ("ioscore", [str(SUITE), "ior", *results]),
+                ("IOR", [str(args.ior)]),
+            ):
                 target = MOUNT_POINT / f"bench-ior-{name}-{pair}"
                 out, _ = bed_run(args.np, *program, *line.split(), "-o", str(target))
                 rows[name] = {m.group(1): float(m.group(2)) for m in _SUMMARY_ROW.finditer(out)}
@@ -169,7 +173,7 @@ def main() -> int:
             if args.io500:
                 io500_pairs(args, Path(tmp))
             if args.ior:
-                ior_pairs(args)
+                ior_pairs(args, Path(tmp))
     finally:
         if own:
             lifecycle.down()

@@ -110,11 +110,11 @@ def test_standard_run_across_nodes_reads_what_another_node_wrote(bed: Bed, scrat
 
 
 def test_the_cache_lesson_is_named_without_the_shift_and_not_with_it(bed: Bed, scratch) -> None:
-    data, _ = scratch
+    data, results = scratch
     bed_cli("exec", "node1", "--", "mkdir", "-p", str(data))
     common = ["ior", "-w", "-r", "-e", "-F", "-t", "1m", "-b", "8m", "-o", f"{data}/t"]
-    same = suite_on_bed(RANKS, *common).stdout
-    shifted = suite_on_bed(RANKS, *common, "-C").stdout
+    same = suite_on_bed(RANKS, *common, "--resultdir", str(results / "same")).stdout
+    shifted = suite_on_bed(RANKS, *common, "-C", "--resultdir", str(results / "shifted")).stdout
     assert "nodes               : 2" in same
     assert re.search(r"read +\[client-cache\] read of data written by this node", same), same
     assert "[client-cache]" not in shifted
