@@ -1,4 +1,5 @@
-"""`ioscore` command line: validate, run, sysinfo, upload, report, size, testbed (one module each).
+"""`ioscore` command line: validate, run, sysinfo, upload, report, size, testbed, layout
+(one module each).
 
 Errors in the input become one clear line on stderr and an exit code, never a traceback.
 """
@@ -9,6 +10,7 @@ import argparse
 import sys
 
 from ioscore import __version__
+from ioscore.commands import layout as layout_command
 from ioscore.commands import report as report_command
 from ioscore.commands import run as run_command
 from ioscore.commands import size as size_command
@@ -32,6 +34,7 @@ def build_parser() -> argparse.ArgumentParser:
         report_command,
         size_command,
         testbed_command,
+        layout_command,
     ):
         module.add_parser(sub)
     return parser

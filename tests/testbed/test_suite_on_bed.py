@@ -165,3 +165,43 @@ def test_a_slowed_node_is_named_by_the_straggler_findings(bed: Bed, scratch) -> 
     for label in ("write", "read"):
         assert {(label, 2, "node2"), (label, 3, "node2")} <= flagged, flagged
     assert all(host == "node2" for _, _, host in flagged), flagged
+
+
+def test_a_slowed_chunk_server_is_named_by_throughput_per_server(bed: Bed, scratch) -> None:
+    """Write (-k) at full speed, record where each rank's file lives, slow one chunk server,
+    read in a separate launch after a cache drop: the report names that server alone."""
+    data, results = scratch
+    bed_cli("exec", "node1", "--", "mkdir", "-p", str(data))
+    common = ["-e", "-F", "-t", "1m", "-b", "6m", "-o", f"{data}/t"]
+    suite_on_bed(RANKS, "ior", "-w", "-k", *common, "--resultdir", str(results / "w"))
+    probed = bed_cli(
+        "exec",
+        "node1",
+        "--",
+        sys.executable,
+        "-m",
+        "ioscore.cli",
+        "layout",
+        f"{data}/t.ioscore-test.json",
+        "--resultdir",
+        str(results / "r"),
+    ).stdout
+    assert "4 ranks' files on 2 servers (moosefs)" in probed, probed
+    layout = json.loads((results / "r" / "layout.json").read_text())
+    slow = bed.member("cs2").address
+    assert any(f"{slow}:" in s for servers in layout["ranks"].values() for s in servers)
+    bed_cli("slow", "cs2", "24mbit")
+    try:
+        bed_cli("exec", "node1", "--", "sh", "-c", "sync && echo 3 > /proc/sys/vm/drop_caches")
+        suite_on_bed(RANKS, "ior", "-r", *common, "--resultdir", str(results / "r"))
+    finally:
+        bed_cli("slow", "cs2", "--clear")
+    report = subprocess.run(
+        [sys.executable, "-m", "ioscore.cli", "report", str(results), "--json"],
+        capture_output=True,
+        text=True,
+    )
+    (test,) = json.loads(report.stdout)["tests"]
+    (read,) = [op for op in test["operations"] if op["key"] == "read"]
+    named = {found["server"] for found in read["servers"] if found["slow"]}
+    assert named == {f"{slow}:9422"}, read["servers"]

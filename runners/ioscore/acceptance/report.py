@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ioscore import fslayout
 from ioscore.acceptance.modality import operation_hints
 from ioscore.acceptance.results import (
     PASS_RULE,
@@ -169,12 +170,39 @@ def _stragglers(op: Operation) -> list[dict[str, Any]]:
     return found
 
 
-def _launch_of(test: AcceptanceTest, op: Operation) -> Launch:
+def server_findings(op: Operation, launch: Launch) -> list[dict[str, Any]]:
+    """Throughput per storage server, from the launch's layout.json (`ioscore layout`).
+
+    layout.json names the servers of each rank's *own* file; a launch that shifts which file a
+    rank reads (-C, -Q, -Z, -X) is not attributed, since result.json does not say which file
+    each rank read."""
+    layout = fslayout.load(launch.result_dir)
+    if not layout or (op.key != "write" and _shifts_files(launch.command or "")):
+        return []
+    return [
+        {
+            "iteration": it.index,
+            "server": found.server,
+            "ranks": list(found.ranks),
+            "mean_rate": found.mean_rate,
+            "slow": found.slow_reason,
+        }
+        for it in op.iterations
+        for found in fslayout.server_rates(it.phase, layout)
+    ]
+
+
+def _shifts_files(command: str) -> bool:
+    words = command.split()
+    return any(w in ("-C", "-Q", "-Z", "-X") or w.startswith(("-Q", "-X")) for w in words)
+
+
+def launch_of(test: AcceptanceTest, op: Operation) -> Launch:
     return next(launch for launch in test.launches if op in launch.operations.values())
 
 
 def operation_dict(test: AcceptanceTest, key: str, op: Operation) -> dict[str, Any]:
-    launch = _launch_of(test, op)
+    launch = launch_of(test, op)
     stats = op.stats()
     return {
         "key": key,
@@ -191,6 +219,7 @@ def operation_dict(test: AcceptanceTest, key: str, op: Operation) -> dict[str, A
         ],
         "multimodality": [h.to_dict() for h in operation_hints(op)],
         "stragglers": _stragglers(op),
+        "servers": server_findings(op, launch),
     }
 
 

@@ -18,7 +18,14 @@ from pathlib import Path
 from typing import Any
 
 from ioscore.acceptance.modality import operation_hints
-from ioscore.acceptance.report import PLAN_FILE, AcceptanceReport, build_report, report_dict
+from ioscore.acceptance.report import (
+    PLAN_FILE,
+    AcceptanceReport,
+    build_report,
+    launch_of,
+    report_dict,
+    server_findings,
+)
 from ioscore.acceptance.results import PASS_RULE
 from ioscore.report import format_table, render_html, summary_rows
 from ioscore.report.acceptance_html import render_acceptance_html
@@ -85,6 +92,9 @@ def handle_acceptance(args: argparse.Namespace, report: AcceptanceReport) -> int
             )
             for hint in operation_hints(op):
                 print(f"    multimodal: {hint.text}")
+            for found in server_findings(op, launch_of(test.test, op)):
+                if found["slow"]:
+                    print(f"    slow storage server {found['server']}: {found['slow']}")
     print(f"{report.targets - report.failed} of {report.targets} targets pass ({PASS_RULE})")
     print(f"HTML report: {target}")
     return status

@@ -137,7 +137,30 @@ def _findings(test: dict[str, Any]) -> str:
         f"the other ranks' median, or out of the main loop more than {LATE_FRACTION} &times; the "
         "phase time after them; hosts likewise on their ranks' mean rate.</p>"
     )
+    out += _servers_section(test)
     return "\n".join(out)
+
+
+def _servers_section(test: dict[str, Any]) -> list[str]:
+    """Throughput per storage server, where `ioscore layout` recorded where the files are."""
+    rows = [(op, found) for op in test["operations"] for found in op["servers"]]
+    if not rows:
+        return []
+    out = [
+        "<h3>Storage servers</h3>",
+        "<table><tr><th>operation</th><th>iteration</th><th>server</th><th>ranks</th>"
+        "<th>mean work rate of its ranks</th><th>finding</th></tr>",
+    ]
+    for op, found in rows:
+        rate = found["mean_rate"] / (1 << 20) if op["unit"] == "B/s" else found["mean_rate"]
+        unit = "MiB/s" if op["unit"] == "B/s" else op["unit"]
+        out.append(
+            f"<tr><td>{html.escape(op['label'])}</td><td>{found['iteration']}</td>"
+            f"<td>{html.escape(found['server'])}</td><td>{len(found['ranks'])}</td>"
+            f"<td>{rate:,.3g} {unit}</td><td>{html.escape(found['slow'] or '')}</td></tr>"
+        )
+    out.append("</table>")
+    return out
 
 
 def _as_run(launch: Launch) -> RunResult:

@@ -18,7 +18,6 @@ from ioscore.testbed.layout import CLIENT_PORT, MOUNT_POINT, RUN_DIR, Bed, Membe
 from ioscore.testbed.system import TestbedError, run, run_in
 
 
-
 def _write(path: Path, lines: list[str]) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("\n".join(lines) + "\n")
