@@ -130,12 +130,17 @@ struct ios_acc_series {
     int has_ops;
 };
 
-/* max, min, mean and the population standard deviation (divisor n), as IOR's and mdtest's
- * summary tables compute them (IOR's bw_values/ops_values: var / reps). */
+/* max, min, mean and the population standard deviation (divisor n), as IOR's summary table
+ * computes them (IOR's bw_values/ops_values: var / reps). */
 struct ios_acc_stats {
     double max, min, mean, stddev;
 };
 void ios_acc_stats(const double *v, int n, struct ios_acc_stats *out);
+/* The statistics of `v` (the series' values or times) by the rule of the series' tool: IOR's
+ * population deviation, or for mdtest's series (unit "ops/s") mdtest's sample deviation
+ * (divisor n - 1; 0 for one iteration, as mdtest prints it). */
+void ios_acc_series_stats(const struct ios_acc_series *s, const double *v,
+                          struct ios_acc_stats *out);
 
 /* A measurement note: what a number could have measured (client cache, server cache, media). */
 struct ios_acc_note {

@@ -16,7 +16,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "ioscore/acceptance.h"
@@ -397,11 +399,54 @@ static void print_summary(const char *what, const struct ios_mdtest_params *p, i
             if (strcmp(se->operation, label) != 0 || se->n == 0)
                 continue;
             struct ios_acc_stats st;
-            ios_acc_stats(times ? se->time : se->values, se->n, &st);
+            ios_acc_series_stats(se, times ? se->time : se->values, &st);
             printf("   %-22s %14.3f %14.3f %14.3f %14.3f\n", label, st.max, st.min, st.mean,
                    st.stddev);
         }
     }
+}
+
+/* mdtest's opening lines (rank 0), ioscore's own (results, tree shape) where mdtest prints its
+ * warnings and node map; "N tasks, M files/directories" as mdtest counts them. */
+static void print_header(const struct ios_run *run, const struct ios_mdtest_params *p)
+{
+    char now[64], real[PATH_MAX], probe[IOS_PATH_MAX];
+    ios_format_time(ios_wtime(), "%m/%d/%Y %H:%M:%S", now, sizeof now);
+    printf("-- started at %s --\n\n", now);
+    printf("ioscore-suite mdtest %s was launched with %d total task(s) on %d node(s)\n",
+           run->version, run->size, run->nnodes);
+    printf("Command line used: %s\n", p->command);
+    printf("Results: %s\n", run->resdir);
+    uint64_t per_rank = p->per_node * (p->leaf ? p->leaves : p->nodes);
+    printf("Tree: %" PRIu64 " per directory, %" PRIu64 " directories per tree%s\n", p->per_node,
+           p->leaf ? p->leaves : p->nodes, p->leaf ? ", leaves only" : "");
+    snprintf(probe, sizeof probe, "%s", p->dirs[0]);
+    struct statvfs fs;
+    int made = access(probe, F_OK) == 0;
+    if (!made) /* not made yet: its parent's file system, mdtest's path */
+        snprintf(probe, sizeof probe, "%s", dirname(strcpy(real, p->dirs[0])));
+    char base[IOS_PATH_MAX];
+    snprintf(base, sizeof base, "%s", p->dirs[0]);
+    if (realpath(probe, real))
+        printf("Path                : %s%s%s\n", real, made ? "" : "/", made ? "" : basename(base));
+    else
+        printf("Path                : %s\n", p->dirs[0]);
+    if (statvfs(probe, &fs) == 0 && fs.f_blocks > 0 && fs.f_files > 0) {
+        double total = (double)fs.f_blocks * fs.f_frsize / (1024.0 * 1024 * 1024);
+        const char *unit = total > 1024 ? "TiB" : "GiB";
+        printf("FS                  : %.1f %s   Used FS: %2.1f%%   Inodes: %.1f Mi   Used Inodes: "
+               "%2.1f%%\n\n",
+               total > 1024 ? total / 1024 : total, unit,
+               (1 - (double)fs.f_bfree / fs.f_blocks) * 100, fs.f_files / (1024.0 * 1024),
+               (1 - (double)fs.f_ffree / fs.f_files) * 100);
+    }
+    uint64_t all = per_rank * (uint64_t)run->size;
+    if (p->files_only)
+        printf("%d tasks, %" PRIu64 " files\n", run->size, all);
+    else if (p->dirs_only)
+        printf("%d tasks, %" PRIu64 " directories\n", run->size, all);
+    else
+        printf("%d tasks, %" PRIu64 " files/directories\n", run->size, all);
 }
 
 /* The manifest a keeping create launch leaves in the first -d directory (see manifest.c). */
@@ -627,15 +672,7 @@ int ios_mdtest_run(struct ios_run *run, const struct ios_mdtest_params *p)
     run->t_run_start = ios_wtime();
     struct ios_acc_report *rep = ios_acc_report();
     if (run->rank == 0) {
-        printf("ioscore-suite mdtest %s was launched with %d total task(s) on %d node(s)\n",
-               run->version, run->size, run->nnodes);
-        printf("Command line used: %s\n", p->command);
-        printf("Path: %s\n", p->dir_list_text);
-        printf("Results: %s\n", run->resdir);
-        printf("%d tasks, %" PRIu64 " files/directories per task (%" PRIu64
-               " per directory, %" PRIu64 " directories per tree%s)\n",
-               run->size, p->per_node * (p->leaf ? p->leaves : p->nodes), p->per_node,
-               p->leaf ? p->leaves : p->nodes, p->leaf ? ", leaves only" : "");
+        print_header(run, p);
         if (have_manifest)
             printf("Test: %s (this launch uses the tree its create part made)\n",
                    ios_acc_manifest_str(&manifest, "id"));
@@ -699,8 +736,12 @@ int ios_mdtest_run(struct ios_run *run, const struct ios_mdtest_params *p)
                 const char *label = row_label(ph->what, ph->op);
                 struct ios_acc_series *se = ios_acc_series_of(rep, label, "ops/s");
                 if (se && se->n < IOS_ACC_MAX_ITERS) {
-                    se->time[se->n] = md_time(res);
-                    se->values[se->n++] = res->score * 1000.0;
+                    double t = md_time(res);
+                    se->time[se->n] = t;
+                    /* mdtest's tree rate: one tree's directories per second, however many
+                     * trees the ranks made (-u, several -d) */
+                    se->values[se->n++] =
+                        ph->what == MD_TREE && t > 0 ? (double)p->nodes / t : res->score * 1000.0;
                 }
                 if (p->verbose > 0)
                     printf("%s: %.3f ops/s\n", label, res->score * 1000);
@@ -726,12 +767,15 @@ int ios_mdtest_run(struct ios_run *run, const struct ios_mdtest_params *p)
         add_notes(p, have_manifest, &stat_where, &read_where);
         print_summary("rate (in ops/sec)", p, 0);
         if (p->print_time)
-            print_summary("time (in seconds)", p, 1);
-        ios_acc_print_notes(rep);
+            print_summary("time (in ms/op)", p, 1); /* mdtest's header; the values are s */
         record_test(run, p, have_manifest ? &manifest : NULL, created);
         char now[64];
         ios_format_time(ios_wtime(), "%m/%d/%Y %H:%M:%S", now, sizeof now);
         printf("-- finished at %s --\n", now);
+        /* ioscore's own sections after every line mdtest prints */
+        if (p->print_time)
+            printf("\n(the SUMMARY time values are seconds per phase, under mdtest's header)\n");
+        ios_acc_print_notes(rep);
         fflush(stdout);
     }
     return ios_acceptance_finish(run, "mdtest");
