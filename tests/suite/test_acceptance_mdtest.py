@@ -130,7 +130,13 @@ def check(tmp: Path, args: list[str], stdout: str, np: int = 2) -> None:
     removed = any(o == "delete" for _, o in phases)
     for series in doc["summary"]:  # result.json's summary is the printed table's numbers
         assert abs(rates[series["operation"]] - series["mean"]) <= 0.0006 + series["mean"] * 1e-9
-    assert {s["operation"] for s in doc["summary"]} == set(rates)
+    assert {s["operation"] for s in doc["summary"]} == {LABELS[p] for p in phases}
+    # as mdtest: every row of the file and/or directory operations and both tree rows, 0 for
+    # a phase that did not run
+    kinds = ["Directory"] * ("-F" not in args) + ["File"] * ("-D" not in args)
+    assert {k for k in rates if k.split()[0] in kinds or k.startswith("Tree")} == set(rates)
+    assert len(rates) == 2 + 4 * len(kinds) - ("-F" not in args and "-D" not in args) * 0
+    assert all(rates[k] == 0 for k in set(rates) - {LABELS[p] for p in phases})
     if created and not removed:  # a create that keeps its tree starts a recorded test
         assert doc["acceptance_test"]["parts"][-1]["role"] == "create"
         assert (dirs[0] / "ioscore-test.json").exists()

@@ -99,28 +99,36 @@ static int tree_owner(const struct ios_mdtest_params *p, int rank)
     return p->unique || rank < p->n_dirs;
 }
 
-/* Path of item i (dir or file) of `owner` in `tree`'s tree node i / per_node (-L: of the
- * leaves), iteration `it`. */
+/* The number in the name of a rank's i-th item: node number x per_node + position, as mdtest
+ * numbers them (with -L the first leaf's items start at its node number x per_node). */
+static uint64_t item_number(const struct ios_mdtest_params *p, uint64_t i)
+{
+    return i + (p->leaf ? p->per_node * (p->nodes - p->leaves) : 0);
+}
+
+/* Path of item i (dir or file) of `owner` in `tree`'s tree (its node item_number / per_node),
+ * iteration `it`. */
 static void item_path(const struct ios_mdtest_params *p, enum md_what what, int owner, int tree,
                       int it, uint64_t i, char *buf, size_t len)
 {
-    uint64_t node = i / p->per_node + (p->leaf ? p->nodes - p->leaves : 0);
+    uint64_t num = item_number(p, i);
     char dir[IOS_PATH_MAX];
-    node_path(p, tree, it, node, dir, sizeof dir);
-    ios_path(buf, len, "%s/%s.mdtest.%d.%" PRIu64, dir, what == MD_DIR ? "dir" : "file", owner, i);
+    node_path(p, tree, it, num / p->per_node, dir, sizeof dir);
+    ios_path(buf, len, "%s/%s.mdtest.%d.%" PRIu64, dir, what == MD_DIR ? "dir" : "file", owner,
+             num);
 }
 
 /* item_path in the phase loop: consecutive items share their node's path, built once. */
 static void phase_item_path(struct md_state *st, uint64_t i, char *buf, size_t len)
 {
     const struct ios_mdtest_params *p = st->ph->p;
-    uint64_t node = i / p->per_node + (p->leaf ? p->nodes - p->leaves : 0);
+    uint64_t num = item_number(p, i), node = num / p->per_node;
     if (!st->dir[0] || st->dir_node != node) {
         node_path(p, st->tree, st->ph->iteration, node, st->dir, sizeof st->dir);
         st->dir_node = node;
     }
     ios_path(buf, len, "%s/%s.mdtest.%d.%" PRIu64, st->dir, st->ph->what == MD_DIR ? "dir" : "file",
-             st->owner, i);
+             st->owner, num);
 }
 
 /*
@@ -381,7 +389,9 @@ static double md_time(const struct ios_phase_result *res)
     return ios_phase_totals(res).max_span; /* over every rank, in either form */
 }
 
-/* mdtest's SUMMARY table from the report's series: rates, or with -P also the times. */
+/* mdtest's SUMMARY table from the report's series: rates, or with -P also the times. As mdtest,
+ * every row of the directory and/or file operations and both tree rows, 0 for a phase that
+ * did not run (scripts find the rows they parse where mdtest puts them). */
 static void print_summary(const char *what, const struct ios_mdtest_params *p, int times)
 {
     const struct ios_acc_report *rep = ios_acc_report();
@@ -393,16 +403,17 @@ static void print_summary(const char *what, const struct ios_mdtest_params *p, i
                                    {MD_FILE, MD_READ},  {MD_FILE, MD_REMOVE}, {MD_TREE, MD_CREATE},
                                    {MD_TREE, MD_REMOVE}};
     for (size_t k = 0; k < sizeof order / sizeof order[0]; k++) {
-        const char *label = row_label((enum md_what)order[k][0], (enum md_op)order[k][1]);
+        enum md_what w = (enum md_what)order[k][0];
+        if ((w == MD_DIR && p->files_only) || (w == MD_FILE && p->dirs_only))
+            continue;
+        const char *label = row_label(w, (enum md_op)order[k][1]);
+        struct ios_acc_stats st = {0, 0, 0, 0};
         for (int i = 0; i < rep->n_series; i++) {
             const struct ios_acc_series *se = &rep->series[i];
-            if (strcmp(se->operation, label) != 0 || se->n == 0)
-                continue;
-            struct ios_acc_stats st;
-            ios_acc_series_stats(se, times ? se->time : se->values, &st);
-            printf("   %-22s %14.3f %14.3f %14.3f %14.3f\n", label, st.max, st.min, st.mean,
-                   st.stddev);
+            if (strcmp(se->operation, label) == 0 && se->n > 0)
+                ios_acc_series_stats(se, times ? se->time : se->values, &st);
         }
+        printf("   %-22s %14.3f %14.3f %14.3f %14.3f\n", label, st.max, st.min, st.mean, st.stddev);
     }
 }
 
