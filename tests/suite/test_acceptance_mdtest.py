@@ -388,3 +388,19 @@ def test_block_placement_stat_fails_on_the_other_nodes_missing_files(tmp: Path) 
     assert proc.returncode == 3
     assert "rank 0: stat" in proc.stderr and "file.mdtest.2." in proc.stderr
     assert "rank 1: stat" not in proc.stderr
+
+
+def test_leaf_items_are_numbered_as_mdtest_numbers_them(tmp: Path) -> None:
+    """-L -z 1 -b 2 -n 4: two items in each of the two leaves (tree nodes 1 and 2); mdtest
+    numbers an item node x items per directory + position, so the names are 2..5."""
+    args = ["-n", "4", "-z", "1", "-b", "2", "-L", "-F", "-C", "-d", str(tmp / "d")]
+    ok(run_subcommand(tmp, "mdtest", [*args, "--resultdir", str(tmp / "r")]))
+    names = sorted(
+        str(p.relative_to(tmp / "d" / "test-dir.0-0")) for p in (tmp / "d").rglob("file.*")
+    )
+    expected = sorted(
+        f"mdtest_tree.0/mdtest_tree.{(num // 2)}/file.mdtest.{rank}.{num}"
+        for rank in (0, 1)
+        for num in range(2, 6)
+    )
+    assert names == expected
