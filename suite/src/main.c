@@ -265,7 +265,8 @@ static int mdtest_subcommand(struct ios_run *run, int argc, char **argv)
     int rc = ios_mdtest_parse(&params, argc, argv, run->rank);
     if (rc != 0)
         return rc == 1 ? 0 : rc;
-    subcommand_setup(run, "mdtest", params.resultdir, 0, 0, &params.rank_detail);
+    subcommand_setup(run, "mdtest", params.resultdir, params.simulate_ppn, params.simulate_nodes,
+                     &params.rank_detail);
     snprintf(run->datadir, sizeof run->datadir, "%s", params.dir_list_text);
     run->verbosity = params.verbose;
     return ios_mdtest_run(run, &params);

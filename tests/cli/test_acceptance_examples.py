@@ -84,7 +84,10 @@ def test_example_job_scripts_are_valid_bash(example: str, scheduler: str) -> Non
 def test_example_runs_scaled_down_and_reports(example: str) -> None:
     require_suite()
     with scratch("ioscore-acc-example-") as root:
-        args = ["run", str(EXAMPLES / example), "--layout", "1x2", "--suite", str(SUITE)]
+        (root / "data").mkdir()
+        # the DNE line spreads over 5 directories: mdtest needs at least one task for each
+        layout = "1x5" if example == "lustre-dne-mdtest.toml" else "1x2"
+        args = ["run", str(EXAMPLES / example), "--layout", layout, "--suite", str(SUITE)]
         args += ["--results", str(root / "results"), "--var", f"datadir={root / 'data'}"]
         for pair in TINY[example]:
             args += ["--var", pair]
@@ -102,3 +105,34 @@ def test_example_runs_scaled_down_and_reports(example: str) -> None:
             assert len(test["targets"]) == len(planned.targets)
             assert all(t["stats"] and t["stats"]["n"] >= 1 for t in test["targets"])
             assert all(op["valid"] for op in test["operations"]), test["id"]
+
+
+def test_a_plan_never_writes_where_its_user_did_not_say() -> None:
+    """Tried as a new user would: the Perlmutter example names /pscratch/acceptance, which does
+    not exist here; the run is refused with that path and nothing is created. With --datadir
+    (sizes shortened) it runs there and leaves only what was there before; --keep-data keeps
+    what it wrote."""
+    require_suite()
+    example = str(EXAMPLES / "nersc-perlmutter-flash.toml")
+    if Path("/pscratch/acceptance").exists():
+        pytest.skip("/pscratch/acceptance exists on this machine")
+    with scratch("ioscore-acc-datadir-") as root:
+        base = ["run", example, "--scheduler", "local", "--layout", "1x2", "--suite", str(SUITE)]
+        refused = cli(*base, "--results", str(root / "r0"))
+        assert refused.returncode == 2
+        assert "/pscratch/acceptance does not exist" in refused.stderr
+        assert not Path("/pscratch").exists() and not (root / "r0").exists()
+        data = root / "data"
+        data.mkdir()
+        (data / "mine.txt").write_text("the user's")
+        tiny = [a for pair in TINY["nersc-perlmutter-flash.toml"] for a in ("--var", pair)]
+        done = cli(*base, *tiny, "--datadir", str(data), "--results", str(root / "r1"))
+        assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+        assert sorted(p.name for p in data.iterdir()) == ["mine.txt"]
+        assert (root / "r1" / "seq-read-30s" / "read" / "result.json").is_file()
+        kept = cli(
+            *base, *tiny, "--datadir", str(data), "--keep-data", "--results", str(root / "r3")
+        )
+        assert kept.returncode == 0
+        assert any(p.name.startswith("IOR-") for p in data.iterdir())
+        assert (data / "mine.txt").read_text() == "the user's"

@@ -127,6 +127,7 @@ def test_local_plan_runs_and_reports(tmp_path: Path) -> None:
     require_suite()
     with scratch("ioscore-acc-plan-") as root:
         plan = write_plan(root)
+        (root / "data").mkdir()  # a plan never creates its data directory
         results = root / "results"
         done = cli("run", str(plan), "--results", str(results), "--suite", str(SUITE))
         assert done.returncode == 0, done.stdout + done.stderr
@@ -229,6 +230,7 @@ def test_a_test_that_did_not_run_fails_its_targets(tmp_path: Path) -> None:
     with scratch("ioscore-acc-broken-") as root:
         text = PLAN.format(data=root / "data").replace("mdtest -n 30", "mdtest -n 30 -Z")
         plan = write_plan(root, text)
+        (root / "data").mkdir()
         results = root / "results"
         done = cli("run", str(plan), "--results", str(results), "--suite", str(SUITE))
         assert done.returncode == 1  # the job says a launch failed ...
@@ -255,6 +257,7 @@ def test_an_aborted_launch_is_named_and_the_rest_reported(tmp_path: Path) -> Non
     require_suite()
     with scratch("ioscore-acc-aborted-") as root:
         plan = write_plan(root)
+        (root / "data").mkdir()
         results = root / "results"
         assert (
             cli("run", str(plan), "--results", str(results), "--suite", str(SUITE)).returncode == 0
@@ -316,6 +319,7 @@ def test_every_io500_pattern_runs_in_io500_order(tmp_path: Path) -> None:
         )
         text += "".join(f'[[test]]\nname = "{p}"\npattern = "{p}"\n' for p in IO500_ORDER)
         plan = write_plan(root, text)
+        (root / "data").mkdir()
         done = cli("run", str(plan), "--results", str(root / "results"), "--suite", str(SUITE))
         assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
         # the reads verify what the writes wrote (one signature, -G, for all IOR patterns)

@@ -44,6 +44,7 @@ def results() -> Iterator[Path]:
     with scratch("ioscore-acc-report-") as root:
         plan = root / "plan.toml"
         plan.write_text(PLAN.format(data=root / "data"))
+        (root / "data").mkdir()
         done = cli("run", str(plan), "--results", str(root / "results"), "--suite", str(SUITE))
         assert done.returncode == 0, done.stdout + done.stderr
         yield root / "results"

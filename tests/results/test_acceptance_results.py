@@ -191,3 +191,13 @@ def test_refuses_what_is_not_an_acceptance_launch(runs: dict, tmp_path: Path) ->
     (tmp_path / "junk" / "result.json").write_text("{not json")
     with pytest.raises(ResultFormatError, match="invalid JSON"):
         load_launch(tmp_path / "junk")
+
+
+def test_mdtest_deviation_is_the_sample_one_and_ior_the_population_one() -> None:
+    """mdtest prints sqrt(sum((x - mean)^2) / (n - 1)) (0 for one iteration); IOR divides by
+    n. 'Within one standard deviation' rests on the tool's own number."""
+
+    values = [100.0, 200.0, 300.0]
+    assert Stats.of(values, sample=True).stddev == pytest.approx(100.0)
+    assert Stats.of(values).stddev == pytest.approx(math.sqrt(20000 / 3))
+    assert Stats.of([5.0], sample=True).stddev == 0.0

@@ -29,6 +29,7 @@ def tmp() -> Iterator[Path]:
 LABELS = {
     ("dir", "write"): "Directory creation",
     ("dir", "stat"): "Directory stat",
+    ("dir", "rename"): "Directory rename",
     ("dir", "delete"): "Directory removal",
     ("file", "write"): "File creation",
     ("file", "stat"): "File stat",
@@ -53,10 +54,14 @@ def tree_nodes(args: list[str]) -> tuple[int, int]:
     return nodes, branch**depth
 
 
-def shrink(args: list[str], directory: Path) -> list[str]:
+def shrink(args: list[str], directory: Path, np: int = 2) -> list[str]:
     """-n to at most 40 per directory of the tree (at least one each), -w to 4 KiB at most,
-    $DIR -> the temporary directory."""
+    $DIR -> the temporary directory, at most `np` -d directories (mdtest refuses more
+    directories than tasks)."""
     out = [a.replace("$DIR", str(directory)) for a in args]
+    if "-d" in out:
+        k = out.index("-d") + 1
+        out[k] = "@".join(out[k].split("@")[:np])
     nodes, leaves = tree_nodes(out)
     holders = leaves if "-L" in out else nodes
     i = out.index("-n") + 1
@@ -69,12 +74,11 @@ def shrink(args: list[str], directory: Path) -> list[str]:
 
 def expected_phases(args: list[str]) -> list[tuple[str, str]]:
     flags = "".join(a[1:] for a in args if re.match(r"^-[A-Za-z]+$", a))
-    ops = {
-        o for f, o in (("C", "write"), ("T", "stat"), ("E", "read"), ("r", "delete")) if f in flags
-    }
-    ops = ops or {"write", "stat", "read", "delete"}
+    phase_flags = (("C", "write"), ("T", "stat"), ("E", "read"), ("r", "delete"), ("U", "rename"))
+    ops = {o for f, o in phase_flags if f in flags}
+    ops = ops or {"write", "stat", "read", "delete", "rename"}  # mdtest: none given, all five
     steps = [("tree", "write")]
-    steps += [("dir", o) for o in ("write", "stat", "delete") if "F" not in flags]
+    steps += [("dir", o) for o in ("write", "stat", "rename", "delete") if "F" not in flags]
     steps += [("file", o) for o in ("write", "stat", "read", "delete") if "D" not in flags]
     steps += [("tree", "delete")]
     return [(w, o) for w, o in steps if o in ops]
@@ -112,7 +116,9 @@ def check(tmp: Path, args: list[str], stdout: str, np: int = 2) -> None:
         assert phase["items"] == (trees * nodes if what == "tree" else np * per_rank)
         assert phase["latency"]["ops"] == phase["items"]
         rate = phase["score"] * 1000
-        assert abs(rates[LABELS[what, op]] - rate) <= 0.0006 + rate * 1e-9
+        if what == "tree":  # mdtest's tree rate counts one tree's directories
+            rate /= trees
+        assert abs(rates[LABELS[what, op]] - rate) <= 0.0006 + rate * 1e-6
         csv = (tmp / "res" / f"{phase['name']}.csv").read_text().splitlines()
         assert csv[0].startswith("rank,items") and len(csv) == np + 2
     dirs = [
@@ -124,12 +130,19 @@ def check(tmp: Path, args: list[str], stdout: str, np: int = 2) -> None:
     removed = any(o == "delete" for _, o in phases)
     for series in doc["summary"]:  # result.json's summary is the printed table's numbers
         assert abs(rates[series["operation"]] - series["mean"]) <= 0.0006 + series["mean"] * 1e-9
-    assert {s["operation"] for s in doc["summary"]} == set(rates)
+    assert {s["operation"] for s in doc["summary"]} == {LABELS[p] for p in phases}
+    # as mdtest: every row of the file and/or directory operations and both tree rows, 0 for
+    # a phase that did not run
+    kinds = ["Directory"] * ("-F" not in args) + ["File"] * ("-D" not in args)
+    assert {k for k in rates if k.split()[0] in kinds or k.startswith("Tree")} == set(rates)
+    assert len(rates) == 2 + 4 * len(kinds) - ("-F" not in args and "-D" not in args) * 0
+    assert all(rates[k] == 0 for k in set(rates) - {LABELS[p] for p in phases})
     if created and not removed:  # a create that keeps its tree starts a recorded test
         assert doc["acceptance_test"]["parts"][-1]["role"] == "create"
         assert (dirs[0] / "ioscore-test.json").exists()
     if removed:
-        assert on_disk == {} and all(list(d.iterdir()) == [] for d in dirs)
+        # as mdtest: a -d directory this launch made goes with the trees, another stays empty
+        assert on_disk == {} and all(not d.exists() or list(d.iterdir()) == [] for d in dirs)
     elif created:
         kinds = {"file"} if "-F" in args else {"dir"} if "-D" in args else {"file", "dir"}
         assert on_disk == {k: np * per_rank for k in kinds}
@@ -177,7 +190,10 @@ def test_stat_of_the_neighbours_items_with_stride(tmp: Path) -> None:
     ("args", "message"),
     [
         (["-n", "5", "-I", "3"], "not supported: -I with -n"),
-        (["-n", "5", "-U", "-i", "7"], "-U adds a phase per iteration: at most 6"),
+        (["-n", "5", "-F", "-N", "1", "-u", "-z", "1"], "not supported: -u with -N and -z > 0"),
+        (["-n", "5", "-N", "1", "-u", "-d", "a@b"], "-N with several -d directories"),
+        (["-n", "5", "-d", "a@b"], "several -d directories need -u"),
+        (["-n", "5", "-u", "-d", "a@b@c"], "3 -d directories for 2 tasks"),
         (["-n", "5", "-w", "10", "-e", "20", "-X"], "-e must not exceed -w"),
         (["-n", "5", "--posix.odirect"], "not supported: '--posix.odirect'"),
         (["-F"], "-n N (items per rank) or -I N (items per directory) is required"),
@@ -210,13 +226,19 @@ def test_items_per_directory_leaves_verify_sync_and_iterations(tmp: Path) -> Non
     creates = [p for p in doc["phases"] if p["name"].startswith("mdtest-file-write-")]
     rates = [p["score"] * 1000 for p in creates]
     mean = sum(rates) / 3
-    sd = (sum((r - mean) ** 2 for r in rates) / 3) ** 0.5
+    sd = (sum((r - mean) ** 2 for r in rates) / 2) ** 0.5  # mdtest: the sample deviation
     line = re.search(r"^   File creation +([\d.]+) +([\d.]+) +([\d.]+) +([\d.]+)$", stdout, re.M)
     assert line is not None
     for printed, expected in zip(line.groups(), (max(rates), min(rates), mean, sd), strict=True):
         assert abs(float(printed) - expected) <= 0.0006 + expected * 1e-9
-    assert "SUMMARY time (in seconds): (of 3 iterations)" in stdout
-    assert list((tmp / "d").iterdir()) == []
+    assert "SUMMARY time (in ms/op): (of 3 iterations)" in stdout  # mdtest's words, seconds
+    # mdtest's tree rate: one tree's directories (7) per second, not ranks x that
+    trees = [p for p in doc["phases"] if p["name"].startswith("mdtest-tree-write-")]
+    tree_rates = [7 / max(r["end"] - r["start"] for r in p["ranks"]) for p in trees]
+    line = re.search(r"^   Tree creation +([\d.]+) +([\d.]+) +([\d.]+) +([\d.]+)$", stdout, re.M)
+    assert line is not None and all(p["items"] == 2 * 7 for p in trees)  # -u: two trees
+    assert abs(float(line.group(3)) - sum(tree_rates) / 3) <= 0.0006 + float(line.group(3)) * 1e-6
+    assert not (tmp / "d").exists()  # made by this launch, removed with its trees (mdtest)
 
 
 def test_verify_finds_changed_file_content(tmp: Path) -> None:
@@ -243,14 +265,14 @@ def test_stonewalled_create_wears_out_and_later_phases_follow(tmp: Path) -> None
     assert per_rank == [sw["items_at_deadline_max"]] * 2
     for name in ("mdtest-file-stat-0", "mdtest-file-read-0", "mdtest-file-delete-0"):
         assert [r["items"] for r in phases[name]["ranks"]] == per_rank
-    assert list((tmp / "d").iterdir()) == []
+    assert not (tmp / "d").exists()  # made by this launch, removed with its trees (mdtest)
 
 
 def test_rename_phase_renames_each_ranks_directories_as_a_chain(tmp: Path) -> None:
     """-U: rank r renames the directories of rank r+N (mdtest's rename_dir_test): the first to
     <name>-XX, each next one to its predecessor's name, <first>-XX to the second-to-last name.
     Seen through inode numbers across two launches (create, then stat + rename)."""
-    base = ["-n", "5", "-D", "-u", "-d", str(tmp / "d")]
+    base = ["-n", "5", "-D", "-u", "-N", "1", "-d", str(tmp / "d")]
     ok(run_subcommand(tmp, "mdtest", [*base, "-C", "--resultdir", str(tmp / "c")]))
 
     def inodes() -> dict[tuple[int, int], int]:
@@ -262,7 +284,7 @@ def test_rename_phase_renames_each_ranks_directories_as_a_chain(tmp: Path) -> No
 
     before = inodes()
     assert len(before) == 10
-    stdout = ok(run_subcommand(tmp, "mdtest", [*base, "-T", "-U", "-N", "1", "--resultdir", "u"]))
+    stdout = ok(run_subcommand(tmp, "mdtest", [*base, "-T", "-U", "--resultdir", "u"]))
     after = inodes()
     for rank in range(2):
         expected = [before[rank, i + 1] for i in range(3)] + [before[rank, 0], before[rank, 4]]
@@ -296,3 +318,89 @@ def test_time_unique_dir_overhead_is_in_the_phase_time_with_t(tmp: Path) -> None
         assert (
             phases["mdtest-tree-write-0"]["extra"]["result_keys"]["unique_dir_overhead"] == "none"
         )
+
+
+def notes_of(doc: dict) -> dict[str, tuple[str, str]]:
+    return {n["operation"]: (n["level"], n["text"]) for n in doc["measurement_notes"]}
+
+
+def shifts_of(doc: dict) -> dict[str, int]:
+    return {
+        p["name"]: int(p["extra"]["result_keys"]["of_rank_shift"])
+        for p in doc["phases"]
+        if not p["name"].startswith("mdtest-tree")
+    }
+
+
+@pytest.mark.parametrize(
+    ("placement", "stat_shift", "read_shift", "stat_level", "read_level"),
+    [
+        # one host: -N 1 counts ranks; every entry was made on the same node
+        ([], 1, 2, "client-cache", "client-cache"),
+        # 2 hosts, block (rank 1 beside rank 0): mdtest scales -N by the 2 tasks on node 0
+        (["--simulate-ppn", "2"], 2, 0, "server-cache", "client-cache"),
+        # 2 hosts, round-robin: no scaling, rank r+1 is on the other host, r+2 on its own
+        (["--simulate-nodes", "2"], 1, 2, "server-cache", "client-cache"),
+        # 3 + 1 ranks: the stride is 3; two ranks stat their own node's entries
+        (["--simulate-ppn", "3"], 3, 2, "client-cache", "client-cache"),
+    ],
+    ids=["one-host", "block-2x2", "cyclic-2x2", "uneven-3+1"],
+)
+def test_stride_follows_mdtest_placement_rule_and_the_note_tells_the_truth(
+    tmp: Path,
+    placement: list[str],
+    stat_shift: int,
+    read_shift: int,
+    stat_level: str,
+    read_level: str,
+) -> None:
+    """mdtest -N S: with several nodes and block placement S is multiplied by the tasks on node
+    0; stat and rename handle the items of rank r+S, read r+2S, removal r+3S. The note says
+    'another node' only when every rank's entries came from another node."""
+    args = ["-n", "4", "-F", "-N", "1", "-d", str(tmp / "d"), *placement]
+    doc_dir = tmp / "res"
+    ok(run_subcommand(tmp, "mdtest", [*args, "--resultdir", str(doc_dir)], np=4))
+    doc = result(doc_dir, "mdtest")
+    assert shifts_of(doc) == {
+        "mdtest-file-write-0": 0,
+        "mdtest-file-stat-0": stat_shift,
+        "mdtest-file-read-0": read_shift,
+        "mdtest-file-delete-0": 3 * stat_shift % 4,
+    }
+    notes = notes_of(doc)
+    assert notes["File stat"][0] == stat_level and notes["File read"][0] == read_level
+    for op, level in (("File stat", stat_level), ("File read", read_level)):
+        text = notes[op][1]
+        assert ("another node" in text) == (level == "server-cache"), text
+    if placement == ["--simulate-ppn", "3"]:
+        assert "2 of 4 ranks handle entries created on their own node" in notes["File stat"][1]
+
+
+def test_block_placement_stat_fails_on_the_other_nodes_missing_files(tmp: Path) -> None:
+    """The work itself: 2 block-placed hosts of 2 ranks, -N 1 -> rank 0 stats rank 2's files
+    (another host); with those removed, rank 0 and no rank of its host fails first."""
+    base = ["-n", "4", "-F", "-N", "1", "-d", str(tmp / "d"), "--simulate-ppn", "2"]
+    ok(run_subcommand(tmp, "mdtest", [*base, "-C", "--resultdir", str(tmp / "c")], np=4))
+    for f in (tmp / "d").rglob("file.mdtest.2.*"):
+        f.unlink()
+    (tmp / "d" / "ioscore-test.json").unlink()
+    proc = run_subcommand(tmp, "mdtest", [*base, "-T", "--resultdir", str(tmp / "s")], np=4)
+    assert proc.returncode == 3
+    assert "rank 0: stat" in proc.stderr and "file.mdtest.2." in proc.stderr
+    assert "rank 1: stat" not in proc.stderr
+
+
+def test_leaf_items_are_numbered_as_mdtest_numbers_them(tmp: Path) -> None:
+    """-L -z 1 -b 2 -n 4: two items in each of the two leaves (tree nodes 1 and 2); mdtest
+    numbers an item node x items per directory + position, so the names are 2..5."""
+    args = ["-n", "4", "-z", "1", "-b", "2", "-L", "-F", "-C", "-d", str(tmp / "d")]
+    ok(run_subcommand(tmp, "mdtest", [*args, "--resultdir", str(tmp / "r")]))
+    names = sorted(
+        str(p.relative_to(tmp / "d" / "test-dir.0-0")) for p in (tmp / "d").rglob("file.*")
+    )
+    expected = sorted(
+        f"mdtest_tree.0/mdtest_tree.{(num // 2)}/file.mdtest.{rank}.{num}"
+        for rank in (0, 1)
+        for num in range(2, 6)
+    )
+    assert names == expected

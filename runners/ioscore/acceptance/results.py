@@ -90,7 +90,8 @@ _SUMMARY_UNITS = {**UNITS, "B/s": (BANDWIDTH, 1.0), "ops/sec": (RATE, 1.0)}
 
 @dataclass(frozen=True)
 class Stats:
-    """IOR's statistics over iterations (population stddev), in one unit."""
+    """Statistics over iterations in one unit: IOR's population stddev (divisor n), or with
+    ``sample`` mdtest's (divisor n - 1, 0 for one iteration)."""
 
     n: int
     mean: float
@@ -100,12 +101,13 @@ class Stats:
     values: tuple[float, ...]
 
     @classmethod
-    def of(cls, values: Iterable[float]) -> Stats:
+    def of(cls, values: Iterable[float], *, sample: bool = False) -> Stats:
         numbers = tuple(float(v) for v in values)
         if not numbers:
             return cls(0, math.nan, math.nan, math.nan, math.nan, ())
         mean = math.fsum(numbers) / len(numbers)
-        var = math.fsum((v - mean) ** 2 for v in numbers) / len(numbers)
+        divisor = len(numbers) - 1 if sample else len(numbers)
+        var = math.fsum((v - mean) ** 2 for v in numbers) / divisor if divisor else 0.0
         return cls(len(numbers), mean, math.sqrt(var), min(numbers), max(numbers), numbers)
 
     def scaled(self, factor: float) -> Stats:
@@ -182,7 +184,10 @@ class Operation:
         """
         quantity = quantity or self.quantity
         if quantity == self.quantity:
-            return self.summary if self.summary is not None else Stats.of(self.values)
+            if self.summary is not None:
+                return self.summary
+            # mdtest's operations (rates) carry mdtest's sample deviation
+            return Stats.of(self.values, sample=self.quantity == RATE)
         if quantity == RATE:
             rates = [it.ops_rate for it in self.iterations]
             if all(r is not None for r in rates):
@@ -383,7 +388,7 @@ def _summary(raw: Any, source: str) -> dict[str, Stats]:
         if not isinstance(values, list) or not 1 <= len(values) <= 10_000:
             raise ResultFormatError(source, f"{where}.values: expected 1 to 10000 numbers")
         numbers = [_number(v, f"{where}.values", source) for v in values]
-        stats = Stats.of(numbers)
+        stats = Stats.of(numbers, sample=_SUMMARY_UNITS[unit][0] == RATE)
         for key in ("max", "min", "mean", "stddev"):  # printed numbers win over recomputed
             if entry.get(key) is not None:
                 stats = _replace(stats, key, _number(entry[key], f"{where}.{key}", source))

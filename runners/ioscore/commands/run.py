@@ -79,6 +79,16 @@ def add_parser(sub: Any) -> None:
         metavar="NAME=VALUE",
         help="plan runs: override a [vars] value (repeatable)",
     )
+    parser.add_argument(
+        "--datadir",
+        type=Path,
+        help="plan runs: the data directory ($DIR) instead of the plan's; it must exist",
+    )
+    parser.add_argument(
+        "--keep-data",
+        action="store_true",
+        help="plan runs: keep the data the plan wrote (default: removed when the plan ends)",
+    )
     parser.set_defaults(handler=handle)
 
 
@@ -255,6 +265,7 @@ def render_plan_script(
     partition: str | None = None,
     account: str | None = None,
     template_dir: Path = TEMPLATE_DIR,
+    keep_data: bool = False,
 ) -> str:
     """One job running an acceptance plan's tests in order, each part its own launch.
 
@@ -264,6 +275,11 @@ def render_plan_script(
     succeeded, after the plan's cache-drop command (its outcome is recorded beside the read's
     results in drop_caches.txt). A failed launch does not stop the later tests; the job's
     exit status counts the failed launches.
+
+    The plan writes only where its user said: a data directory that does not exist stops the
+    job (it is not created), and the entries the plan added to it are removed when the plan
+    ends unless `keep_data` (entries that were there before stay, as does a results
+    directory inside it).
     """
     _check_job_options(scheduler, job_name, partition, account)
     template_file, template = _read_template(scheduler, template_dir)
@@ -289,17 +305,36 @@ def render_plan_script(
     }
     header = []
     for line in head:
-        if line.startswith("cd ${workdir}"):
-            header.append("mkdir -p ${workdir}")  # the launches run in the plan's datadir
+        if line.startswith("cd ${workdir}"):  # the launches run in the plan's datadir
+            header.append(
+                "[ -d ${workdir} ] || { echo 'ioscore: ERROR: the data directory does not "
+                "exist (not created; make it or give --datadir DIR):' ${workdir} >&2; exit 2; }"
+            )
         header.append(line)
+    datadir = Path(plan.datadir)
+    before = shlex.quote(str(root / "data-before.txt"))
     body = [
         "failed=0",
         f"echo {shlex.quote(f'ioscore: plan {plan.name}: {len(plan.tests)} tests')}",
+        f"ls -A > {before}  # in the data directory: what the plan finds there stays",
     ]
+    if root.is_relative_to(datadir.resolve()) and root != datadir.resolve():
+        inside = root.relative_to(datadir.resolve()).parts[0]
+        body.append(f"echo {shlex.quote(inside)} >> {before}  # the results stay")
     for number, test in enumerate(plan.tests, 1):
         values = {**common, **layout_values(test.ranks, test.ppn)}
         body += ["", f"# test {number}: {test.name}", f"echo {shlex.quote(f'== test {test.name}')}"]
         body += _test_lines(test, root, launch_line, values, template_file)
+    if not keep_data:
+        body += [
+            "",
+            "# the data the plan wrote: the entries it added to the data directory",
+            "ls -A | while IFS= read -r entry; do",
+            f'  grep -qxF -- "$entry" {before} || rm -rf -- "./$entry"',
+            "done",
+            f"echo {shlex.quote(f'ioscore: removed the data the plan wrote in {plan.datadir}')}"
+            " '(--keep-data keeps it)'",
+        ]
     body += ["", 'echo "ioscore: plan finished: $failed launch(es) failed"']
     # Only the template's own lines are templates: plan text ($DIR, $$) goes in verbatim.
     return (
@@ -452,7 +487,15 @@ def handle_plan(args: argparse.Namespace) -> int:
         )
         return 2
     try:
-        plan = load_plan(args.config, _overrides(args.var))
+        overrides = _overrides(args.var)
+        if args.datadir is not None:
+            overrides["datadir"] = str(args.datadir.absolute())
+        plan = load_plan(args.config, overrides)
+        if args.scheduler == "local" and not args.dry_run and not Path(plan.datadir).is_dir():
+            raise PlanError(
+                f"the data directory {plan.datadir} does not exist: it is not created "
+                "(make it, or give --datadir DIR)"
+            )
         if args.layout:
             _relayout(plan, args.layout)
         stamp = time.strftime("%Y.%m.%d-%H.%M.%S")
@@ -470,6 +513,7 @@ def handle_plan(args: argparse.Namespace) -> int:
             args.job_name,
             args.partition,
             args.account,
+            keep_data=args.keep_data,
         )
     except (RunError, PlanError) as exc:
         print(f"ioscore run: {exc}", file=sys.stderr)

@@ -63,7 +63,7 @@ int ios_ior_parse(struct ios_ior_params *p, int argc, char **argv, int rank);
 /* Runs the parsed test on every rank (ios_placement done). Returns the exit status. */
 int ios_ior_run(struct ios_run *run, const struct ios_ior_params *p);
 
-#define IOS_MDTEST_MAX_REPS 7 /* nine phases each (ten with -U: 6): within IOS_MAX_PHASES */
+#define IOS_MDTEST_MAX_REPS 7 /* ten phases each: within IOS_MAX_PHASES */
 #define IOS_MDTEST_MAX_DIRS 64
 #define IOS_MDTEST_MAX_NODES 1000000 /* directories per tree */
 #define IOS_MDTEST_MAX_DEPTH 64
@@ -71,21 +71,22 @@ int ios_ior_run(struct ios_run *run, const struct ios_ior_params *p);
 /* `ioscore-suite mdtest ARGS...`: mdtest's options (src/acceptance/mdtest_options.c), the run
  * (src/acceptance/mdtest_run.c). */
 struct ios_mdtest_params {
-    uint64_t items;                 /* -n per rank */
-    int depth, branch;              /* -z, -b */
-    int files_only, dirs_only;      /* -F, -D */
-    int create, stat, read, remove; /* -C -T -E -r (none: all) */
-    int rename_dirs;                /* -U: the directory rename phase */
-    int time_unique;                /* -t: time the unique working directory overhead (-u) */
-    int unique;                     /* -u: a tree per rank */
-    int leaf;                       /* -L: items in the leaves only */
-    int stride;                     /* -N */
-    uint64_t items_per_dir;         /* -I (instead of -n) */
-    int stonewall;                  /* -W seconds: file creation stops, then wear-out */
-    int sync;                       /* -Y: sync at the end of each phase, inside its timing */
-    int verify;                     /* -X: compare the -e bytes read with what -w wrote */
-    int print_time;                 /* -P: also the time table */
-    int reps;                       /* -i */
+    uint64_t items;                   /* -n per rank */
+    int depth, branch;                /* -z, -b */
+    int files_only, dirs_only;        /* -F, -D */
+    int create, stat, read, remove;   /* -C -T -E -r (none: all) */
+    int rename_dirs;                  /* -U: the directory rename phase */
+    int time_unique;                  /* -t: time the unique working directory overhead (-u) */
+    int unique;                       /* -u: a tree per rank */
+    int leaf;                         /* -L: items in the leaves only */
+    int stride;                       /* -N as given; scaled by placement (ios_mdtest_stride) */
+    int simulate_ppn, simulate_nodes; /* --simulate-ppn/--simulate-nodes: host names (testing) */
+    uint64_t items_per_dir;           /* -I (instead of -n) */
+    int stonewall;                    /* -W seconds: file creation stops, then wear-out */
+    int sync;                         /* -Y: sync at the end of each phase, inside its timing */
+    int verify;                       /* -X: compare the -e bytes read with what -w wrote */
+    int print_time;                   /* -P: also the time table */
+    int reps;                         /* -i */
     int verbose;
     uint64_t write_bytes, read_bytes; /* -w, -e */
     char dir_list[IOS_PATH_MAX];      /* -d, split in place at '@' */
@@ -129,12 +130,17 @@ struct ios_acc_series {
     int has_ops;
 };
 
-/* max, min, mean and the population standard deviation (divisor n), as IOR's and mdtest's
- * summary tables compute them (IOR's bw_values/ops_values: var / reps). */
+/* max, min, mean and the population standard deviation (divisor n), as IOR's summary table
+ * computes them (IOR's bw_values/ops_values: var / reps). */
 struct ios_acc_stats {
     double max, min, mean, stddev;
 };
 void ios_acc_stats(const double *v, int n, struct ios_acc_stats *out);
+/* The statistics of `v` (the series' values or times) by the rule of the series' tool: IOR's
+ * population deviation, or for mdtest's series (unit "ops/s") mdtest's sample deviation
+ * (divisor n - 1; 0 for one iteration, as mdtest prints it). */
+void ios_acc_series_stats(const struct ios_acc_series *s, const double *v,
+                          struct ios_acc_stats *out);
 
 /* A measurement note: what a number could have measured (client cache, server cache, media). */
 struct ios_acc_note {

@@ -19,7 +19,7 @@
 #include "ioscore/score.h"
 #include "ioscore/util.h"
 
-#define IOS_MAX_PHASES 64 /* the ior subcommand: up to 4 phases x 16 repetitions */
+#define IOS_MAX_PHASES 70 /* ior subcommand: 4 phases x 16 repetitions; mdtest: 10 x 7 */
 #define IOS_MARKER_NAME ".ioscore-data"
 
 struct ios_json;
@@ -83,9 +83,13 @@ void ios_simulated_host(const char *real, int rank, int ppn, int nodes, char *ou
 /* Collective: 1 on every rank when every rank r shares its host with rank (r + shift) mod N
  * (one neighbour exchange of host numbers and a reduction). */
 int ios_shift_stays_on_node(const struct ios_run *run, int shift);
+/* Collective: how many ranks r share their host with rank (r + shift) mod N. */
+int ios_shift_ranks_on_node(const struct ios_run *run, int shift);
 /* Shifts (benchmark spec §8.1): IOR reads the data of rank (r + s) mod N, mdtest uses ns. */
 int ios_ior_shift(const struct ios_run *run);
 int ios_mdtest_shift(const struct ios_run *run);
+/* mdtest's -N n after its placement rule: n x tasks on node 0 on several block-mapped nodes. */
+long ios_mdtest_stride(const struct ios_run *run, int n);
 
 /* Records a run-level INVALID reason (rank 0 writes it to result.txt when open). */
 void ios_run_invalidate(struct ios_run *run, const char *fmt, ...)

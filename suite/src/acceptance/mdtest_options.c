@@ -1,7 +1,7 @@
 /*
  * mdtest's command-line syntax for `ioscore-suite mdtest`: bundled short flags (-FCr), a value
  * right after its letter or as the next word, mdtest's defaults (-b 1 -z 0 -i 1 -d ./out; none
- * of -C -T -E -r: all four). Every mdtest option not implemented is refused with its meaning.
+ * of -C -T -E -r -U: all five). Every mdtest option not implemented is refused with its meaning.
  * Also derives the tree size and the items per directory (mdtest drops the remainder).
  */
 #include <inttypes.h>
@@ -141,7 +141,8 @@ int ios_mdtest_parse(struct ios_mdtest_params *p, int argc, char **argv, int ran
                     "usage: mpirun -np N ioscore-suite mdtest -n N [-F|-D] [-C] [-T] [-E] "
                     "[-r] [-U] [-u [-t]] [-L] [-z depth] [-b branch] [-d dir[@dir...]] [-w bytes] "
                     "[-e bytes] [-N stride] [-i iterations] [-v] [--resultdir DIR]\n"
-                    "  [--rank-detail-threshold N] [--rank-detail-full]\n");
+                    "  [--rank-detail-threshold N] [--rank-detail-full] "
+                    "[--simulate-ppn K | --simulate-nodes K]\n");
             return 1;
         }
         int detail =
@@ -150,6 +151,17 @@ int ios_mdtest_parse(struct ios_mdtest_params *p, int argc, char **argv, int ran
             return 2;
         if (detail > 0)
             continue;
+        if (strcmp(w, "--simulate-ppn") == 0 || strcmp(w, "--simulate-nodes") == 0) {
+            long n;
+            if (!next || count_arg(next, 1, 1 << 20, &n) != 0)
+                return fail(rank, "%s%s: expected a positive number", w, "");
+            *(w[11] == 'p' ? &p->simulate_ppn : &p->simulate_nodes) = (int)n;
+            if (p->simulate_ppn > 0 && p->simulate_nodes > 0)
+                return fail(rank, "--simulate-ppn and --simulate-nodes exclude each other%s%s", "",
+                            "");
+            i++;
+            continue;
+        }
         if (strcmp(w, "--resultdir") == 0 || strncmp(w, "--resultdir=", 12) == 0) {
             const char *v = w[11] == '=' ? w + 12 : next;
             if (!v || !v[0] || strlen(v) >= sizeof p->resultdir - 64)
@@ -202,12 +214,21 @@ int ios_mdtest_parse(struct ios_mdtest_params *p, int argc, char **argv, int ran
                     "");
     if (p->verify && p->read_bytes > p->write_bytes)
         return fail(rank, "-X verifies what -w wrote: -e must not exceed -w%s%s", "", "");
-    if (p->rename_dirs && p->reps > IOS_MDTEST_MAX_REPS - 1)
-        return fail(rank, "-U adds a phase per iteration: at most %s iterations (-i)%s", "6", "");
+    if (p->n_dirs > 1 && p->stride > 0)
+        return fail(rank, "-N with several -d directories: mdtest refuses it%s%s", "", "");
+    if (p->n_dirs > 1 && !p->unique)
+        return fail(rank, "several -d directories need -u (a tree per rank), as in mdtest%s%s", "",
+                    "");
+    if (p->unique && p->stride > 0 && p->depth > 0)
+        return fail(rank,
+                    "not supported: -u with -N and -z > 0 (mdtest works below the tree of rank "
+                    "r+N in subdirectories named for rank r, which no rank creates)%s%s",
+                    "", "");
     if (p->files_only && p->dirs_only)
         return fail(rank, "-F and -D exclude each other%s%s", "", "");
-    if (!p->create && !p->stat && !p->read && !p->remove)
-        p->create = p->stat = p->read = p->remove = 1;
+    /* mdtest: no phase flag (-U counts as one) runs every phase, the directory rename too */
+    if (!p->create && !p->stat && !p->read && !p->remove && !p->rename_dirs)
+        p->create = p->stat = p->read = p->remove = p->rename_dirs = 1;
     /* nodes of the tree: 1 + b + ... + b^z, bounded */
     uint64_t nodes = 0, level = 1;
     for (int l = 0; l <= p->depth; l++) {

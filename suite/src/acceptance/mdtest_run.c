@@ -5,8 +5,10 @@
  *   <d>/test-dir.0-0/<tree>.0[/<tree>.<k>...]   node k's parent is (k-1)/b, depth -z
  *   <tree> = mdtest_tree (shared by the ranks of a -d directory) or mdtest_tree.<rank> (-u)
  *   items file.mdtest.<rank>.<i> / dir.mdtest.<rank>.<i>, n/#nodes per node (-L: leaves only)
- * Rank r works in -d directory r mod count ('@'-separated list); stat, read and removal handle
- * the items of rank (r + N) mod size (-N).
+ * <d>/test-dir.<iteration>-0 per -i iteration. Rank r works in -d directory r mod count
+ * ('@'-separated list). With the stride S (-N after mdtest's placement rule, ios_mdtest_stride)
+ * stat and rename handle the items of rank r + S, read those of r + 2S, removal those of
+ * r + 3S (mod size), as mdtest names them; with -u the items of rank q are in tree q + S.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -14,7 +16,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "ioscore/acceptance.h"
@@ -45,6 +49,8 @@ struct md_phase {
     enum md_what what;
     enum md_op op;
     int iteration;
+    long shift;  /* whose items: rank + shift (mod size) */
+    long stride; /* -N after the placement rule: with -u, rank q's items are in tree q + stride */
     uint64_t *created; /* files per rank the create of this iteration made (-W) */
     char name[48];
 };
@@ -52,7 +58,8 @@ struct md_phase {
 struct md_state {
     struct ios_phase_ctx *ctx;
     const struct md_phase *ph;
-    int owner;
+    int owner; /* the rank whose items (or tree) this rank handles */
+    int tree;  /* the rank whose tree holds them (-u) */
     void *buf;
     size_t buf_len;
     void *expected;    /* -X: the first -w bytes the owner wrote */
@@ -66,8 +73,8 @@ static const char *dir_of(const struct ios_mdtest_params *p, int rank)
     return p->dirs[rank % p->n_dirs];
 }
 
-/* Path of tree node k of `owner`'s tree. */
-static void node_path(const struct ios_mdtest_params *p, int owner, uint64_t k, char *buf,
+/* Path of tree node k of rank `owner`'s tree (one shared tree without -u) in iteration `it`. */
+static void node_path(const struct ios_mdtest_params *p, int owner, int it, uint64_t k, char *buf,
                       size_t len)
 {
     uint64_t chain[IOS_MDTEST_MAX_DEPTH + 1];
@@ -79,7 +86,7 @@ static void node_path(const struct ios_mdtest_params *p, int owner, uint64_t k, 
         snprintf(tree, sizeof tree, "mdtest_tree.%d", owner);
     else
         snprintf(tree, sizeof tree, "mdtest_tree");
-    size_t used = (size_t)snprintf(buf, len, "%s/test-dir.0-0/%s.0", dir_of(p, owner), tree);
+    size_t used = (size_t)snprintf(buf, len, "%s/test-dir.%d-0/%s.0", dir_of(p, owner), it, tree);
     while (n > 0 && used < len)
         used += (size_t)snprintf(buf + used, len - used, "/%s.%" PRIu64, tree, chain[--n]);
     if (used >= len)
@@ -92,27 +99,36 @@ static int tree_owner(const struct ios_mdtest_params *p, int rank)
     return p->unique || rank < p->n_dirs;
 }
 
-/* Path of item i (dir or file) of `owner`: in tree node i / per_node (-L: of the leaves). */
-static void item_path(const struct ios_mdtest_params *p, enum md_what what, int owner, uint64_t i,
-                      char *buf, size_t len)
+/* The number in the name of a rank's i-th item: node number x per_node + position, as mdtest
+ * numbers them (with -L the first leaf's items start at its node number x per_node). */
+static uint64_t item_number(const struct ios_mdtest_params *p, uint64_t i)
 {
-    uint64_t node = i / p->per_node + (p->leaf ? p->nodes - p->leaves : 0);
+    return i + (p->leaf ? p->per_node * (p->nodes - p->leaves) : 0);
+}
+
+/* Path of item i (dir or file) of `owner` in `tree`'s tree (its node item_number / per_node),
+ * iteration `it`. */
+static void item_path(const struct ios_mdtest_params *p, enum md_what what, int owner, int tree,
+                      int it, uint64_t i, char *buf, size_t len)
+{
+    uint64_t num = item_number(p, i);
     char dir[IOS_PATH_MAX];
-    node_path(p, owner, node, dir, sizeof dir);
-    ios_path(buf, len, "%s/%s.mdtest.%d.%" PRIu64, dir, what == MD_DIR ? "dir" : "file", owner, i);
+    node_path(p, tree, it, num / p->per_node, dir, sizeof dir);
+    ios_path(buf, len, "%s/%s.mdtest.%d.%" PRIu64, dir, what == MD_DIR ? "dir" : "file", owner,
+             num);
 }
 
 /* item_path in the phase loop: consecutive items share their node's path, built once. */
 static void phase_item_path(struct md_state *st, uint64_t i, char *buf, size_t len)
 {
     const struct ios_mdtest_params *p = st->ph->p;
-    uint64_t node = i / p->per_node + (p->leaf ? p->nodes - p->leaves : 0);
+    uint64_t num = item_number(p, i), node = num / p->per_node;
     if (!st->dir[0] || st->dir_node != node) {
-        node_path(p, st->owner, node, st->dir, sizeof st->dir);
+        node_path(p, st->tree, st->ph->iteration, node, st->dir, sizeof st->dir);
         st->dir_node = node;
     }
     ios_path(buf, len, "%s/%s.mdtest.%d.%" PRIu64, st->dir, st->ph->what == MD_DIR ? "dir" : "file",
-             st->owner, i);
+             st->owner, num);
 }
 
 /*
@@ -125,17 +141,18 @@ static int rename_item(struct md_state *st, uint64_t i, uint64_t n, char *path, 
 {
     const struct ios_mdtest_params *p = st->ph->p;
     char from[IOS_PATH_MAX], to[IOS_PATH_MAX], first[IOS_PATH_MAX];
-    item_path(p, MD_DIR, st->owner, 0, first, sizeof first);
+    int it = st->ph->iteration;
+    item_path(p, MD_DIR, st->owner, st->tree, it, 0, first, sizeof first);
     ios_path(first + strlen(first), sizeof first - strlen(first), "-XX");
     if (i == 0) {
-        item_path(p, MD_DIR, st->owner, 0, from, sizeof from);
+        item_path(p, MD_DIR, st->owner, st->tree, it, 0, from, sizeof from);
         snprintf(to, sizeof to, "%s", first);
     } else {
         if (i == n - 1)
             snprintf(from, sizeof from, "%s", first);
         else
-            item_path(p, MD_DIR, st->owner, i, from, sizeof from);
-        item_path(p, MD_DIR, st->owner, i - 1, to, sizeof to);
+            item_path(p, MD_DIR, st->owner, st->tree, it, i, from, sizeof from);
+        item_path(p, MD_DIR, st->owner, st->tree, it, i - 1, to, sizeof to);
     }
     snprintf(path, len, "%s", from);
     /* the POSIX backend has no rename operation; mdtest's subcommand runs on POSIX only */
@@ -155,7 +172,7 @@ static int md_item(void *state, uint64_t i)
         rc = rename_item(st, i, st->count, path, sizeof path);
     } else if (ph->what == MD_TREE) { /* removal runs children first: the highest index first */
         uint64_t k = ph->op == MD_CREATE ? i : p->nodes - 1 - i;
-        node_path(p, st->owner, k, path, sizeof path);
+        node_path(p, st->owner, ph->iteration, k, path, sizeof path);
         rc = ph->op == MD_CREATE ? be->ops->mkdir(be, path, 0700) : be->ops->rmdir(be, path);
     } else {
         phase_item_path(st, i, path, sizeof path);
@@ -216,20 +233,14 @@ static int md_item(void *state, uint64_t i)
 
 /*
  * mdtest's unique_dir_access for -u: the creating phases wait for every rank (mdtest's barrier
- * before the create of its unique directory), then each rank looks up the tree it works in.
- * mdtest restarts a phase's clock after it unless -t ("time unique working directory
- * overhead") keeps it in the phase time.
+ * before the create of its unique directory); no file system call (mdtest only names the
+ * directory). mdtest restarts a phase's clock after it unless -t ("time unique working
+ * directory overhead") keeps it in the phase time.
  */
-static void unique_dir_access(struct ios_phase_ctx *ctx, const struct md_state *st)
+static void unique_dir_access(const struct md_state *st)
 {
     if (st->ph->op == MD_CREATE)
         MPI_Barrier(MPI_COMM_WORLD);
-    char path[IOS_PATH_MAX];
-    int64_t size = 0;
-    node_path(st->ph->p, st->owner, 0, path, sizeof path);
-    int rc = ctx->be.ops->stat_size(&ctx->be, path, &size);
-    if (rc != 0)
-        ios_phase_error(ctx, rc, "stat %s", path);
 }
 
 static void md_phase_run(struct ios_phase_ctx *ctx)
@@ -238,14 +249,15 @@ static void md_phase_run(struct ios_phase_ctx *ctx)
     const struct ios_mdtest_params *p = ph->p;
     struct ios_run *run = ctx->run;
     struct md_state st = {.ctx = ctx, .ph = ph};
-    st.owner = ph->what == MD_TREE || ph->op == MD_CREATE ? run->rank
-                                                          : (run->rank + p->stride) % run->size;
+    st.owner = ph->what == MD_TREE ? run->rank : (int)((run->rank + ph->shift) % run->size);
+    st.tree =
+        p->unique ? (int)((st.owner + (ph->what == MD_TREE ? 0 : ph->stride)) % run->size) : 0;
     uint64_t count = ph->what == MD_TREE ? (tree_owner(p, run->rank) ? p->nodes : 0)
                                          : p->per_node * (p->leaf ? p->leaves : p->nodes);
     ios_phase_key(ctx, "command", "%s", p->command);
     ios_phase_key(ctx, "iteration", "%d", ph->iteration);
     ios_phase_key(ctx, "items_per_rank", "%" PRIu64, count);
-    ios_phase_key(ctx, "of_rank_shift", "%d", st.owner == run->rank ? 0 : p->stride);
+    ios_phase_key(ctx, "of_rank_shift", "%d", (st.owner - run->rank + run->size) % run->size);
     st.buf_len = (size_t)(p->write_bytes > p->read_bytes ? p->write_bytes : p->read_bytes);
     if (st.buf_len > 0) {
         st.buf = ios_alloc_buffer(&ctx->be, st.buf_len);
@@ -259,7 +271,7 @@ static void md_phase_run(struct ios_phase_ctx *ctx)
     double before_access = ios_wtime();
     int access = p->unique && ph->what != MD_TREE;
     if (access)
-        unique_dir_access(ctx, &st);
+        unique_dir_access(&st);
     ctx->mine.loop_start = ios_wtime();
     ios_phase_key(ctx, "unique_dir_overhead", "%s",
                   !access          ? "none"
@@ -306,6 +318,14 @@ static int prepare(struct ios_run *run, const struct ios_mdtest_params *p, struc
 {
     int bad = 0;
     char path[IOS_PATH_MAX];
+    if (p->n_dirs > run->size) {
+        if (run->rank == 0)
+            fprintf(stderr,
+                    "ioscore-suite mdtest: ERROR: %d -d directories for %d tasks: mdtest refuses "
+                    "more directories than tasks\n",
+                    p->n_dirs, run->size);
+        return 2;
+    }
     if (run->rank < p->n_dirs) {
         snprintf(path, sizeof path, "%s", p->dirs[run->rank]);
         const char *parent = dirname(path);
@@ -319,7 +339,7 @@ static int prepare(struct ios_run *run, const struct ios_mdtest_params *p, struc
     if (ios_acceptance_agree(bad))
         return 2;
     if (!p->create) {
-        node_path(p, (run->rank + p->stride) % run->size, 0, path, sizeof path);
+        node_path(p, run->rank, 0, 0, path, sizeof path);
         int64_t size;
         if (be->ops->stat_size(be, path, &size) != 0) {
             fprintf(stderr,
@@ -332,16 +352,18 @@ static int prepare(struct ios_run *run, const struct ios_mdtest_params *p, struc
     return ios_acceptance_agree(bad);
 }
 
-/* Before the tree creation of each iteration: the first rank of each -d directory creates it
- * (as mdtest) and its test-dir.0-0. */
+/* Before the tree creation of iteration `it`: the first rank of each -d directory creates it
+ * (as mdtest; *made_root: it did not exist, so a removing launch removes it) and its
+ * test-dir.<it>-0. */
 static int make_test_dirs(struct ios_run *run, const struct ios_mdtest_params *p,
-                          struct ios_backend *be)
+                          struct ios_backend *be, int it, int *made_root)
 {
     int bad = 0;
     if (run->rank < p->n_dirs) {
         char path[IOS_PATH_MAX];
         int rc = be->ops->mkdir(be, p->dirs[run->rank], 0700);
-        ios_path(path, sizeof path, "%s/test-dir.0-0", p->dirs[run->rank]);
+        *made_root |= rc == 0;
+        ios_path(path, sizeof path, "%s/test-dir.%d-0", p->dirs[run->rank], it);
         int rc2 = rc == 0 || rc == -EEXIST ? be->ops->mkdir(be, path, 0700) : rc;
         if (rc2 != 0 && rc2 != -EEXIST) {
             fprintf(stderr, "ioscore-suite mdtest: ERROR: mkdir %s: %s\n", path, strerror(-rc2));
@@ -367,7 +389,9 @@ static double md_time(const struct ios_phase_result *res)
     return ios_phase_totals(res).max_span; /* over every rank, in either form */
 }
 
-/* mdtest's SUMMARY table from the report's series: rates, or with -P also the times. */
+/* mdtest's SUMMARY table from the report's series: rates, or with -P also the times. As mdtest,
+ * every row of the directory and/or file operations and both tree rows, 0 for a phase that
+ * did not run (scripts find the rows they parse where mdtest puts them). */
 static void print_summary(const char *what, const struct ios_mdtest_params *p, int times)
 {
     const struct ios_acc_report *rep = ios_acc_report();
@@ -379,17 +403,61 @@ static void print_summary(const char *what, const struct ios_mdtest_params *p, i
                                    {MD_FILE, MD_READ},  {MD_FILE, MD_REMOVE}, {MD_TREE, MD_CREATE},
                                    {MD_TREE, MD_REMOVE}};
     for (size_t k = 0; k < sizeof order / sizeof order[0]; k++) {
-        const char *label = row_label((enum md_what)order[k][0], (enum md_op)order[k][1]);
+        enum md_what w = (enum md_what)order[k][0];
+        if ((w == MD_DIR && p->files_only) || (w == MD_FILE && p->dirs_only))
+            continue;
+        const char *label = row_label(w, (enum md_op)order[k][1]);
+        struct ios_acc_stats st = {0, 0, 0, 0};
         for (int i = 0; i < rep->n_series; i++) {
             const struct ios_acc_series *se = &rep->series[i];
-            if (strcmp(se->operation, label) != 0 || se->n == 0)
-                continue;
-            struct ios_acc_stats st;
-            ios_acc_stats(times ? se->time : se->values, se->n, &st);
-            printf("   %-22s %14.3f %14.3f %14.3f %14.3f\n", label, st.max, st.min, st.mean,
-                   st.stddev);
+            if (strcmp(se->operation, label) == 0 && se->n > 0)
+                ios_acc_series_stats(se, times ? se->time : se->values, &st);
         }
+        printf("   %-22s %14.3f %14.3f %14.3f %14.3f\n", label, st.max, st.min, st.mean, st.stddev);
     }
+}
+
+/* mdtest's opening lines (rank 0), ioscore's own (results, tree shape) where mdtest prints its
+ * warnings and node map; "N tasks, M files/directories" as mdtest counts them. */
+static void print_header(const struct ios_run *run, const struct ios_mdtest_params *p)
+{
+    char now[64], real[PATH_MAX], probe[IOS_PATH_MAX];
+    ios_format_time(ios_wtime(), "%m/%d/%Y %H:%M:%S", now, sizeof now);
+    printf("-- started at %s --\n\n", now);
+    printf("ioscore-suite mdtest %s was launched with %d total task(s) on %d node(s)\n",
+           run->version, run->size, run->nnodes);
+    printf("Command line used: %s\n", p->command);
+    printf("Results: %s\n", run->resdir);
+    uint64_t per_rank = p->per_node * (p->leaf ? p->leaves : p->nodes);
+    printf("Tree: %" PRIu64 " per directory, %" PRIu64 " directories per tree%s\n", p->per_node,
+           p->leaf ? p->leaves : p->nodes, p->leaf ? ", leaves only" : "");
+    snprintf(probe, sizeof probe, "%s", p->dirs[0]);
+    struct statvfs fs;
+    int made = access(probe, F_OK) == 0;
+    if (!made) /* not made yet: its parent's file system, mdtest's path */
+        snprintf(probe, sizeof probe, "%s", dirname(strcpy(real, p->dirs[0])));
+    char base[IOS_PATH_MAX];
+    snprintf(base, sizeof base, "%s", p->dirs[0]);
+    if (realpath(probe, real))
+        printf("Path                : %s%s%s\n", real, made ? "" : "/", made ? "" : basename(base));
+    else
+        printf("Path                : %s\n", p->dirs[0]);
+    if (statvfs(probe, &fs) == 0 && fs.f_blocks > 0 && fs.f_files > 0) {
+        double total = (double)fs.f_blocks * fs.f_frsize / (1024.0 * 1024 * 1024);
+        const char *unit = total > 1024 ? "TiB" : "GiB";
+        printf("FS                  : %.1f %s   Used FS: %2.1f%%   Inodes: %.1f Mi   Used Inodes: "
+               "%2.1f%%\n\n",
+               total > 1024 ? total / 1024 : total, unit,
+               (1 - (double)fs.f_bfree / fs.f_blocks) * 100, fs.f_files / (1024.0 * 1024),
+               (1 - (double)fs.f_ffree / fs.f_files) * 100);
+    }
+    uint64_t all = per_rank * (uint64_t)run->size;
+    if (p->files_only)
+        printf("%d tasks, %" PRIu64 " files\n", run->size, all);
+    else if (p->dirs_only)
+        printf("%d tasks, %" PRIu64 " directories\n", run->size, all);
+    else
+        printf("%d tasks, %" PRIu64 " files/directories\n", run->size, all);
 }
 
 /* The manifest a keeping create launch leaves in the first -d directory (see manifest.c). */
@@ -404,7 +472,7 @@ static void manifest_path(const struct ios_mdtest_params *p, char *buf, size_t l
  * reads. *created: files per rank the create made (lower after its -W stonewall). 0 or 2.
  */
 static int match_create_part(const struct ios_run *run, const struct ios_mdtest_params *p,
-                             struct ios_acc_manifest *m, int *found, uint64_t *created)
+                             long stride, struct ios_acc_manifest *m, int *found, uint64_t *created)
 {
     int bad = 0;
     *found = 0;
@@ -456,7 +524,9 @@ static int match_create_part(const struct ios_run *run, const struct ios_mdtest_
         if (run->rank == 0)
             want = ios_acc_manifest_num(m, "write_bytes", 0);
         MPI_Bcast(&want, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-        item_path(p, MD_FILE, (run->rank + p->stride) % run->size, 0, path, sizeof path);
+        int owner = (int)((run->rank + stride) % run->size);
+        item_path(p, MD_FILE, owner, p->unique ? (int)((owner + stride) % run->size) : 0, 0, 0,
+                  path, sizeof path);
         if (stat(path, &sb) != 0) {
             fprintf(stderr,
                     "ioscore-suite mdtest: ERROR: rank %d: %s: %s (the create part "
@@ -474,8 +544,40 @@ static int match_create_part(const struct ios_run *run, const struct ios_mdtest_
     return ios_acceptance_agree(bad);
 }
 
+/* Where the entries of a stat or read phase were created, for its note: `on_node` of `size`
+ * ranks handle items of a rank on their own node (rank r handles those of rank r + shift). */
+struct md_where {
+    int on_node, size;
+    long shift;
+};
+
+static void where_note(struct ios_acc_report *rep, const char *op, const struct md_where *w,
+                       int two_part, int stride)
+{
+    const char *caches = strstr(op, "read") ? "attribute and page" : "attribute";
+    const char *when =
+        two_part ? "in a separate launch after the create (two-part test), " : "in this launch, ";
+    char who[96];
+    snprintf(who, sizeof who, "rank r handles the items of rank r+%ld, -N %d", w->shift, stride);
+    if (w->on_node == w->size)
+        ios_acc_note(rep, op, "client-cache",
+                     "%sentries created on the same node (%s): client %s cache likely%s", when, who,
+                     caches, two_part ? " unless it was dropped between the launches" : "");
+    else if (w->on_node == 0)
+        ios_acc_note(rep, op, "server-cache",
+                     "%sentries created by another node (%s): no client cache hit, server "
+                     "cache possible",
+                     when, who);
+    else
+        ios_acc_note(rep, op, "client-cache",
+                     "%s%d of %d ranks handle entries created on their own node (%s): client %s "
+                     "cache likely for those",
+                     when, w->on_node, w->size, who, caches);
+}
+
 /* What each rate could have measured (rank 0). */
-static void add_notes(const struct ios_mdtest_params *p, int two_part, int same_host)
+static void add_notes(const struct ios_mdtest_params *p, int two_part, const struct md_where *stat,
+                      const struct md_where *read)
 {
     struct ios_acc_report *rep = ios_acc_report();
     for (int i = 0; i < rep->n_series; i++) {
@@ -489,23 +591,7 @@ static void add_notes(const struct ios_mdtest_params *p, int two_part, int same_
                              "no sync in the timing (-Y not set): the changes may end in the "
                              "client's metadata cache");
         } else if (strstr(op, "stat") || strstr(op, "read")) {
-            if (two_part)
-                ios_acc_note(rep, op, same_host ? "client-cache" : "server-cache",
-                             "in a separate launch after the create (two-part test): %s",
-                             same_host ? "client caches possible unless they were dropped "
-                                         "between the launches"
-                                       : "entries of another node, server cache possible");
-            else if (same_host)
-                ios_acc_note(rep, op, "client-cache",
-                             "entries this node created in this launch (%s): client "
-                             "attribute%s cache likely",
-                             p->stride ? "-N shift within the node" : "-N not set",
-                             strstr(op, "read") ? " and page" : "");
-            else
-                ios_acc_note(rep, op, "server-cache",
-                             "entries created by another node (-N %d): no client cache hit, "
-                             "server cache possible",
-                             p->stride);
+            where_note(rep, op, strstr(op, "read") ? read : stat, two_part, p->stride);
         }
     }
 }
@@ -569,7 +655,8 @@ int ios_mdtest_run(struct ios_run *run, const struct ios_mdtest_params *p)
         return 2;
     int have_manifest = 0;
     uint64_t made = UINT64_MAX; /* files per rank the create part made */
-    if (!p->create && match_create_part(run, p, &manifest, &have_manifest, &made) != 0)
+    long stride = ios_mdtest_stride(run, p->stride);
+    if (!p->create && match_create_part(run, p, stride, &manifest, &have_manifest, &made) != 0)
         return 2;
     int rc = 0;
     if (run->rank == 0) {
@@ -596,15 +683,7 @@ int ios_mdtest_run(struct ios_run *run, const struct ios_mdtest_params *p)
     run->t_run_start = ios_wtime();
     struct ios_acc_report *rep = ios_acc_report();
     if (run->rank == 0) {
-        printf("ioscore-suite mdtest %s was launched with %d total task(s) on %d node(s)\n",
-               run->version, run->size, run->nnodes);
-        printf("Command line used: %s\n", p->command);
-        printf("Path: %s\n", p->dir_list_text);
-        printf("Results: %s\n", run->resdir);
-        printf("%d tasks, %" PRIu64 " files/directories per task (%" PRIu64
-               " per directory, %" PRIu64 " directories per tree%s)\n",
-               run->size, p->per_node * (p->leaf ? p->leaves : p->nodes), p->per_node,
-               p->leaf ? p->leaves : p->nodes, p->leaf ? ", leaves only" : "");
+        print_header(run, p);
         if (have_manifest)
             printf("Test: %s (this launch uses the tree its create part made)\n",
                    ios_acc_manifest_str(&manifest, "id"));
@@ -612,12 +691,13 @@ int ios_mdtest_run(struct ios_run *run, const struct ios_mdtest_params *p)
     }
     uint64_t dirs_per_rank = p->per_node * (p->leaf ? p->leaves : p->nodes);
     uint64_t created = made;
-    int n_phases = 0;
+    int n_phases = 0, made_root = 0;
     for (int iter = 0; iter < p->reps && !run->aborted; iter++) {
         created = made; /* lowered by a stonewalled create */
-        if (p->create && make_test_dirs(run, p, &be) != 0) {
+        if (p->create && make_test_dirs(run, p, &be, iter, &made_root) != 0) {
             run->aborted = 1;
-            snprintf(run->abort_reason, sizeof run->abort_reason, "cannot create test-dir.0-0");
+            snprintf(run->abort_reason, sizeof run->abort_reason, "cannot create test-dir.%d-0",
+                     iter);
             break;
         }
         const struct {
@@ -657,38 +737,56 @@ int ios_mdtest_run(struct ios_run *run, const struct ios_mdtest_params *p)
             ph->op = steps[s].op;
             ph->iteration = iter;
             ph->created = &created;
+            /* mdtest's names: stat and rename r + S, read r + 2S, removal r + 3S */
+            static const int times[] = {
+                [MD_CREATE] = 0, [MD_STAT] = 1, [MD_READ] = 2, [MD_RENAME] = 1, [MD_REMOVE] = 3};
+            ph->stride = stride;
+            ph->shift = times[ph->op] * stride;
             struct ios_phase_result *res = ios_run_one_phase(run, &ph->base);
             if (run->rank == 0) {
                 const char *label = row_label(ph->what, ph->op);
                 struct ios_acc_series *se = ios_acc_series_of(rep, label, "ops/s");
                 if (se && se->n < IOS_ACC_MAX_ITERS) {
-                    se->time[se->n] = md_time(res);
-                    se->values[se->n++] = res->score * 1000.0;
+                    double t = md_time(res);
+                    se->time[se->n] = t;
+                    /* mdtest's tree rate: one tree's directories per second, however many
+                     * trees the ranks made (-u, several -d) */
+                    se->values[se->n++] =
+                        ph->what == MD_TREE && t > 0 ? (double)p->nodes / t : res->score * 1000.0;
                 }
                 if (p->verbose > 0)
                     printf("%s: %.3f ops/s\n", label, res->score * 1000);
             }
         }
-        if (p->remove && !run->aborted) { /* the trees are gone: test-dir.0-0 too */
+        if (p->remove && !run->aborted) { /* the trees are gone: test-dir.<iter>-0 too */
             MPI_Barrier(MPI_COMM_WORLD);
             char path[IOS_PATH_MAX];
-            ios_path(path, sizeof path, "%s/test-dir.0-0", dir_of(p, run->rank));
+            ios_path(path, sizeof path, "%s/test-dir.%d-0", dir_of(p, run->rank), iter);
             if (run->rank < p->n_dirs && be.ops->rmdir(&be, path) != 0 && run->rank == 0)
                 fprintf(stderr, "ioscore-suite mdtest: WARNING: %s not removed\n", path);
         }
     }
-    /* does each rank's -N partner share its host? (collective: every rank answers) */
-    int same_host = ios_shift_stays_on_node(run, p->stride);
+    /* as mdtest: a launch that made a -d directory and removes its trees removes it too */
+    if (made_root && p->remove && !run->aborted && be.ops->rmdir(&be, dir_of(p, run->rank)) != 0)
+        fprintf(stderr, "ioscore-suite mdtest: WARNING: %s not removed\n", dir_of(p, run->rank));
+    /* whose entries the stat and read phases handled: on the same node? (collective) */
+    struct md_where stat_where = {0, run->size, stride % run->size};
+    struct md_where read_where = {0, run->size, 2 * stride % run->size};
+    stat_where.on_node = ios_shift_ranks_on_node(run, (int)stat_where.shift);
+    read_where.on_node = ios_shift_ranks_on_node(run, (int)read_where.shift);
     if (run->rank == 0) {
-        add_notes(p, have_manifest, same_host);
+        add_notes(p, have_manifest, &stat_where, &read_where);
         print_summary("rate (in ops/sec)", p, 0);
         if (p->print_time)
-            print_summary("time (in seconds)", p, 1);
-        ios_acc_print_notes(rep);
+            print_summary("time (in ms/op)", p, 1); /* mdtest's header; the values are s */
         record_test(run, p, have_manifest ? &manifest : NULL, created);
         char now[64];
         ios_format_time(ios_wtime(), "%m/%d/%Y %H:%M:%S", now, sizeof now);
         printf("-- finished at %s --\n", now);
+        /* ioscore's own sections after every line mdtest prints */
+        if (p->print_time)
+            printf("\n(the SUMMARY time values are seconds per phase, under mdtest's header)\n");
+        ios_acc_print_notes(rep);
         fflush(stdout);
     }
     return ios_acceptance_finish(run, "mdtest");

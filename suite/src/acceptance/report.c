@@ -36,9 +36,17 @@ void ios_acc_stats(const double *v, int n, struct ios_acc_stats *out)
     out->mean = n ? sum / n : 0;
     for (int i = 0; i < n; i++)
         sq += (v[i] - out->mean) * (v[i] - out->mean);
-    out->stddev = n ? sqrt(sq / n) : 0; /* population deviation, as IOR and mdtest */
+    out->stddev = n ? sqrt(sq / n) : 0; /* population deviation, as IOR */
     if (n == 0)
         out->max = out->min = 0;
+}
+
+void ios_acc_series_stats(const struct ios_acc_series *s, const double *v,
+                          struct ios_acc_stats *out)
+{
+    ios_acc_stats(v, s->n, out);
+    if (s->unit && strcmp(s->unit, "ops/s") == 0) /* mdtest: var / (iterations - 1) */
+        out->stddev = s->n > 1 ? out->stddev * sqrt((double)s->n / (s->n - 1)) : 0;
 }
 
 struct ios_acc_series *ios_acc_series_of(struct ios_acc_report *r, const char *operation,
@@ -148,10 +156,11 @@ void ios_acc_data_vs_ram(const struct ios_run *run, double my_bytes, double *hos
 
 /* ---------------------------------------------------------------- result.json members */
 
-static void json_stats(struct ios_json *j, const double *v, int n)
+static void json_stats(struct ios_json *j, const struct ios_acc_series *se, const double *v)
 {
+    int n = se->n;
     struct ios_acc_stats s;
-    ios_acc_stats(v, n, &s);
+    ios_acc_series_stats(se, v, &s);
     ios_json_begin_array(j, "values");
     for (int i = 0; i < n; i++)
         ios_json_double(j, NULL, v[i]);
@@ -168,10 +177,10 @@ static void json_series(struct ios_json *j, const struct ios_acc_series *s)
     ios_json_string(j, "operation", s->operation);
     ios_json_string(j, "unit", s->unit);
     ios_json_int(j, "iterations", s->n);
-    json_stats(j, s->values, s->n);
+    json_stats(j, s, s->values);
     if (s->has_ops) {
         ios_json_begin_object(j, "ops_per_s");
-        json_stats(j, s->ops, s->n);
+        json_stats(j, s, s->ops);
         ios_json_end_object(j);
     }
     ios_json_begin_array(j, "time_s");

@@ -96,15 +96,20 @@ void ios_placement(struct ios_run *run, int simulate_ppn, int simulate_nodes)
 
 int ios_shift_stays_on_node(const struct ios_run *run, int shift)
 {
+    return ios_shift_ranks_on_node(run, shift) == run->size;
+}
+
+int ios_shift_ranks_on_node(const struct ios_run *run, int shift)
+{
     int n = run->size;
     shift = n > 0 ? ((shift % n) + n) % n : 0;
     int to = (run->rank - shift + n) % n, from = (run->rank + shift) % n;
     int theirs = run->node_id;
     MPI_Sendrecv(&run->node_id, 1, MPI_INT, to, 24, &theirs, 1, MPI_INT, from, 24, MPI_COMM_WORLD,
                  MPI_STATUS_IGNORE);
-    int same = theirs == run->node_id, all_same = 0;
-    MPI_Allreduce(&same, &all_same, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
-    return all_same;
+    int same = theirs == run->node_id, n_same = 0;
+    MPI_Allreduce(&same, &n_same, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    return n_same;
 }
 
 int ios_ior_shift(const struct ios_run *run)
@@ -113,8 +118,14 @@ int ios_ior_shift(const struct ios_run *run)
     return run->size > 0 ? s % run->size : 0;
 }
 
+/* mdtest's rule: with several nodes and block placement (rank 1 on rank 0's host) the stride
+ * -N counts nodes, scaled by the tasks on node 0; otherwise it counts ranks. */
+long ios_mdtest_stride(const struct ios_run *run, int n)
+{
+    return (long)n * ((run->nnodes > 1 && run->block_mapped) ? run->ppn0 : 1);
+}
+
 int ios_mdtest_shift(const struct ios_run *run)
 {
-    int s = (run->nnodes > 1 && run->block_mapped) ? run->ppn0 : 1;
-    return run->size > 0 ? s % run->size : 0;
+    return run->size > 0 ? (int)(ios_mdtest_stride(run, 1) % run->size) : 0;
 }

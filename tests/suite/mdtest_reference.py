@@ -1,0 +1,201 @@
+"""Runs mdtest (the reference build) and `ioscore-suite mdtest` on the same command line under
+strace, with per-rank host names, and reduces what each rank did to comparable facts.
+
+A "node" is a UTS namespace: a wrapper under mpirun gives rank r the host name
+``node<r // per_node>`` (block placement) or ``node<r % nodes>`` (round-robin) through
+``unshare -u`` and ``hostname``. Open MPI still counts one node for MPI_COMM_TYPE_SHARED, which
+mdtest uses for its node count and tasks on node 0, so mdtest gets those two numbers from its
+own IOR_FAKE_NODES / IOR_FAKE_TASK_PER_NODES (the ranks on node 0 of the placement); it reads
+the placement itself (rank 1 on rank 0's host) from gethostname, as on a real cluster.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import subprocess
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+from suite_helpers import MPI_ENV, SUITE_BIN
+
+# one line of strace -f output: pid, syscall, arguments, result
+_CALL = re.compile(r"^\d+ +(\w+)\((.*)\) += (-?\d+)")
+_PATH = re.compile(r'"((?:[^"\\]|\\.)*)"')
+_ITEM = re.compile(r"(file|dir)\.mdtest\.(\d+)\.(\d+)")
+
+
+@dataclass(frozen=True)
+class Placement:
+    name: str
+    np: int
+    nodes: int  # 1: every rank on one host
+    block: bool  # ranks r // per_node (True) or r % nodes (False)
+
+    def host(self, rank: int) -> str:
+        if self.nodes == 1:
+            return "node0"
+        per = self.np // self.nodes
+        return f"node{rank // per if self.block else rank % self.nodes}"
+
+    def ranks_on_node0(self) -> int:
+        return sum(1 for r in range(self.np) if self.host(r) == "node0")
+
+
+PLACEMENTS = (
+    Placement("np2-one-node", 2, 1, True),
+    Placement("np2-two-nodes", 2, 2, True),
+    Placement("np4-block-2x2", 4, 2, True),
+    Placement("np4-cyclic-2x2", 4, 2, False),
+)
+
+_WRAPPER = """#!/bin/sh
+# rank -> host name, then the traced command in its own UTS namespace
+r=${OMPI_COMM_WORLD_RANK:-0}
+case "$IOSCORE_PLACEMENT" in
+  one) h=node0 ;;
+  block) h=node$((r / IOSCORE_PER_NODE)) ;;
+  cyclic) h=node$((r % IOSCORE_NODES)) ;;
+esac
+exec unshare -u sh -c 'hostname "$0"; r=$1; shift; exec strace -f -qq -o "$IOSCORE_TRACE.$r" \\
+  -e trace=mkdir,mkdirat,rmdir,unlink,unlinkat,rename,renameat,renameat2,openat,open,creat,\\
+stat,lstat,newfstatat,statx,access,faccessat,faccessat2,pwrite64,write,pread64,read \\
+  "$@"' "$h" "$r" "$@"
+"""
+
+
+def write_wrapper(directory: Path) -> Path:
+    path = directory / "host-and-trace.sh"
+    path.write_text(_WRAPPER)
+    path.chmod(0o755)
+    return path
+
+
+@dataclass
+class Launch:
+    returncode: int
+    stdout: str
+    stderr: str
+    ops: dict[int, Counter]  # rank -> (operation, path relative to the data root) -> count
+
+
+def launch(
+    tool: list[str],
+    args: list[str],
+    placement: Placement,
+    workdir: Path,
+    data_root: Path,
+    tag: str,
+    timeout: float = 180,
+) -> Launch:
+    """`mpirun -np N wrapper TOOL ARGS` in `workdir`; the traces go to workdir/<tag>.<rank>."""
+    wrapper = write_wrapper(workdir)
+    env = {
+        **MPI_ENV,
+        "IOSCORE_TRACE": str(workdir / tag),
+        "IOSCORE_PLACEMENT": "one"
+        if placement.nodes == 1
+        else "block"
+        if placement.block
+        else "cyclic",
+        "IOSCORE_PER_NODE": str(max(1, placement.np // placement.nodes)),
+        "IOSCORE_NODES": str(placement.nodes),
+    }
+    if placement.nodes > 1:  # what MPI_COMM_TYPE_SHARED would say on real nodes
+        env["IOR_FAKE_NODES"] = str(placement.nodes)
+        env["IOR_FAKE_TASK_PER_NODES"] = str(placement.ranks_on_node0())
+    cmd = ["mpirun", "-np", str(placement.np), "--oversubscribe", str(wrapper), *tool, *args]
+    script = f"ulimit -f {1 << 20}; exec {shlex.join(cmd)}"
+    proc = subprocess.run(
+        ["sh", "-c", script],
+        cwd=workdir,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+    ops = {r: parse_trace(workdir / f"{tag}.{r}", data_root, workdir) for r in range(placement.np)}
+    return Launch(proc.returncode, proc.stdout, proc.stderr, ops)
+
+
+def parse_trace(path: Path, data_root: Path, cwd: Path) -> Counter:
+    """(operation, normalised path below data_root) -> count: mkdir, rmdir, create, open, stat,
+    unlink, rename (of the source), for calls that succeeded. Relative paths are taken from
+    `cwd`; paths outside data_root (the tool's own files, the result directory) and
+    ioscore's manifest are left out."""
+    root = os.path.normpath(str(data_root))
+    out: Counter = Counter()
+    if not path.exists():
+        return out
+    for line in path.read_text(errors="replace").splitlines():
+        m = _CALL.match(line)
+        if not m or int(m.group(3)) < 0:
+            continue
+        call, args = m.group(1), m.group(2)
+        paths = [os.path.normpath(os.path.join(cwd, p)) for p in _PATH.findall(args)]
+        paths = [p for p in paths if p == root or p.startswith(root + "/")]
+        if not paths or paths[0].endswith("ioscore-test.json"):
+            continue
+        rel = os.path.relpath(paths[0], root)
+        if call in ("mkdir", "mkdirat"):
+            op = "mkdir"
+        elif call == "rmdir" or (call == "unlinkat" and "AT_REMOVEDIR" in args):
+            op = "rmdir"
+        elif call in ("unlink", "unlinkat"):
+            op = "unlink"
+        elif call.startswith("rename"):
+            op = "rename"
+            rel = f"{rel} -> {os.path.relpath(paths[1], root)}" if len(paths) > 1 else rel
+        elif call in ("openat", "open", "creat"):
+            op = "create" if "O_CREAT" in args or call == "creat" else "open"
+        elif call in ("stat", "lstat", "newfstatat", "statx"):
+            op = "stat"
+        else:
+            continue  # access(): mdtest asks before mkdir, ioscore tries mkdir (EEXIST)
+        out[op, rel] += 1
+    return out
+
+
+def item_work(ops: Counter) -> Counter:
+    """The operations on mdtest's items and trees (the work the rates count)."""
+    return Counter({k: v for k, v in ops.items() if "mdtest" in k[1]})
+
+
+def whose_items(ops: Counter) -> dict[str, set[int]]:
+    """operation -> the ranks whose items (file/dir.mdtest.<rank>.<i>) it touched."""
+    out: dict[str, set[int]] = {}
+    for (op, rel), _ in ops.items():
+        m = _ITEM.search(rel.split(" -> ")[0])
+        if m:
+            out.setdefault(f"{m.group(1)}-{op}", set()).add(int(m.group(2)))
+    return out
+
+
+_ROW = re.compile(r"^   ([A-Z][a-z]+ [a-z]+) +(-?[\d.]+) +(-?[\d.]+) +(-?[\d.]+) +(-?[\d.]+)$")
+
+
+def summary_rows(stdout: str) -> list[tuple[str, bool]]:
+    """mdtest's SUMMARY rows in order: (label, whether the line is exactly what mdtest's
+    printf makes of its label and four numbers)."""
+    rows = []
+    for line in stdout.splitlines():
+        m = _ROW.match(line)
+        if m:
+            label, nums = m.group(1), [float(v) for v in m.groups()[1:]]
+            if label.startswith("Tree"):
+                again = f"   {label:<22} " + " ".join(f"{v:14.3f}" for v in nums)
+            else:
+                again = f"   {label:<18}     " + " ".join(f"{v:14.3f}" for v in nums)
+            rows.append((label, again == line))
+    return rows
+
+
+def tasks_line(stdout: str) -> str | None:
+    m = re.search(r"^\d+ tasks, \d+ (files/directories|files|directories)$", stdout, re.M)
+    return m.group(0) if m else None
+
+
+def ioscore_command(args: list[str], resultdir: Path) -> list[str]:
+    return [str(SUITE_BIN), "mdtest", *args, "--resultdir", str(resultdir)]
