@@ -3,7 +3,8 @@
 #   scripts/system-packages.sh demo   -> MPI, C toolchain, zlib (gzip per-rank files), Python venv support
 #   scripts/system-packages.sh test   -> demo + Chromium (browser tests), clang-format (lint),
 #                                        docker-compose (compose validation), fio (bench anchor),
-#                                        mkfs for ext4/xfs/btrfs (find tests on loop mounts)
+#                                        mkfs for ext4/xfs/btrfs (find tests on loop mounts),
+#                                        MPICH beside Open MPI (the suite tests under both)
 # As root it runs apt-get; otherwise it prints the one apt line to run and fails.
 set -euo pipefail
 
@@ -11,7 +12,8 @@ profile=${1:-demo}
 packages=(openmpi-bin libopenmpi-dev zlib1g-dev pkg-config gcc make python3-venv)
 case "$profile" in
   demo) ;;
-  test) packages+=(chromium fonts-liberation clang-format docker-compose fio e2fsprogs xfsprogs btrfs-progs) ;;
+  test) packages+=(chromium fonts-liberation clang-format docker-compose fio e2fsprogs xfsprogs btrfs-progs
+                   mpich libmpich-dev) ;;
   *) echo "usage: $0 demo|test" >&2; exit 2 ;;
 esac
 
