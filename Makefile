@@ -46,13 +46,13 @@ lint: setup
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	IOSCORE_INSECURE_DEV_KEY=1 $(VENV)/bin/mypy runners/ioscore webapp
-	find suite -name '*.[ch]' -not -path '*/build/*' | xargs clang-format --dry-run -Werror
+	find suite -name '*.[ch]' -not -path 'suite/build*' | xargs clang-format --dry-run -Werror
 	cd webapp && DEBUG=1 ../$(PY) manage.py makemigrations --check --dry-run
 
 format: setup
 	$(VENV)/bin/ruff format .
 	$(VENV)/bin/ruff check --fix .
-	find suite -name '*.[ch]' -not -path '*/build/*' | xargs clang-format -i
+	find suite -name '*.[ch]' -not -path 'suite/build*' | xargs clang-format -i
 
 check-static:
 	cd static/js && echo "3b6e15d45dbb7fca5bd2094291e961ddc5472cd887009e6009a56dab668d721f  plotly-4.1.1.min.js" | sha256sum -c -

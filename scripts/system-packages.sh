@@ -4,7 +4,8 @@
 #   scripts/system-packages.sh test   -> demo + Chromium (browser tests), clang-format (lint),
 #                                        docker-compose (compose validation), fio (bench anchor),
 #                                        mkfs for ext4/xfs/btrfs (find tests on loop mounts),
-#                                        MooseFS, iproute2 and strace (the test bed's pretend cluster)
+#                                        MooseFS, iproute2 and strace (the test bed's pretend cluster),
+#                                        MPICH beside Open MPI (the suite tests under both)
 # As root it runs apt-get; otherwise it prints the one apt line to run and fails.
 set -euo pipefail
 
@@ -13,7 +14,7 @@ packages=(openmpi-bin libopenmpi-dev zlib1g-dev pkg-config gcc make python3-venv
 case "$profile" in
   demo) ;;
   test) packages+=(chromium fonts-liberation clang-format docker-compose fio e2fsprogs xfsprogs btrfs-progs
-    moosefs-master moosefs-chunkserver moosefs-client iproute2 strace util-linux) ;;
+    moosefs-master moosefs-chunkserver moosefs-client iproute2 strace util-linux mpich libmpich-dev) ;;
   *) echo "usage: $0 demo|test" >&2; exit 2 ;;
 esac
 

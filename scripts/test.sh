@@ -10,8 +10,11 @@ export IOSCORE_INSECURE_DEV_KEY=1
 export IOSCORE_TEST_ARTIFACTS=${IOSCORE_TEST_ARTIFACTS:-$repo_root/test-artifacts}
 mkdir -p "$IOSCORE_TEST_ARTIFACTS"
 
-echo "== C unit tests (make -C suite check)"
-make -s -C suite check
+# IOSCORE_MPI=openmpi (default) or mpich: the MPI the suite is built with and launched under
+# (tests/mpi_launch.py owns the difference; each MPI has its own build directory)
+read -ra suite_make_args <<<"$(.venv/bin/python -m tests.mpi_launch make-args)"
+echo "== C unit tests (make -C suite check ${suite_make_args[*]})"
+make -s -C suite check "${suite_make_args[@]}"
 # Say which of the README's modes this run is in (the summary names the full-corpus tests).
 without_secrets() { local rest=${1%%\?*}; rest=${rest#*://}; echo "${1%%://*}://${rest#*@}"; }
 database="embedded PostgreSQL in $IOSCORE_VAR/pgdata (no DATABASE_URL)"

@@ -1,7 +1,7 @@
 /*
  * ioscore-suite: the IO500-style standard run as one MPI program.
  *
- *   mpirun -np N ioscore-suite CONFIG.ini [options]
+ *   mpiexec -n N ioscore-suite CONFIG.ini [options]
  *
  * main only parses arguments, reads and broadcasts the INI, works out the rank placement and
  * hands over to the scheduler (src/core/run.c). Every configuration error is reported before
@@ -39,7 +39,7 @@ struct cli {
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: mpirun -np N ioscore-suite CONFIG.ini [options]\n"
+            "usage: mpiexec -n N ioscore-suite CONFIG.ini [options]\n"
             "  --dry-run            run every pre-I/O check, print every phase's workload and\n"
             "                       sizes; touch nothing\n"
             "  --cleanup            remove what an earlier run created (known names only)\n"
@@ -49,7 +49,7 @@ static void usage(FILE *out)
             "  --quiet, -q          no summary on stdout, no live progress on stderr\n"
             "  --list, -l           list every section and option with its default\n"
             "  --config-hash        print the config hash of CONFIG.ini\n"
-            "  --version            print the version\n"
+            "  --version            print the version and the MPI library of the build\n"
             "  --mode=standard      the only mode implemented\n"
             "  --simulate-ppn K     treat ranks as block-mapped on nodes of K ranks (testing)\n"
             "  --simulate-nodes K   treat ranks as round-robin on K nodes: rank r on r mod K\n"
@@ -314,7 +314,7 @@ int main(int argc, char **argv)
         return finish(rc == 1 ? 0 : rc);
     if (cli.version) {
         if (run.rank == 0)
-            printf("%s\n", run.version);
+            printf("%s\nMPI: %s\n", run.version, ios_mpi_library());
         return finish(0);
     }
     if (cli.list) {

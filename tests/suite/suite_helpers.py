@@ -1,4 +1,4 @@
-"""Helpers for driving the native suite (`suite/build/ioscore-suite`) under mpirun.
+"""Helpers for driving the native suite (`suite/<build>/ioscore-suite`) under the MPI launcher.
 
 Every run uses fresh temporary data and result directories; data goes to /dev/shm when it
 exists (fast, never the repository). Configs are written as real INI files so the binary's own
@@ -16,26 +16,22 @@ from pathlib import Path
 
 import pytest
 
+from tests.mpi_launch import MPI, mpi_env
+
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SUITE_DIR = REPO_ROOT / "suite"
-SUITE_BIN = SUITE_DIR / "build" / "ioscore-suite"
+SUITE_BIN = MPI.bin("ioscore-suite")
 SCHEMA_PATH = SUITE_DIR / "schema" / "ioscore-result-1.schema.json"
 CORPUS_DIR = REPO_ROOT.parent / "shared" / "data" / "io500-submissions"
-MPI_ENV = {
-    **os.environ,
-    "OMPI_ALLOW_RUN_AS_ROOT": "1",
-    "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
-    "OMPI_MCA_rmaps_base_oversubscribe": "1",
-    # Open MPI's session directory goes to RAM: the tests must not depend on free disk space
-    "OMPI_MCA_orte_tmpdir_base": "/dev/shm",
-    "TMPDIR": "/dev/shm",
-}
+MPI_ENV = mpi_env(TMPDIR="/dev/shm")
 
 
 @pytest.fixture(scope="session")
 def suite_bin() -> Path:
     """The suite binary, built (incrementally) once per session."""
-    build = subprocess.run(["make", "-s", "-C", str(SUITE_DIR)], capture_output=True, text=True)
+    build = subprocess.run(
+        ["make", "-s", "-C", str(SUITE_DIR), *MPI.make_args()], capture_output=True, text=True
+    )
     assert build.returncode == 0, build.stdout + build.stderr
     assert SUITE_BIN.is_file()
     return SUITE_BIN
@@ -88,15 +84,15 @@ FILE_LIMIT_KIB = 262144  # ulimit -f of every suite process the tests start: no 
 
 
 def limited_suite(*args: str) -> list[str]:
-    """The suite binary with ARGS, run under `ulimit -f` (prefix it with mpirun ... for ranks)."""
+    """The suite binary with ARGS, run under `ulimit -f` (MPI.launch(n) before it: ranks)."""
     return ["bash", "-c", f'ulimit -f {FILE_LIMIT_KIB} && exec "$0" "$@"', str(SUITE_BIN), *args]
 
 
 def run_suite(
     np: int, *args: str, timeout: float = 90, check: bool = False, cwd: Path | None = None
 ) -> subprocess.CompletedProcess[str]:
-    """mpirun -np N ioscore-suite ARGS, every rank under ulimit -f; the completed process."""
-    cmd = ["mpirun", "--oversubscribe", "-np", str(np), *limited_suite(*args)]
+    """ioscore-suite ARGS on N ranks, every rank under ulimit -f; the completed process."""
+    cmd = [*MPI.launch(np), *limited_suite(*args)]
     proc = subprocess.run(
         cmd,
         capture_output=True,
@@ -168,5 +164,5 @@ def parse_result_txt(path: Path) -> dict[str, dict[str, str | list[str]]]:
 def run_subcommand(
     cwd: Path, name: str, args: list[str], np: int = 2, timeout: float = 120
 ) -> subprocess.CompletedProcess[str]:
-    """mpirun -np N ioscore-suite NAME ARGS (ior, mdtest) in `cwd`, every rank under ulimit -f."""
+    """ioscore-suite NAME ARGS on N ranks (ior, mdtest) in `cwd`, every rank under ulimit -f."""
     return run_suite(np, name, *args, timeout=timeout, cwd=cwd)

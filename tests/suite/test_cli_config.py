@@ -6,14 +6,18 @@ line and the section/key, no traceback, and neither the data nor the result dire
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 from pathlib import Path
 
+import jsonschema
 import pytest
 from suite_helpers import (
+    MPI,
     MPI_ENV,
     REPO_ROOT,
+    SCHEMA_PATH,
     STANDARD_PHASES,
     Workspace,
     limited_suite,
@@ -122,8 +126,19 @@ def test_version_is_git_describe(suite_bin: Path) -> None:
     described = subprocess.run(
         ["git", "describe", "--always", "--dirty"], cwd=REPO_ROOT, capture_output=True, text=True
     ).stdout.strip()
+    version, mpi = proc.stdout.splitlines()
     # the binary embeds the describe of its build; the tree may have changed since
-    assert proc.stdout.strip().split("-dirty")[0] == described.split("-dirty")[0]
+    assert version.split("-dirty")[0] == described.split("-dirty")[0]
+    # the second line names the MPI the tests built it with, as the library itself says
+    assert mpi.startswith(f"MPI: {MPI.library}")
+
+
+def test_result_json_records_the_mpi_library(suite_bin: Path, workspace: Workspace) -> None:
+    ini = workspace.write_ini(small_ini(workspace, global_extra="api = DUMMY"))
+    run_suite(1, str(ini), "--timestamp", "mpi", check=True)
+    doc = json.loads((only_result_dir(workspace) / "result.json").read_text())
+    assert "MPI: " + doc["mpi_library"] == run_suite(1, "--version").stdout.splitlines()[1]
+    jsonschema.validate(doc, json.loads(SCHEMA_PATH.read_text()))
 
 
 def test_config_hash_of_defaults(suite_bin: Path, workspace: Workspace) -> None:

@@ -34,18 +34,13 @@ from pathlib import Path
 
 import pytest
 
+from tests.mpi_launch import MPI, mpi_env
+
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SUITE_DIR = REPO_ROOT / "suite"
 RANKS = (1, 2, 4)
 HARD_SIZE = 3901
-BASE_ENV = {
-    **os.environ,
-    "OMPI_ALLOW_RUN_AS_ROOT": "1",
-    "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
-    "LC_ALL": "C",
-    # Open MPI's session directory in RAM: runs must not depend on free disk space
-    "OMPI_MCA_orte_tmpdir_base": "/dev/shm",
-}
+BASE_ENV = mpi_env(LC_ALL="C")
 NO_CAPABILITIES = ("setpriv", "--inh-caps=-all", "--bounding-set=-all")
 
 pytestmark = pytest.mark.mpi
@@ -87,9 +82,7 @@ def run_ioscore_find(
         env["LD_PRELOAD"] = str(preload)
     launcher: list[str] = []
     if ranks > 1:
-        launcher = ["mpirun", "--oversubscribe", "-np", str(ranks)]
-        for name in sorted({*(extra_env or {}), *(["LD_PRELOAD"] if preload else [])}):
-            launcher += ["-x", name]
+        launcher = MPI.launch(ranks, {*(extra_env or {}), *(["LD_PRELOAD"] if preload else [])})
     cmd = [*prefix, *launcher, str(exe), str(root), *args, "--csv", str(csv_path)]
     try:
         proc = subprocess.run(cmd, capture_output=True, env=env, timeout=180)
@@ -198,15 +191,16 @@ def _remove_tree(path: Path) -> None:
 
 @pytest.fixture(scope="session")
 def find_exe() -> Path:
-    """build/ioscore-find from the suite's Makefile."""
+    """ioscore-find from the suite's Makefile, built with the MPI of the tests."""
+    exe = MPI.bin("ioscore-find")
     proc = subprocess.run(
-        ["make", "-s", "-C", str(SUITE_DIR), "build/ioscore-find"],
+        ["make", "-s", "-C", str(SUITE_DIR), *MPI.make_args(), f"{MPI.build}/ioscore-find"],
         capture_output=True,
         text=True,
         timeout=600,
     )
-    assert proc.returncode == 0, f"make build/ioscore-find failed:\n{proc.stderr[-2000:]}"
-    return SUITE_DIR / "build" / "ioscore-find"
+    assert proc.returncode == 0, f"make {exe} failed:\n{proc.stderr[-2000:]}"
+    return exe
 
 
 FLAT_CREATED = 210_000

@@ -18,8 +18,10 @@ from pathlib import Path
 import pytest
 from suite_helpers import MPI_ENV, Workspace, only_result_dir, run_suite, small_ini
 
+from tests.mpi_launch import MPI
+
 REPO_ROOT = Path(__file__).resolve().parents[2]
-FIND_BIN = REPO_ROOT / "suite" / "build" / "ioscore-find"
+FIND_BIN = MPI.bin("ioscore-find")
 
 pytestmark = pytest.mark.mpi
 
@@ -45,10 +47,7 @@ def test_suite_find_phase_agrees_with_ioscore_find(
 
     proc = subprocess.run(
         [
-            "mpirun",
-            "--oversubscribe",
-            "-np",
-            str(nranks),
+            *MPI.launch(nranks),
             str(FIND_BIN),
             str(datadir),
             "-newer",

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 from suite_helpers import (
+    MPI,
     MPI_ENV,
     STANDARD_PHASES,
     SUITE_BIN,
@@ -178,7 +179,7 @@ def test_mdtest_subcommand_csv_column_is_the_phase_operation(suite_bin: Path) ->
         args = ["-n", "20", "-z", "1", "-b", "2", "-w", "8", "-e", "8", "-d", "out"]
         args += ["--resultdir", "res"]
         proc = subprocess.run(
-            ["mpirun", "--oversubscribe", "-np", "2", str(SUITE_BIN), "mdtest", *args],
+            [*MPI.launch(2), str(SUITE_BIN), "mdtest", *args],
             cwd=cwd,
             capture_output=True,
             text=True,

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from suite_helpers import (
+    MPI,
     MPI_ENV,
     Workspace,
     limited_suite,
@@ -134,7 +135,7 @@ def test_hash_collisions_are_split_by_name(
     # IOSCORE_TEST_HASH_COLLISIONS gives every host the same hash: the first split puts all
     # ranks together and only the name check separates the hosts
     ini = workspace.write_ini(f"[global]\ndatadir = {workspace.data}\n")
-    cmd = ["mpirun", "--oversubscribe", "-np", "5", *limited_suite(str(ini), "--dry-run", *args)]
+    cmd = [*MPI.launch(5), *limited_suite(str(ini), "--dry-run", *args)]
     env = {**MPI_ENV, "IOSCORE_TEST_HASH_COLLISIONS": "1"}
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=90, check=False)
     assert proc.returncode == 0, proc.stderr

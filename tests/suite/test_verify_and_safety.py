@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import signal
 import subprocess
 import time
@@ -26,12 +27,14 @@ from suite_helpers import (
     small_ini,
 )
 
+from tests.mpi_launch import MPI
+
 pytestmark = pytest.mark.mpi
 
 
 def start_suite(np: int, *args: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        ["mpirun", "--oversubscribe", "-np", str(np), str(SUITE_BIN), *args],
+        [*MPI.launch(np), str(SUITE_BIN), *args],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         stdin=subprocess.DEVNULL,
@@ -102,9 +105,13 @@ def test_flipped_bytes_are_caught(suite_bin: Path, workspace: Workspace) -> None
     assert "; ERROR INVALID pause-dir is set" in txt
 
 
-def rank_pids(mpirun_pid: int) -> list[int]:
-    out = subprocess.run(["pgrep", "-P", str(mpirun_pid)], capture_output=True, text=True)
-    return [int(p) for p in out.stdout.split()]
+def rank_pids(session: int) -> list[int]:
+    """The ranks of the launcher started as the leader of SESSION: Open MPI forks them itself,
+    hydra through a proxy process, so they are found by name, not as the launcher's children."""
+    out = subprocess.run(
+        ["pgrep", "-s", str(session), "-x", SUITE_BIN.name], capture_output=True, text=True
+    )
+    return sorted(int(p) for p in out.stdout.split())
 
 
 def test_killed_rank_stops_run_and_cleanup_removes_only_ours(
@@ -244,7 +251,7 @@ def test_no_space_stops_the_run_cleanly(suite_bin: Path, workspace: Workspace) -
     )
     script = (
         f"mount -t tmpfs -o size=1m tmpfs {small} && "
-        f"mpirun --oversubscribe -np 2 {SUITE_BIN} {ini} --timestamp full"
+        f"{shlex.join(MPI.launch(2))} {SUITE_BIN} {ini} --timestamp full"
     )
     proc = subprocess.run(
         ["unshare", "-m", "sh", "-c", script],
@@ -289,7 +296,7 @@ def test_odirect_on_ext4(suite_bin: Path, workspace: Workspace) -> None:
     ini = ws.write_ini(small_ini(ws, ior_easy="API = POSIX --posix.odirect"))
     script = (
         f"mount -o loop {image} {mnt} || exit 97; "
-        f"mpirun --oversubscribe -np 2 {SUITE_BIN} {ini} --timestamp od"
+        f"{shlex.join(MPI.launch(2))} {SUITE_BIN} {ini} --timestamp od"
     )
     proc = subprocess.run(
         ["unshare", "-m", "sh", "-c", script],

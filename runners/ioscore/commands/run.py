@@ -1,7 +1,8 @@
 """`ioscore run CONFIG --ranks N [--ppn M] [--scheduler ...] [--dry-run]`.
 
-Renders runners/templates/<scheduler>.sh with string.Template (every value shell-quoted), shows
-it with --dry-run, otherwise runs it (local) or submits it (sbatch, qsub, flux batch).
+Renders ioscore/templates/<scheduler>.sh (package data) with string.Template (every value
+shell-quoted), shows it with --dry-run, otherwise runs it (local) or submits it (sbatch, qsub,
+flux batch).
 
 The run's timestamp is chosen here and passed to the suite (--timestamp), so the run directory
 is known before the job starts: the job script is written there as job.sh and submitted from
@@ -30,7 +31,7 @@ from ioscore.results.parse_ini import get_option, parse_ini
 
 SCHEDULERS = ("local", "slurm", "pbs", "flux")
 SUBMIT_COMMANDS = {"slurm": ["sbatch"], "pbs": ["qsub"], "flux": ["flux", "batch"]}
-TEMPLATE_DIR = Path(__file__).resolve().parents[2] / "templates"
+TEMPLATE_DIR = Path(__file__).resolve().parents[1] / "templates"
 
 
 def add_parser(sub: Any) -> None:

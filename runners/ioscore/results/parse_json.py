@@ -385,7 +385,7 @@ def _run_from_document(
         files=[source],
         extra={
             k: document.get(k)
-            for k in ("nodes", "ppn0", "hosts", "valid", "rank_detail")
+            for k in ("nodes", "ppn0", "hosts", "valid", "rank_detail", "mpi_library")
             if k in document
         },
         timestamp=document.get("timestamp"),

@@ -60,7 +60,7 @@ static int fail(int rank, const char *fmt, const char *a, const char *b)
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: mpirun -np N ioscore-suite ior [IOR options] [--resultdir DIR]\n"
+            "usage: mpiexec -n N ioscore-suite ior [IOR options] [--resultdir DIR]\n"
             "  -a POSIX|MPIIO  API (POSIX)        -b N  block size per rank and segment (1m)\n"
             "  -t N  transfer size (256k)         -s N  segments (1)\n"
             "  -F  file per process               -C  read the data of rank r + Q*tasksPerNode\n"

@@ -138,7 +138,7 @@ int ios_mdtest_parse(struct ios_mdtest_params *p, int argc, char **argv, int ran
         if (strcmp(w, "-h") == 0 || strcmp(w, "--help") == 0) {
             if (rank == 0)
                 printf(
-                    "usage: mpirun -np N ioscore-suite mdtest -n N [-F|-D] [-C] [-T] [-E] "
+                    "usage: mpiexec -n N ioscore-suite mdtest -n N [-F|-D] [-C] [-T] [-E] "
                     "[-r] [-U] [-u [-t]] [-L] [-z depth] [-b branch] [-d dir[@dir...]] [-w bytes] "
                     "[-e bytes] [-N stride] [-i iterations] [-v] [--resultdir DIR]\n"
                     "  [--rank-detail-threshold N] [--rank-detail-full] "

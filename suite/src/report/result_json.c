@@ -12,6 +12,7 @@
 #include "ioscore/json.h"
 #include "ioscore/rank_summary.h"
 #include "ioscore/report.h"
+#include "ioscore/version.h"
 
 static void iso_time(double t, char *buf, size_t len)
 {
@@ -219,6 +220,7 @@ int ios_report_json(const struct ios_run *run)
     int summary = summary_form(run);
     ios_json_string(&j, "schema", summary ? "ioscore-result/1.1" : "ioscore-result/1");
     ios_json_string(&j, "version", run->version);
+    ios_json_string(&j, "mpi_library", ios_mpi_library());
     ios_json_string(&j, "mode", run->mode);
     ios_json_string(&j, "timestamp", run->timestamp);
     json_time(&j, "start", run->t_run_start);

@@ -1,0 +1,96 @@
+"""The MPI the suite tests build with and launch under: IOSCORE_MPI=openmpi (default) or mpich.
+
+Owns everything that differs between the two: the compiler wrapper and build directory of the
+suite, the launcher and its options (Open MPI oversubscribes only when told to, hydra always
+does; they name forwarded variables differently), and the environment Open MPI needs as root.
+`python -m tests.mpi_launch make-args` prints the suite Makefile's arguments (scripts/test.sh).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+SUITE_DIR = Path(__file__).resolve().parents[1] / "suite"
+
+
+@dataclass(frozen=True)
+class Mpi:
+    name: str
+    cc: str | None  # None: the Makefile's default (mpicc)
+    build: str  # the suite's build directory under suite/
+    launcher: str
+    forward_flag: str | None  # names one variable to pass to the ranks; None: all are passed
+    library: str  # how the first line of MPI_Get_library_version starts
+    env: dict[str, str]
+
+    def make_args(self) -> list[str]:
+        """Arguments of `make -C suite` that build with this MPI into its own directory."""
+        return [f"BUILD={self.build}", *([f"CC={self.cc}"] if self.cc else [])]
+
+    def bin(self, name: str) -> Path:
+        """A built binary of the suite (ioscore-suite, ioscore-find)."""
+        return SUITE_DIR / self.build / name
+
+    def launch(self, np: int, forward: Iterable[str] = ()) -> list[str]:
+        """The launcher's argv for NP ranks on this host, forwarding the variables FORWARD."""
+        flags = (
+            [a for n in sorted(forward) for a in (self.forward_flag, n)]
+            if self.forward_flag
+            else []
+        )
+        return [self.launcher, *flags, "-n", str(np)]
+
+
+OPENMPI = Mpi(
+    name="openmpi",
+    cc=None,
+    build="build",
+    launcher="mpirun",
+    forward_flag="-x",
+    library="Open MPI v",
+    env={
+        "OMPI_ALLOW_RUN_AS_ROOT": "1",
+        "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
+        # more ranks than cores (the tests run 4 and more on 2 cores)
+        "OMPI_MCA_rmaps_base_oversubscribe": "1",
+        # the session directory in RAM: the tests must not depend on free disk space
+        "OMPI_MCA_orte_tmpdir_base": "/dev/shm",
+    },
+)
+# hydra places any number of ranks on the local host and passes the whole environment unasked
+MPICH = Mpi(
+    name="mpich",
+    cc="mpicc.mpich",
+    build="build-mpich",
+    launcher="mpiexec.mpich",
+    forward_flag=None,
+    library="MPICH Version: ",
+    env={},
+)
+KNOWN = {m.name: m for m in (OPENMPI, MPICH)}
+
+
+def current() -> Mpi:
+    """The MPI named by IOSCORE_MPI (default openmpi); an unknown name is an error."""
+    name = os.environ.get("IOSCORE_MPI", "openmpi") or "openmpi"
+    if name not in KNOWN:
+        raise SystemExit(f"IOSCORE_MPI={name}: expected one of {', '.join(sorted(KNOWN))}")
+    return KNOWN[name]
+
+
+MPI = current()
+
+
+def mpi_env(**extra: str) -> dict[str, str]:
+    """os.environ plus what the current MPI needs, plus EXTRA."""
+    return {**os.environ, **MPI.env, **extra}
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] != ["make-args"]:
+        raise SystemExit("usage: python -m tests.mpi_launch make-args")
+    print(" ".join(MPI.make_args()))
