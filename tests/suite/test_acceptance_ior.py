@@ -399,3 +399,22 @@ def test_a_read_of_files_too_small_is_refused(tmp: Path) -> None:
     assert proc.returncode == 2
     assert "testFile.00000000 has 65536 bytes; this read needs 131072" in proc.stderr
     assert not (tmp / "r").exists()
+
+
+@pytest.mark.parametrize(("q", "shift", "other_host"), [(1, 1, True), (2, 2, False)])
+def test_rank_shift_follows_round_robin_placement(
+    tmp: Path, q: int, shift: int, other_host: bool
+) -> None:
+    """Ranks placed round-robin on 2 hosts (rank r on host r mod 2): IOR's -C moves -Q ranks,
+    so with -Q 1 rank 0 reads rank 1's file, written on the other host; -Q 2 lands on the
+    writer's own host again, as in IOR."""
+    args = ["-t", "64k", "-b", "128k", "-F", "-C", "-Q", str(q), "-w", "-r", "-W"]
+    resdir = tmp / "res"
+    args += ["-o", str(tmp / "f"), "--simulate-nodes", "2", "--resultdir", str(resdir)]
+    stdout = ok(run_ior(tmp, args, np=4))
+    _, readback, read = result(resdir)["phases"]
+    assert read["extra"]["result_keys"]["read_shift"] == str(shift)
+    # -W reads one host further than the read (IOR: (-Q + 1) x the host step)
+    assert readback["extra"]["result_keys"]["read_shift"] == str((q + 1) % 4)
+    assert ("written by another node" in stdout) == other_host
+    assert f"task offset         : {q}\n" in stdout

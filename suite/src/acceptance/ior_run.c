@@ -29,6 +29,7 @@ struct ior_phase {
     const struct ios_ior_params *p;
     enum ior_access access;
     int verify;
+    int readback; /* -W: the check of what this iteration just wrote */
     int iteration;
     int32_t seed;
     char name[48];
@@ -114,12 +115,23 @@ static uint64_t offset_op(const struct ios_xfer_job *x, uint64_t i)
     return ior_offset(st->ph->p, st->nranks, x->target, i, st->all, st->key);
 }
 
-/* The rank shift of -C: IOR's (Q * tasks per node) mod N; 0 without -C. */
+/* The rank shift of -C for the read: IOR's -Q hosts away, a host being ios_ior_shift() ranks
+ * (tasks per node when ranks are placed in blocks, 1 when round-robin); 0 without -C. */
 static int read_shift(const struct ios_run *run, const struct ios_ior_params *p)
 {
     if (!p->reorder || run->size < 1)
         return 0;
-    return (int)(((int64_t)p->task_offset * run->ppn0) % run->size);
+    return (int)(((int64_t)p->task_offset * ios_ior_shift(run)) % run->size);
+}
+
+/* IOR's -W check reads one host further than the read (-Q + 1 hosts away) under -C. */
+static int phase_shift(const struct ios_run *run, const struct ior_phase *ph)
+{
+    if (ph->access == ACC_WRITE)
+        return 0;
+    if (ph->readback && ph->p->reorder && run->size > 0)
+        return (int)(((int64_t)(ph->p->task_offset + 1) * ios_ior_shift(run)) % run->size);
+    return read_shift(run, ph->p);
 }
 
 static void pairs_key(struct ios_phase_ctx *ctx, struct ios_xfer_job *x)
@@ -140,14 +152,14 @@ static void ior_phase_run(struct ios_phase_ctx *ctx)
     st.ph = ph;
     st.nranks = run->size;
     ctx->seed = ph->seed;
-    x->target = write ? run->rank : (run->rank + read_shift(run, p)) % run->size;
+    x->target = (run->rank + phase_shift(run, ph)) % run->size;
     file_of(p, x->target, x->path, sizeof x->path);
     ios_phase_key(ctx, "command", "%s", p->command);
     ios_phase_key(ctx, "access", "%s", write ? "write" : ph->verify ? "read+verify" : "read");
     ios_phase_key(ctx, "iteration", "%d", ph->iteration);
     ios_phase_key(ctx, "file", "%s", p->fpp ? "file-per-process" : "single-shared-file");
     ios_phase_key(ctx, "ordering", "%s", p->random ? "random" : "sequential");
-    ios_phase_key(ctx, "read_shift", "%d", write ? 0 : read_shift(run, p));
+    ios_phase_key(ctx, "read_shift", "%d", phase_shift(run, ph));
     ios_phase_key(ctx, "signature", "%d", ph->seed);
     st.all = p->block / p->xfer * p->segments;
     st.key = order_key(ph->seed, x->target);
@@ -418,7 +430,7 @@ static void print_header(const struct ios_run *run, const struct ios_ior_params 
     printf("ordering in a file  : %s\n", p->random ? "random" : "sequential");
     printf("ordering inter file : %s\n", p->reorder ? "constant task offset" : "no tasks offsets");
     if (p->reorder)
-        printf("task offset         : %d\n", read_shift(run, p));
+        printf("task offset         : %d\n", p->task_offset);
     printf("nodes               : %d\n", run->nnodes);
     printf("tasks               : %d\n", run->size);
     printf("clients per node    : %d\n", run->ppn0);
@@ -531,7 +543,7 @@ static void print_summary(const struct ios_run *run, const struct ios_ior_params
                " %9.1f %5s %6d\n",
                se->access, bw.max, bw.min, bw.mean, bw.stddev, op.max, op.min, op.mean, op.stddev,
                tm.mean, sw_t, sw_m, 0, run->size, run->ppn0, p->reps, p->fpp, p->reorder,
-               read_shift(run, p), 0, seed, p->segments, p->block, p->xfer,
+               p->task_offset, 0, seed, p->segments, p->block, p->xfer,
                (double)(p->block * p->segments * (uint64_t)run->size) / 1048576.0, p->api, 0);
     }
 }
@@ -639,6 +651,7 @@ static void init_phase(struct ior_phase *ph, const struct ios_ior_params *p, con
     ph->p = p;
     ph->access = access;
     ph->verify = verify;
+    ph->readback = access == ACC_READ && strcmp(what, "readback") == 0;
     ph->iteration = iter;
     ph->seed = seed;
 }
@@ -737,9 +750,9 @@ int ios_ior_run(struct ios_run *run, const struct ios_ior_params *p)
                 p->api);
     if (p->reorder && read_shift(run, p) == 0 && run->rank == 0)
         fprintf(stderr,
-                "ioscore-suite ior: WARNING: -C: the shift -Q %d x %d tasks per node is 0 mod "
-                "%d tasks: every rank reads its own data (as IOR on one node)\n",
-                p->task_offset, run->ppn0, run->size);
+                "ioscore-suite ior: WARNING: -C: the shift -Q %d x %d ranks per host step is 0 "
+                "mod %d tasks: every rank reads its own data (as IOR on one node)\n",
+                p->task_offset, ios_ior_shift(run), run->size);
     static struct ios_acc_manifest manifest;
     int have_manifest = 0;
     char test_id[40] = "";
