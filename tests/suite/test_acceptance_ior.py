@@ -418,3 +418,14 @@ def test_rank_shift_follows_round_robin_placement(
     assert readback["extra"]["result_keys"]["read_shift"] == str((q + 1) % 4)
     assert ("written by another node" in stdout) == other_host
     assert f"task offset         : {q}\n" in stdout
+
+
+def test_read_after_a_stonewalled_write_reads_what_was_written(tmp: Path) -> None:
+    """-w -r -D in one launch: each rank's write stops at the deadline, and the read (IOR:
+    bounded by the rank's own write count) reads no further than that; no end-of-file error."""
+    args = ["-F", "-w", "-r", "-t", "8", "-b", "64m", "-D", "1", "-o", str(tmp / "d")]
+    ok(run_ior(tmp, [*args, "--resultdir", str(tmp / "res")]))
+    write, read = result(tmp / "res")["phases"]
+    wrote = [r["items"] for r in write["ranks"]]
+    assert all(0 < n < (64 << 20) // 8 for n in wrote), "the write stopped at the deadline"
+    assert all(0 < r["items"] <= n for r, n in zip(read["ranks"], wrote, strict=True))

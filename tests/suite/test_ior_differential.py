@@ -148,3 +148,17 @@ def test_same_work_as_ior(tmp: Path, case: str) -> None:
     (_, ref), (_, ios) = both(tmp, args, "block" if placement == "block" else "round-robin")
     for rank in range(NP):
         assert ios[rank] == ref[rank], f"rank {rank}: ioscore {ios[rank]} != IOR {ref[rank]}"
+
+
+def test_read_after_a_stonewalled_write_like_ior(tmp: Path) -> None:
+    """-w -r -D: how far the write got depends on the speed, so the two tools are compared on
+    IOR's rule: each rank writes a prefix of its block, then reads a prefix of that prefix (its
+    own write count bounds the read), and neither fails at the end of a file."""
+    args = ["-w", "-r", "-F", "-t", "8", "-b", "1m", "-D", "1"]
+    for _, events in both(tmp, args):
+        for rank, ev in enumerate(events):
+            writes = [e[2] for e in ev if e[0] == "write"]
+            reads = [e[2] for e in ev if e[0] == "read"]
+            assert 0 < len(writes) < (1 << 20) // 8, f"rank {rank}: not stopped by -D"
+            assert writes == list(range(0, 8 * len(writes), 8))
+            assert 0 < len(reads) <= len(writes) and reads == writes[: len(reads)]

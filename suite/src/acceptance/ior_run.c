@@ -51,6 +51,10 @@ static uint64_t read_pairs = UINT64_MAX;
 static uint64_t written_xfer;
 /* Rank 0: transfers every rank wrote in this launch's last write (min over ranks). */
 static uint64_t written_pairs;
+/* This rank's transfers in this launch's last write stopped by -D (0: none): IOR then bounds
+ * every later access of the launch by it (its stoneWallingWearOutIterations), so the read
+ * reads what the stonewalled write wrote. */
+static uint64_t stonewall_pairs;
 
 /* splitmix64 finaliser: the round function of the -z permutation. */
 static uint64_t mix(uint64_t z)
@@ -167,6 +171,8 @@ static void ior_phase_run(struct ios_phase_ctx *ctx)
     x->shared = !p->fpp;
     x->xfer = p->xfer;
     x->count = write || st.all < read_pairs ? st.all : read_pairs; /* after a -D write */
+    if (stonewall_pairs && stonewall_pairs < x->count)
+        x->count = stonewall_pairs;
     x->deadline = p->deadline;
     x->wearout = p->wearout;
     x->fsync = p->fsync;
@@ -179,6 +185,8 @@ static void ior_phase_run(struct ios_phase_ctx *ctx)
     x->arg = &st;
     x->stonewalled = pairs_key;
     ios_xfer_run(ctx, x);
+    if (write && p->deadline > 0)
+        stonewall_pairs = (uint64_t)ctx->mine.items;
 }
 
 /* ---------------------------------------------------------------- checks before any I/O */
