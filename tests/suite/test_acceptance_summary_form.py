@@ -150,8 +150,8 @@ def test_the_manifest_and_a_read_launch_work_in_the_summary_form(scratch_dir: Pa
     doc = document(read)
     assert doc["acceptance_test"]["id"] == manifest["id"]
     assert [p["role"] for p in doc["acceptance_test"]["parts"]] == ["write", "read"]
-    reread = next(p for p in doc["phases"] if p["name"] == "ior-reread-0")
-    assert reread["verify_errors"] == 0 and reread["rank_summary"]["count"] == NP
+    read = next(p for p in doc["phases"] if p["name"] == "ior-read-0")
+    assert read["verify_errors"] == 0 and read["rank_summary"]["count"] == NP
 
 
 def test_mdtest_writes_the_summary_form(mdtest_summary: Path) -> None:

@@ -128,6 +128,8 @@ def both(
     return ref, ios
 
 
+SEED = ["--random-offset-seed", "11"]
+
 # Each case: a shrunk command line and the placement of its ranks; which ordinary test of
 # test_acceptance_ior.py proves the same behaviour without the reference.
 CASES = {
@@ -139,6 +141,11 @@ CASES = {
     # -C under block placement (IOR learns the tasks per node from IOR_FAKE_TASK_PER_NODES)
     "C-block-fpp": (["-w", "-r", "-C", "-F", "-t", "4k", "-b", "16k"], "block"),
     "C-block-shared-s2": (["-w", "-r", "-C", "-t", "4k", "-b", "8k", "-s", "2"], "block"),
+    # -z: IOR's shuffle of each segment's transfers, segments in order; the read's own order
+    "z-fpp-s3": (["-w", "-r", "-z", "-F", "-t", "4k", "-b", "32k", "-s", "3", *SEED], "rr"),
+    "z-shared-s2": (["-w", "-r", "-z", "-t", "4k", "-b", "32k", "-s", "2", *SEED], "rr"),
+    "zC-fpp-R": (["-w", "-r", "-R", "-z", "-C", "-F", "-t", "4k", "-b", "16k", *SEED], "rr"),
+    "zW-fpp-i2": (["-w", "-W", "-r", "-z", "-F", "-t", "4k", "-b", "16k", "-i", "2", *SEED], "rr"),
 }
 
 
@@ -162,3 +169,19 @@ def test_read_after_a_stonewalled_write_like_ior(tmp: Path) -> None:
             assert 0 < len(writes) < (1 << 20) // 8, f"rank {rank}: not stopped by -D"
             assert writes == list(range(0, 8 * len(writes), 8))
             assert 0 < len(reads) <= len(writes) and reads == writes[: len(reads)]
+
+
+def test_random_order_without_a_seed_like_ior(tmp: Path) -> None:
+    """-w -r -z, no --random-offset-seed: IOR seeds with the start time, the write with it
+    alone and the read with it plus the rank, so a rank reads its file in another order than
+    it wrote it; both tools visit every transfer of every segment once, segment by segment."""
+    args = ["-w", "-r", "-z", "-F", "-t", "4k", "-b", "64k", "-s", "2"]
+    for _, events in both(tmp, args):
+        for rank, ev in enumerate(events):
+            writes = [e[2] for e in ev if e[0] == "write"]
+            reads = [e[2] for e in ev if e[0] == "read"]
+            for order in (writes, reads):
+                assert [o // (64 << 10) for o in order] == [0] * 16 + [1] * 16
+                assert sorted(order) == list(range(0, 128 << 10, 4096))
+                assert order != sorted(order)
+            assert (writes != reads) == (rank != 0)

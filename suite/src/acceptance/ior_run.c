@@ -35,20 +35,27 @@ struct ior_phase {
     char name[48];
 };
 
+/* A rank's access order: the -z offsets of one segment (NULL: sequential). */
+struct ior_order {
+    uint64_t *offs, n; /* transfers per segment */
+};
+
 /* What IOR's offsets need beside the engine's job. */
 struct ior_state {
     struct ios_xfer_job x;
     const struct ior_phase *ph;
     int nranks;
-    uint64_t all, key; /* transfers of a full block x segments; the -z key */
+    uint64_t all; /* transfers of all segments */
+    struct ior_order order;
 };
 
 /* Transfers per rank the write part of this read-only launch's test wrote (its manifest's
  * "pairs"; fewer than -b/-t x -s after a fixed-time -D write), UINT64_MAX: no limit. */
 static uint64_t read_pairs = UINT64_MAX;
-/* The write part's -t when a read-only launch found its manifest (0: none); the data pattern
- * is laid out per write transfer, so the pre-I/O sample follows the write's grid. */
-static uint64_t written_xfer;
+/* The -z accesses of this launch so far (IOR seeds the first one differently) and the start
+ * time that seeds them without --random-offset-seed. */
+static int random_calls;
+static int32_t random_start;
 /* Rank 0: transfers every rank wrote in this launch's last write (min over ranks). */
 static uint64_t written_pairs;
 /* This rank's transfers in this launch's last write stopped by -D (0: none): IOR then bounds
@@ -56,35 +63,63 @@ static uint64_t written_pairs;
  * reads what the stonewalled write wrote. */
 static uint64_t stonewall_pairs;
 
-/* splitmix64 finaliser: the round function of the -z permutation. */
-static uint64_t mix(uint64_t z)
+/*
+ * IOR's -z order (its GetOffsetArrayRandom, same C library generator and seed): the offsets
+ * within one segment that `target` accesses, shuffled; every segment is then walked in this
+ * order. File per process: every transfer of the block. Shared file: each transfer of the
+ * segment goes to a rank drawn at random (the same draw on every rank, so each transfer has one
+ * owner, and ranks may get different counts). Malloc'd; *count entries.
+ */
+uint64_t *ios_ior_random_offsets(uint64_t block, uint64_t xfer, int nranks, int fpp, int target,
+                                 int seed, uint64_t *count)
 {
-    z += 0x9E3779B97F4A7C15ull;
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
+    uint64_t n = 0, span = fpp ? block : block * (uint64_t)nranks;
+    srandom((unsigned)seed);
+    if (fpp)
+        n = block / xfer;
+    else
+        for (uint64_t i = 0; i < span; i += xfer)
+            n += rand() % nranks == target;
+    uint64_t *offs = malloc((n ? n : 1) * sizeof *offs);
+    if (!offs)
+        ios_fatal("out of memory (-z offsets of %llu transfers)", (unsigned long long)n);
+    if (fpp) {
+        for (uint64_t i = 0; i < n; i++)
+            offs[i] = i * xfer;
+    } else {
+        srandom((unsigned)seed);
+        uint64_t k = 0;
+        for (uint64_t i = 0; i < span; i += xfer)
+            if (rand() % nranks == target)
+                offs[k++] = i;
+    }
+    for (uint64_t i = 0; i < n; i++) {
+        uint64_t v = (uint64_t)rand() % n, tmp = offs[v];
+        offs[v] = offs[i];
+        offs[i] = tmp;
+    }
+    *count = n;
+    return offs;
 }
 
-/* A 4-round Feistel network on 2*half bits, cycle-walked into [0, n): a bijection of [0, n)
- * without a table (at most 4 steps on average), so -z costs no memory at any size. */
-uint64_t ios_ior_permute(uint64_t i, uint64_t n, uint64_t key)
+/* IOR's -z seed of the call-th random access of the launch (its init_random_seed): the
+ * --random-offset-seed S or, without it, the launch's start time t; a file per process adds
+ * the target's rank, except on the first access without S (t alone). */
+static int random_seed_of(const struct ios_ior_params *p, int32_t start, int call, int target)
 {
-    if (n <= 1)
-        return 0;
-    int bits = 64 - __builtin_clzll(n - 1);
-    int half = (bits + 1) / 2;
-    uint64_t mask = (1ull << half) - 1;
-    uint64_t x = i;
-    do {
-        uint64_t l = x >> half, r = x & mask;
-        for (int round = 0; round < 4; round++) {
-            uint64_t t = l ^ (mix(r ^ key ^ ((uint64_t)round << 60)) & mask);
-            l = r;
-            r = t;
-        }
-        x = (l << half) | r;
-    } while (x >= n);
-    return x;
+    int base = p->random_seed >= 0 ? p->random_seed : start;
+    if (!p->fpp || (call == 0 && p->random_seed < 0))
+        return base;
+    return base + target;
+}
+
+static void order_init(struct ior_order *o, const struct ios_ior_params *p, int nranks, int target,
+                       int seed)
+{
+    o->offs = NULL;
+    o->n = p->block / p->xfer;
+    if (p->random)
+        o->offs = ios_ior_random_offsets(p->block, p->xfer, nranks, p->fpp, target, seed, &o->n);
 }
 
 static void file_of(const struct ios_ior_params *p, int rank, char *buf, size_t len)
@@ -95,28 +130,21 @@ static void file_of(const struct ios_ior_params *p, int rank, char *buf, size_t 
         ios_path(buf, len, "%s", p->test_file);
 }
 
-/* The -z permutation's key of one reader/writer's transfers (the target's and the seed's). */
-static uint64_t order_key(int32_t seed, int target)
-{
-    return mix((uint64_t)(uint32_t)seed ^ ((uint64_t)target << 32));
-}
-
-/* File offset of transfer i (of count) of `target`: IOR's block and segment, -z permuted. */
+/* File offset of transfer i of `target` in `order`: IOR's segment and block. */
 static uint64_t ior_offset(const struct ios_ior_params *p, int nranks, int target, uint64_t i,
-                           uint64_t count, uint64_t key)
+                           const struct ior_order *o)
 {
-    uint64_t per_block = p->block / p->xfer;
-    uint64_t idx = p->random ? ios_ior_permute(i, count, key) : i;
-    uint64_t seg = idx / per_block, k = idx % per_block;
-    if (p->fpp)
-        return seg * p->block + k * p->xfer;
-    return (seg * (uint64_t)nranks + (uint64_t)target) * p->block + k * p->xfer;
+    uint64_t seg = i / o->n, k = i % o->n;
+    uint64_t stride = p->fpp ? p->block : p->block * (uint64_t)nranks;
+    if (o->offs)
+        return seg * stride + o->offs[k];
+    return seg * stride + (p->fpp ? 0 : (uint64_t)target * p->block) + k * p->xfer;
 }
 
 static uint64_t offset_op(const struct ios_xfer_job *x, uint64_t i)
 {
     const struct ior_state *st = x->arg;
-    return ior_offset(st->ph->p, st->nranks, x->target, i, st->all, st->key);
+    return ior_offset(st->ph->p, st->nranks, x->target, i, &st->order);
 }
 
 /* The rank shift of -C for the read: IOR's -Q hosts away, a host being ios_ior_shift() ranks
@@ -165,8 +193,12 @@ static void ior_phase_run(struct ios_phase_ctx *ctx)
     ios_phase_key(ctx, "ordering", "%s", p->random ? "random" : "sequential");
     ios_phase_key(ctx, "read_shift", "%d", phase_shift(run, ph));
     ios_phase_key(ctx, "signature", "%d", ph->seed);
-    st.all = p->block / p->xfer * p->segments;
-    st.key = order_key(ph->seed, x->target);
+    int rseed = random_seed_of(p, random_start, random_calls, x->target);
+    random_calls += p->random;
+    order_init(&st.order, p, run->size, x->target, rseed);
+    if (p->random)
+        ios_phase_key(ctx, "random_seed", "%d", rseed);
+    st.all = st.order.n * p->segments;
     x->write = write;
     x->shared = !p->fpp;
     x->xfer = p->xfer;
@@ -187,6 +219,7 @@ static void ior_phase_run(struct ios_phase_ctx *ctx)
     ios_xfer_run(ctx, x);
     if (write && p->deadline > 0)
         stonewall_pairs = (uint64_t)ctx->mine.items;
+    free(st.order.offs);
 }
 
 /* ---------------------------------------------------------------- checks before any I/O */
@@ -249,8 +282,6 @@ static int match_write_part(const struct ios_run *run, const struct ios_ior_para
             double pairs = ios_acc_manifest_num(m, "pairs", -1);
             double wrote_xfer = ios_acc_manifest_num(m, "xfer", NAN);
             double wrote_all = (double)p->block / wrote_xfer * (double)p->segments;
-            if (wrote_xfer > 0 && wrote_xfer < (double)UINT64_MAX)
-                written_xfer = (uint64_t)wrote_xfer;
             if (wrote_xfer == (double)p->xfer) {
                 if (pairs >= 0 && pairs < (double)UINT64_MAX)
                     read_pairs = (uint64_t)pairs;
@@ -275,62 +306,32 @@ static int match_write_part(const struct ios_run *run, const struct ios_ior_para
             }
         }
     }
-    unsigned long long limit[2] = {read_pairs, written_xfer};
-    MPI_Bcast(limit, 2, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
-    read_pairs = limit[0];
-    written_xfer = limit[1];
+    unsigned long long limit = read_pairs;
+    MPI_Bcast(&limit, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
+    read_pairs = limit;
     MPI_Bcast(id, 40, MPI_CHAR, 0, MPI_COMM_WORLD);
     MPI_Bcast(found, 1, MPI_INT, 0, MPI_COMM_WORLD);
     MPI_Bcast(seed, 1, MPI_INT32_T, 0, MPI_COMM_WORLD);
     return ios_acceptance_agree(bad);
 }
 
-/*
- * The first transfer of the rank whose data this rank will read holds that rank's pattern
- * with `seed`: a cheap sample before any timing. Read with plain POSIX and dropped from the
- * page cache again, so it does not warm the cache the timed read measures. 1 on a mismatch.
- */
-static int sample_mismatch(const struct ios_ior_params *p, int nranks, const char *path, int target,
-                           int32_t seed)
+/* Bytes a file must hold for `target`'s first read_pairs transfers, in the order of the
+ * launch's first access (IOR reads its own -z order, not the writer's). */
+static uint64_t read_extent(const struct ios_ior_params *p, int nranks, int target)
 {
-    struct ios_ior_params grid = *p; /* the transfers as written: the write part's -t */
-    if (written_xfer && written_xfer != p->xfer) {
-        grid.xfer = written_xfer;
-        grid.random = 0; /* its first transfer in file order */
-    }
-    uint64_t all = grid.block / grid.xfer * grid.segments;
-    uint64_t off = ior_offset(&grid, nranks, target, 0, all, order_key(seed, target));
-    size_t len = (size_t)grid.xfer;
-    int fd = open(path, O_RDONLY);
-    if (fd < 0)
-        return 0; /* the size check reports a missing file */
-    char *buf = malloc(len);
-    if (!buf)
-        ios_fatal("out of memory");
-    ssize_t n = pread(fd, buf, len, (off_t)off);
-    posix_fadvise(fd, (off_t)off, (off_t)len, POSIX_FADV_DONTNEED);
-    close(fd);
-    int bad = n != (ssize_t)len || !ios_pattern_matches(buf, len, seed, target, p->packet, off);
-    free(buf);
-    return bad;
-}
-
-/* Bytes a file must hold for `target`'s first read_pairs transfers (of `all`). */
-static uint64_t read_extent(const struct ios_ior_params *p, int nranks, int target, int32_t seed,
-                            uint64_t all)
-{
-    uint64_t key = order_key(seed, target), end = 0;
-    if (!p->random) /* sequential: the last transfer is the farthest */
-        return read_pairs ? ior_offset(p, nranks, target, read_pairs - 1, all, key) + p->xfer : 0;
-    for (uint64_t i = 0; i < read_pairs; i++) { /* -z: the farthest of the permuted prefix */
-        uint64_t off = ior_offset(p, nranks, target, i, all, key) + p->xfer;
+    struct ior_order o;
+    order_init(&o, p, nranks, target, random_seed_of(p, random_start, 0, target));
+    uint64_t end = 0, last = p->random ? read_pairs : 1;
+    for (uint64_t i = read_pairs - last; i < read_pairs; i++) { /* sequential: the last one */
+        uint64_t off = ior_offset(p, nranks, target, i, &o) + p->xfer;
         end = off > end ? off : end;
     }
+    free(o.offs);
     return end;
 }
 
 static int check_before_io(struct ios_run *run, const struct ios_ior_params *p,
-                           const struct ios_backend *be, const char *test_id, int32_t seed)
+                           const struct ios_backend *be, const char *test_id)
 {
     int bad = 0;
     if (run->rank == 0) {
@@ -357,8 +358,10 @@ static int check_before_io(struct ios_run *run, const struct ios_ior_params *p,
     uint64_t need = p->fpp ? p->block * p->segments : p->block * p->segments * (uint64_t)run->size;
     uint64_t all = p->block / p->xfer * p->segments;
     int partial = read_pairs < all; /* a fixed-time write: the file ends where its data does */
-    if (partial)                    /* each rank checks the extent of the transfers it will read */
-        need = read_extent(p, run->size, target, seed, all);
+    if (partial && read_pairs == 0)
+        need = 0;
+    else if (partial) /* each rank checks the extent of the transfers it will read */
+        need = read_extent(p, run->size, target);
     int64_t size = -1;
     int rc = be->ops->stat_size((struct ios_backend *)be, path, &size);
     int checks = p->fpp || run->rank == 0 || partial; /* one rank checks a full shared file */
@@ -386,17 +389,8 @@ static int check_before_io(struct ios_run *run, const struct ios_ior_params *p,
                 run->rank, path, size, need, p->fpp ? "" : " x tasks");
         bad = 1;
     }
-    if (ios_acceptance_agree(bad))
-        return 2;
-    /* the pattern: known from the manifest or -G; skipped when neither says it */
-    if ((test_id[0] || p->seed_given) && (be->ops->caps & IOS_CAP_STORES_DATA) &&
-        sample_mismatch(p, run->size, path, target, seed)) {
-        fprintf(stderr,
-                "ioscore-suite ior: ERROR: rank %d: pattern of another test (or damaged data) "
-                "in %s: its first transfer is not the data of rank %d with signature -G %d%s%s\n",
-                run->rank, path, target, seed, test_id[0] ? " of test " : "", test_id);
-        bad = 1;
-    }
+    /* no sample of the data: a read before the timed one would warm the cache it measures;
+     * the manifest says whose data the files hold, and -R verifies inside the timed read */
     return ios_acceptance_agree(bad);
 }
 
@@ -758,9 +752,9 @@ int ios_ior_run(struct ios_run *run, const struct ios_ior_params *p)
                 p->api);
     if (p->reorder && read_shift(run, p) == 0 && run->rank == 0)
         fprintf(stderr,
-                "ioscore-suite ior: WARNING: -C: the shift -Q %d x %d ranks per host step is 0 "
-                "mod %d tasks: every rank reads its own data (as IOR on one node)\n",
-                p->task_offset, ios_ior_shift(run), run->size);
+                "ioscore-suite ior: WARNING: -C: the shift -Q %d x %d ranks per host is 0 mod %d "
+                "tasks: every rank reads its own data (as IOR on one node)\n",
+                p->task_offset, run->block_mapped ? run->ppn0 : 1, run->size);
     static struct ios_acc_manifest manifest;
     int have_manifest = 0;
     char test_id[40] = "";
@@ -771,7 +765,9 @@ int ios_ior_run(struct ios_run *run, const struct ios_ior_params *p)
         fprintf(stderr, "ioscore-suite ior: WARNING: -R in a read-only launch without -G and "
                         "without the write part's manifest: the data is compared with this "
                         "launch's signature and will mismatch; give the writer's -G\n");
-    if (check_before_io(run, p, &be, test_id, seed) != 0)
+    random_start = (int32_t)(uint32_t)ios_wtime(); /* -z without --random-offset-seed: IOR's */
+    MPI_Bcast(&random_start, 1, MPI_INT32_T, 0, MPI_COMM_WORLD); /* time(NULL) on rank 0 */
+    if (check_before_io(run, p, &be, test_id) != 0)
         return 2;
     if (make_resultdir(run) != 0)
         return 2;
@@ -791,8 +787,7 @@ int ios_ior_run(struct ios_run *run, const struct ios_ior_params *p)
         unlink(path);
     }
 
-    struct ior_series series[4] = {
-        {.access = "write"}, {.access = "read"}, {.access = "readback"}, {.access = "reread"}};
+    struct ior_series series[3] = {{.access = "write"}, {.access = "read"}, {.access = "readback"}};
     if (run->rank == 0) {
         print_header(run, p, &be, seed);
         if (p->show_hints) {
@@ -814,25 +809,24 @@ int ios_ior_run(struct ios_run *run, const struct ios_ior_params *p)
     double verify_errors = 0;
     int n_phases = 0;
     for (int iter = 0; iter < p->reps && !run->aborted; iter++) {
-        /* IOR's order; the checks are untimed in IOR's tables: here their own rows, not in
-         * the summary, and never inside the timing of -w or -r */
+        /* IOR's order: the -W check is untimed (its own row here, not in the summary); -R
+         * verifies inside the one timed read, as IOR's read check does */
         struct {
             int on;
             const char *what;
             enum ior_access access;
             int verify;
             struct ior_series *series;
-        } steps[4] = {
+        } steps[3] = {
             {p->write, "write", ACC_WRITE, 0, &series[0]},
             {p->check_write, "readback", ACC_READ, 1, &series[2]},
-            {p->read, "read", ACC_READ, 0, &series[1]},
-            {p->check_read, "reread", ACC_READ, 1, &series[3]},
+            {p->read || p->check_read, "read", ACC_READ, p->check_read, &series[1]},
         };
-        for (int s = 0; s < 4 && !run->aborted; s++) {
+        for (int s = 0; s < 3 && !run->aborted; s++) {
             if (!steps[s].on)
                 continue;
             /* -d: before every write or read phase after the first */
-            if (!steps[s].verify && n_phases > 0 && p->inter_delay > 0) {
+            if (strcmp(steps[s].what, "readback") != 0 && n_phases > 0 && p->inter_delay > 0) {
                 if (run->rank == 0 && p->verbose > 0)
                     printf("delaying %d seconds . . .\n", p->inter_delay);
                 sleep((unsigned)p->inter_delay);
@@ -853,7 +847,7 @@ int ios_ior_run(struct ios_run *run, const struct ios_ior_params *p)
                 written_pairs = t.ranks > 0 ? (uint64_t)t.min_items : UINT64_MAX;
             }
             struct ios_acc_series *acc =
-                steps[s].verify ? NULL : ios_acc_series_of(rep, steps[s].what, "MiB/s");
+                ph->readback ? NULL : ios_acc_series_of(rep, steps[s].what, "MiB/s");
             if (acc) { /* what the summary table's row of this operation is made of */
                 acc->has_ops = 1;
                 acc->values[acc->n] = row.mib;
