@@ -171,7 +171,7 @@ def check_run(tmp: Path, args: list[str], stdout: str, np: int, resdir: Path) ->
         assert [r["bytes"] for r in phase["ranks"]] == [block * segs] * np
         assert phase["verify_errors"] == 0
         mib = phase["score"] * 1024
-        assert abs(float(row[1]) - mib) <= 0.006 + mib * 1e-9
+        assert abs(float(row[1]) - mib) <= (0.5 if mib >= 3600 else 0.006) + mib * 1e-9
         if op in ("write", "read"):  # IOR's summary has no rows for the checks
             assert abs(float(summary[op]["Max(MiB)"]) - mib) <= 0.006 + mib * 1e-9
             assert abs(float(summary[op]["Mean(MiB)"]) - mib) <= 0.006 + mib * 1e-9

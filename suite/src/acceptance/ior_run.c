@@ -166,6 +166,33 @@ static int phase_shift(const struct ios_run *run, const struct ior_phase *ph)
     return read_shift(run, ph->p);
 }
 
+/* IOR's reductions of one access's timers (its ReduceIterResults), complete on rank 0. */
+struct ior_timing {
+    double open_start, open_stop, rdwr_start, rdwr_stop, close_start, close_stop; /* min|max */
+    double min_latency;     /* the best rank's wr/rd time per transfer */
+    double bytes;           /* moved by every rank (IOR's aggFileSizeForBW) */
+    double stonewall_time;  /* rank 0's loop time to the stonewall */
+    double stonewall_bytes; /* moved by every rank up to the stonewall */
+};
+static struct ior_timing last_timing;
+
+static void reduce_timing(const struct ios_phase_ctx *ctx, const struct ios_xfer_job *x)
+{
+    const struct ios_rank_stats *m = &ctx->mine;
+    double mins[4] = {m->start, m->loop_start, x->close_start,
+                      m->items > 0 ? (m->loop_end - m->loop_start) / m->items : INFINITY};
+    double maxs[3] = {x->open_done, m->loop_end, m->end};
+    double sums[2] = {m->bytes, m->bytes_at_deadline};
+    double rmin[4], rmax[3], rsum[2];
+    MPI_Reduce(mins, rmin, 4, MPI_DOUBLE, MPI_MIN, 0, MPI_COMM_WORLD);
+    MPI_Reduce(maxs, rmax, 3, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    MPI_Reduce(sums, rsum, 2, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+    last_timing = (struct ior_timing){rmin[0], rmax[0], rmin[1],
+                                      rmax[1], rmin[2], rmax[2],
+                                      rmin[3], rsum[0], m->first_done - m->loop_start,
+                                      rsum[1]};
+}
+
 static void pairs_key(struct ios_phase_ctx *ctx, struct ios_xfer_job *x)
 {
     ios_phase_key(ctx, "stonewall_pairs_max", "%llu", x->max_pairs);
@@ -217,6 +244,7 @@ static void ior_phase_run(struct ios_phase_ctx *ctx)
     x->arg = &st;
     x->stonewalled = pairs_key;
     ios_xfer_run(ctx, x);
+    reduce_timing(ctx, x);
     if (write && p->deadline > 0)
         stonewall_pairs = (uint64_t)ctx->mine.items;
     free(st.order.offs);
@@ -447,30 +475,27 @@ static void print_header(const struct ios_run *run, const struct ios_ior_params 
     printf("data packet type    : %s (signature -G %d)\n", p->packet_name, seed);
 }
 
-/* One row of IOR's results table, from the gathered phase (rank 0). */
+/* One row of IOR's results table, by IOR's definitions (its ReduceIterResults), rank 0. */
 struct ior_row {
-    double mib, iops, latency, open, io, close, total, sw_time, sw_mib;
-    int has_stonewall;
+    double mib, iops, latency, open, io, close, total, bytes, ops_total;
+    double sw_time, sw_bytes;
 };
 
-static void row_of(const struct ios_phase_result *res, const struct ios_ior_params *p,
-                   struct ior_row *row)
+static void row_of(const struct ior_timing *t, const struct ios_ior_params *p, struct ior_row *row)
 {
     memset(row, 0, sizeof *row);
-    struct ios_rank_totals t = ios_phase_totals(res); /* over every rank, in either form */
-    row->open = t.max_open;
-    row->io = t.max_loop;
-    row->close = t.max_close;
-    row->total = t.max_end - t.min_start;
-    /* the same quotient as the phase score of result.json (GiB/s x 1024) */
-    row->mib = row->total > 0 ? res->bytes / row->total / 1048576.0 : 0;
-    row->iops = row->total > 0 ? res->items / row->total : 0;
-    row->latency = res->items > 0 ? row->io * res->procs / res->items : 0;
-    row->has_stonewall = res->has_stonewall;
-    if (res->has_stonewall) {
-        row->sw_time = res->stonewall_time;
-        row->sw_mib = res->items_at_deadline_sum * (double)p->xfer / 1048576.0;
-    }
+    row->open = t->open_stop - t->open_start;
+    row->io = t->rdwr_stop - t->rdwr_start;
+    row->close = t->close_stop - t->close_start;
+    row->total = t->close_stop - t->open_start;
+    row->bytes = t->bytes;
+    double xfers = t->bytes / (double)p->xfer;
+    row->mib = row->total > 0 ? t->bytes / row->total / 1048576.0 : 0;
+    row->iops = row->io > 0 ? xfers / row->io : 0;            /* over the wr/rd time */
+    row->ops_total = row->total > 0 ? xfers / row->total : 0; /* the summary's OPs */
+    row->latency = isfinite(t->min_latency) ? t->min_latency : 0;
+    row->sw_time = t->stonewall_time;
+    row->sw_bytes = t->stonewall_bytes;
 }
 
 /* -vv: every rank's share, so a slow rank, node or link shows (Cray's per-rank diagnosis);
@@ -500,12 +525,31 @@ static void print_ranks(const struct ios_phase_result *res)
     }
 }
 
+/* One number of the results table as IOR's PPDouble prints it: width 10, left-justified,
+ * 6 decimals below 1, 2 below 3600, else none. */
+static void pp_double(double v, const char *append)
+{
+    if (v < 0) {
+        printf("   -      %s", append);
+        return;
+    }
+    printf("%-10.*f%s", v < 1 ? 6 : v < 3600 ? 2 : 0, v, append);
+}
+
 static void print_row(const char *access, const struct ior_row *row, const struct ios_ior_params *p,
                       int iter)
 {
-    printf("%-9s %-10.2f %-10.2f %-11.6f %-10.2f %-10.2f %-10.6f %-10.6f %-10.6f %-10.6f %d\n",
-           access, row->mib, row->iops, row->latency, (double)p->block / 1024.0,
-           (double)p->xfer / 1024.0, row->open, row->io, row->close, row->total, iter);
+    printf("%-10s", access);
+    pp_double(row->mib, " ");
+    pp_double(row->iops, " ");
+    pp_double(row->latency, "  ");
+    pp_double((double)p->block / 1024.0, " ");
+    pp_double((double)p->xfer / 1024.0, " ");
+    pp_double(row->open, " ");
+    pp_double(row->io, " ");
+    pp_double(row->close, " ");
+    pp_double(row->total, " ");
+    printf("%-4d\n", iter);
 }
 
 struct ior_series {
@@ -515,7 +559,7 @@ struct ior_series {
 };
 
 static void print_summary(const struct ios_run *run, const struct ios_ior_params *p,
-                          const struct ior_series *series, int n_series, int32_t seed)
+                          const struct ior_series *series, int n_series)
 {
     printf("\nSummary of all tests:\n");
     printf("Operation   Max(MiB)   Min(MiB)  Mean(MiB)     StdDev   Max(OPs)   Min(OPs)  "
@@ -528,25 +572,32 @@ static void print_summary(const struct ios_run *run, const struct ios_ior_params
         double mib[IOS_IOR_MAX_REPS], ops[IOS_IOR_MAX_REPS], t[IOS_IOR_MAX_REPS];
         for (int i = 0; i < se->n; i++) {
             mib[i] = se->rows[i].mib;
-            ops[i] = se->rows[i].iops;
+            ops[i] = se->rows[i].ops_total; /* IOR: transfers over the total time */
             t[i] = se->rows[i].total;
         }
         struct ios_acc_stats bw, op, tm;
         ios_acc_stats(mib, se->n, &bw);
         ios_acc_stats(ops, se->n, &op);
         ios_acc_stats(t, se->n, &tm);
+        /* IOR prints these only with stoneWallingWearOut: rank 0's time to the stonewall
+         * (mean over the repetitions), and the mean rank's data up to it over that time */
         char sw_t[32] = "NA", sw_m[32] = "NA";
-        if (se->rows[0].has_stonewall) {
-            snprintf(sw_t, sizeof sw_t, "%.2f", se->rows[0].sw_time);
-            snprintf(sw_m, sizeof sw_m, "%.2f", se->rows[0].sw_mib);
+        if (p->wearout) {
+            double sw_time = 0, sw_bytes = 0;
+            for (int i = 0; i < se->n; i++) {
+                sw_time += se->rows[i].sw_time;
+                sw_bytes += se->rows[i].sw_bytes / run->size;
+            }
+            snprintf(sw_t, sizeof sw_t, "%.2f", sw_time / se->n);
+            snprintf(sw_m, sizeof sw_m, "%.2f", sw_time > 0 ? sw_bytes / sw_time / 1048576.0 : 0);
         }
-        printf("%-9s %10.2f %10.2f %10.2f %10.2f %10.2f %10.2f %10.2f %10.2f %10.5f %12s "
-               "%14s %5d %6d %3d %4d %3d %5d %8d %9d %4d %6" PRIu64 " %8" PRIu64 " %8" PRIu64
-               " %9.1f %5s %6d\n",
+        printf("%-9s %10.2f %10.2f %10.2f %10.2f %10.2f %10.2f %10.2f %10.2f %10.5f %10s "
+               "%13s %5d %6d %3d %4d %3d %5d %8d %9d %4d %6" PRIu64 " %8" PRIu64 " %8" PRIu64
+               " %9.1f %3s %6d\n",
                se->access, bw.max, bw.min, bw.mean, bw.stddev, op.max, op.min, op.mean, op.stddev,
                tm.mean, sw_t, sw_m, 0, run->size, run->ppn0, p->reps, p->fpp, p->reorder,
-               p->task_offset, 0, seed, p->segments, p->block, p->xfer,
-               (double)(p->block * p->segments * (uint64_t)run->size) / 1048576.0, p->api, 0);
+               p->task_offset, 0, 0, p->segments, p->block, p->xfer, se->rows[0].bytes / 1048576.0,
+               p->api, 0);
     }
 }
 
@@ -840,7 +891,7 @@ int ios_ior_run(struct ios_run *run, const struct ios_ior_params *p)
             if (run->rank != 0)
                 continue;
             struct ior_row row;
-            row_of(res, p, &row);
+            row_of(&last_timing, p, &row);
             steps[s].series->rows[steps[s].series->n++] = row;
             if (steps[s].access == ACC_WRITE) { /* what every rank wrote (less after -D) */
                 struct ios_rank_totals t = ios_phase_totals(res);
@@ -851,7 +902,7 @@ int ios_ior_run(struct ios_run *run, const struct ios_ior_params *p)
             if (acc) { /* what the summary table's row of this operation is made of */
                 acc->has_ops = 1;
                 acc->values[acc->n] = row.mib;
-                acc->ops[acc->n] = row.iops;
+                acc->ops[acc->n] = row.ops_total; /* the summary's OPs: over the total time */
                 acc->time[acc->n++] = row.total;
             }
             print_row(steps[s].what, &row, p, iter);
@@ -874,7 +925,7 @@ int ios_ior_run(struct ios_run *run, const struct ios_ior_params *p)
     int same_host = ios_shift_stays_on_node(run, read_shift(run, p));
     if (run->rank == 0) {
         add_notes(run, p, &be, have_manifest, node_bytes, node_ram, host, same_host);
-        print_summary(run, p, series, 2, seed);
+        print_summary(run, p, series, 2);
         ios_acc_print_notes(rep);
         if (p->lustre_stripe_count != -2)
             printf("  -O lustreStripeCount=%d was NOT applied: this build has no Lustre client "
