@@ -44,7 +44,7 @@ r=${OMPI_COMM_WORLD_RANK:?}
 if [ "$PLACEMENT" = block ]; then h=$((r / 2)); else h=$((r % 2)); fi
 ulimit -f "$FILE_BLOCKS"
 exec unshare -u sh -c 'hostname "$0" && exec "$@"' "h$h" \\
-    strace -f -qq -s 0 -e trace=openat,lseek,read,write,pread64,pwrite64,close \\
+    strace -f -qq -s 0 -e trace=openat,lseek,read,write,pread64,pwrite64,close $STRACE_EXTRA \\
     -o "$TRACE_DIR/trace.$r" "$@"
 """
 
@@ -118,13 +118,14 @@ def tmp() -> Iterator[Path]:
 
 
 def both(
-    tmp: Path, args: list[str], placement: str = "round-robin"
+    tmp: Path, args: list[str], placement: str = "round-robin", strace_extra: str = ""
 ) -> tuple[tuple[str, list], tuple[str, list]]:
     """The same command line under IOR and ioscore-suite ior, in separate directories."""
+    extra = {"STRACE_EXTRA": strace_extra}
     ref_env = {"IOR_FAKE_TASK_PER_NODES": "2"} if placement == "block" else {}
-    ref = run_traced(tmp / "ref", [REFERENCE], [*args, "-o", "f"], placement, ref_env)
+    ref = run_traced(tmp / "ref", [REFERENCE], [*args, "-o", "f"], placement, ref_env | extra)
     ios_args = [*args, "-o", "f", "--resultdir", str(tmp / "ios" / "res")]
-    ios = run_traced(tmp / "ios", [str(SUITE_BIN), "ior"], ios_args, placement, {})
+    ios = run_traced(tmp / "ios", [str(SUITE_BIN), "ior"], ios_args, placement, extra)
     return ref, ios
 
 
@@ -185,3 +186,25 @@ def test_random_order_without_a_seed_like_ior(tmp: Path) -> None:
                 assert sorted(order) == list(range(0, 128 << 10, 4096))
                 assert order != sorted(order)
             assert (writes != reads) == (rank != 0)
+
+
+def results_row(stdout: str, access: str) -> list[float]:
+    """bw, IOPS, latency, open, wr/rd, close, total of IOR's results table row `access`."""
+    for line in stdout.splitlines():
+        cells = line.split()
+        if len(cells) == 11 and cells[0] == access and cells[-1] == "0":
+            return [float(cells[i]) for i in (1, 2, 3, 6, 7, 8, 9)]
+    raise AssertionError(f"no {access} row in\n{stdout}")
+
+
+def test_same_numbers_at_the_same_speed(tmp: Path) -> None:
+    """Every data write delayed 20 ms (strace inject): both tools measure the same speed, so
+    the columns IOR prints agree (bandwidth, IOPS, latency, wr/rd, total within 15%), and
+    close(s) stays tiny in both although -g makes ranks wait at the barrier before it."""
+    delay = "-e inject=pwrite64:delay_enter=20000 -e inject=write:delay_enter=20000"
+    args = ["-w", "-F", "-g", "-t", "4k", "-b", "64k"]
+    (ref_out, _), (ios_out, _) = both(tmp, args, strace_extra=delay)
+    ref, ios = results_row(ref_out, "write"), results_row(ios_out, "write")
+    for i in (0, 1, 2, 4, 6):
+        assert ios[i] == pytest.approx(ref[i], rel=0.15), (i, ref, ios)
+    assert ref[5] < 0.01 and ios[5] < 0.01, (ref, ios)
