@@ -497,3 +497,22 @@ def test_a_read_launch_reads_nothing_before_the_timed_read(tmp: Path) -> None:
     traced = traced_accesses(tmp, [*common, "-r", "-R", "--resultdir", "r"], "f.")
     assert [len(events) for events in traced] == [16, 16]
     assert result(tmp / "r")["phases"][0]["verify_errors"] == 0
+
+
+@pytest.mark.parametrize("wearout", [0, 1])
+def test_columns_follow_iors_definitions(tmp: Path, wearout: int) -> None:
+    """After a -D write: aggs(MiB) is the data moved, IOPS x wr/rd the transfers made, and the
+    Stonewall columns are NA unless stoneWallingWearOut, as IOR prints them."""
+    args = ["-F", "-w", "-t", "8", "-b", "64m", "-D", "1", "-o", str(tmp / "d")]
+    args += ["-O", f"stoneWallingWearOut={wearout}", "--resultdir", str(tmp / "res")]
+    stdout = ok(run_ior(tmp, args))
+    (phase,) = result(tmp / "res")["phases"]
+    summary = summary_table(stdout)["write"]
+    assert float(summary["aggs(MiB)"]) == pytest.approx(phase["bytes"] / 1048576, abs=0.06)
+    (row,) = result_rows(stdout)
+    iops, io = float(row[2]), float(row[7])
+    assert iops * io == pytest.approx(phase["items"], rel=0.01)
+    assert (summary["Stonewall(s)"] == "NA") == (wearout == 0)
+    assert (summary["Stonewall(MiB)"] == "NA") == (wearout == 0)
+    if wearout:
+        assert 1.0 <= float(summary["Stonewall(s)"]) < 30
