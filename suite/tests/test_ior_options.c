@@ -55,30 +55,41 @@ static void test_refusals(void)
     CHECK(parse(&p, "ior -i 0") == 2);
     CHECK(parse(&p, "ior testFile") == 2);
     CHECK(parse(&p, "ior -B -a MPIIO") == 2);
+    /* IOR's -z consistency rules */
+    CHECK(parse(&p, "ior -z -C") == 2);
+    CHECK(parse(&p, "ior -z -C -F") == 0);
+    CHECK(parse(&p, "ior -z -R") == 2);
+    CHECK(parse(&p, "ior -z -R --random-offset-seed=3") == 0 && p.random_seed == 3);
+    CHECK(parse(&p, "ior -z -c -a MPIIO") == 2);
+    CHECK(parse(&p, "ior --random-offset-seed -1") == 2);
 }
 
-/* Every index of [0, n) exactly once, and not in the sequential order. */
-static void test_permutation_is_a_shuffle(void)
+/* IOR's -z order: a shuffle of one segment's transfers; a shared file's transfers each go to
+ * exactly one rank. */
+static void test_random_offsets_are_iors(void)
 {
-    static const uint64_t sizes[] = {1, 2, 3, 5, 64, 1000, 4099, 65536};
-    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
-        uint64_t n = sizes[s];
-        unsigned char *seen = calloc(n, 1);
-        uint64_t in_place = 0, dups = 0;
-        for (uint64_t i = 0; i < n; i++) {
-            uint64_t x = ios_ior_permute(i, n, 12345);
-            CHECK(x < n);
-            if (x < n)
-                dups += seen[x]++ != 0;
-            in_place += x == i;
-        }
-        CHECK(dups == 0);
-        if (n >= 64)
-            CHECK(in_place < n / 8);
-        free(seen);
+    uint64_t n = 0, *o = ios_ior_random_offsets(64 * 4096, 4096, 4, 1, 2, 7, &n);
+    unsigned char seen[64] = {0};
+    uint64_t in_place = 0;
+    CHECK(n == 64);
+    for (uint64_t i = 0; i < n; i++) {
+        CHECK(o[i] % 4096 == 0 && o[i] / 4096 < 64);
+        seen[o[i] / 4096 % 64]++;
+        in_place += o[i] == i * 4096;
     }
-    CHECK(ios_ior_permute(7, 1000, 1) != ios_ior_permute(7, 1000, 2) ||
-          ios_ior_permute(8, 1000, 1) != ios_ior_permute(8, 1000, 2));
+    for (int i = 0; i < 64; i++)
+        CHECK(seen[i] == 1);
+    CHECK(in_place < 16);
+    free(o);
+    unsigned char owner[4 * 16] = {0};
+    for (int r = 0; r < 4; r++) {
+        o = ios_ior_random_offsets(16 * 8, 8, 4, 0, r, 99, &n);
+        for (uint64_t i = 0; i < n; i++)
+            CHECK(o[i] < 4 * 16 * 8 && owner[o[i] / 8]++ == 0);
+        free(o);
+    }
+    for (int i = 0; i < 4 * 16; i++)
+        CHECK(owner[i] == 1);
 }
 
 int main(void)
@@ -86,6 +97,6 @@ int main(void)
     test_defaults_are_iors();
     test_bundles_values_and_suffixes();
     test_refusals();
-    test_permutation_is_a_shuffle();
+    test_random_offsets_are_iors();
     return check_finish();
 }

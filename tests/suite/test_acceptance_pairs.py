@@ -77,7 +77,8 @@ def test_a_read_of_another_tests_files_is_refused(tmp: Path) -> None:
     assert "pattern of another test" in stderr and "signature -G 11" in stderr
     assert write["acceptance_test"]["id"] in stderr
 
-    # the same names holding another test's data: the sampled first transfer says so
+    # the same names holding another test's data: nothing is read before the timed read (it
+    # would warm the cache that read measures); -R finds it inside the read, as IOR's check
     ok(
         run_ior(
             tmp, ["-w", "-k", *SIZES, "-F", "-G", "99", "-o", str(tmp / "g"), "--resultdir", "g"]
@@ -85,9 +86,8 @@ def test_a_read_of_another_tests_files_is_refused(tmp: Path) -> None:
     )
     for r in range(2):
         os.replace(tmp / f"g.{r:08d}", tmp / f"f.{r:08d}")
-    stderr = refused(run_ior(tmp, ["-r", *SIZES, "-F", "-o", str(tmp / "f"), "--resultdir", "x"]))
-    assert "pattern of another test (or damaged data) in" in stderr and "signature -G 11" in stderr
-    assert not (tmp / "x").exists(), "refused before anything was created"
+    proc = run_ior(tmp, ["-r", "-R", *SIZES, "-F", "-o", str(tmp / "f"), "--resultdir", "x"])
+    assert proc.returncode == 1 and "WARNING: incorrect data on read" in proc.stdout
 
 
 def test_a_short_file_is_refused_with_the_write_parts_size(tmp: Path) -> None:
@@ -114,18 +114,18 @@ def test_a_read_with_another_layout_is_refused(tmp: Path) -> None:
 def test_a_read_with_another_transfer_size(tmp: Path) -> None:
     """NERSC's IOPS test reads a 4 MiB-transfer dataset with random 4 KiB transfers: the layout
     is -b/-s/tasks, so another -t (also -z) reads the test's files; -R cannot verify across
-    transfer sizes (the pattern is laid out per write transfer) and says so before any I/O."""
+    transfer sizes (the pattern is laid out per write transfer) and says so before any I/O;
+    without -R nothing is compared, as in IOR (no sample read before the timing)."""
     write_part(tmp, ["-F"])
     args = ["-r", "-b", "256k", "-t", "16k", "-s", "2", "-F", "-o", str(tmp / "f"), "-k"]
     ok(run_ior(tmp, [*args, "-z", "--resultdir", "r"]))
     assert [p["role"] for p in result(tmp / "r")["acceptance_test"]["parts"]] == ["write", "read"]
     stderr = refused(run_ior(tmp, [*args, "-R", "--resultdir", "r2"]))
     assert "-R cannot verify test" in stderr and "drop -R or read with -t 65536" in stderr
-    with (tmp / "f.00000001").open("r+b") as damaged:  # the sample follows the write's grid
-        damaged.seek(60000)
+    with (tmp / "f.00000001").open("r+b") as damaged:
+        damaged.seek(0)
         damaged.write(b"\xff")
-    stderr = refused(run_ior(tmp, [*args, "--resultdir", "r3"]))
-    assert "pattern of another test (or damaged data)" in stderr
+    ok(run_ior(tmp, [*args, "--resultdir", "r3"]))
 
 
 def test_a_read_without_keep_removes_the_files_and_the_manifest(tmp: Path) -> None:
@@ -229,8 +229,8 @@ def test_a_fixed_time_write_is_read_back_as_far_as_it_got(tmp: Path) -> None:
     for r in range(2):
         os.truncate(tmp / f"f.{r:08d}", 3 * 65536)
     ok(run_ior(tmp, ["-r", "-R", "-k", *sizes, "--resultdir", "r"]))  # -R: no -D, as IOR
-    read, reread = result(tmp / "r")["phases"]
-    assert read["items"] == reread["items"] == 2 * 3 and reread["verify_errors"] == 0
+    (read,) = result(tmp / "r")["phases"]  # -R: verified inside the one read, as IOR
+    assert read["items"] == 2 * 3 and read["verify_errors"] == 0
 
     os.truncate(tmp / "f.00000001", 2 * 65536)
     stderr = refused(run_ior(tmp, ["-r", *sizes, "--resultdir", "x"]))

@@ -126,7 +126,8 @@ def test_ior_tables_are_bounded_and_agree_with_result_json(ior_summary: tuple[Pa
     assert len(rows) == 4
     for row, phase in zip(rows, doc["phases"], strict=True):
         # bw(MiB/s) is the phase score (GiB/s x 1024), taken from every rank's totals
-        assert float(row[1]) == pytest.approx(phase["score"] * 1024, abs=0.01)
+        mib = phase["score"] * 1024  # IOR's PPDouble: no decimals from 3600 up
+        assert float(row[1]) == pytest.approx(mib, abs=0.5 if mib >= 3600 else 0.01)
     assert out.count(f"rank MiB/s over all {NP} ranks: p0 ") == 4
     assert out.count(f"only the {NP} slowest and {NP} fastest ranks:") == 4
     named = [RANK_ROW.match(line) for line in out.splitlines()]
@@ -150,8 +151,8 @@ def test_the_manifest_and_a_read_launch_work_in_the_summary_form(scratch_dir: Pa
     doc = document(read)
     assert doc["acceptance_test"]["id"] == manifest["id"]
     assert [p["role"] for p in doc["acceptance_test"]["parts"]] == ["write", "read"]
-    reread = next(p for p in doc["phases"] if p["name"] == "ior-reread-0")
-    assert reread["verify_errors"] == 0 and reread["rank_summary"]["count"] == NP
+    read = next(p for p in doc["phases"] if p["name"] == "ior-read-0")
+    assert read["verify_errors"] == 0 and read["rank_summary"]["count"] == NP
 
 
 def test_mdtest_writes_the_summary_form(mdtest_summary: Path) -> None:

@@ -22,25 +22,26 @@ struct ios_ior_params {
     char api[16]; /* -a: POSIX or MPIIO */
     int odirect;  /* -B, --posix.odirect */
     uint64_t block, xfer, segments;
-    int fpp;         /* -F */
-    int reorder;     /* -C: read the data of rank (r + Q * tasks per node) mod N */
-    int task_offset; /* -Q */
-    int fsync;       /* -e: fsync inside the write timing */
-    int barriers;    /* -g: barriers after open and after the I/O loop */
-    int keep;        /* -k */
-    int write, read; /* -w, -r (neither, nor -W/-R: both, as IOR) */
-    int check_write; /* -W: read back what was written and verify it */
-    int check_read;  /* -R: verify every transfer of the read */
-    int random;      /* -z: each rank's transfers in a random order, every one exactly once */
-    int deadline;    /* -D seconds, 0 = none */
-    int wearout;     /* -O stoneWallingWearOut=1 */
-    int collective;  /* -c */
-    int show_hints;  /* -H */
-    int reps;        /* -i */
-    int inter_delay; /* -d seconds between repetitions */
-    int existing;    /* -E: do not remove the file before writing */
-    int seed_given;  /* -G */
-    int32_t seed;    /* -G value (IOR's timeStampSignature) */
+    int fpp;                /* -F */
+    int reorder;            /* -C: read the data of rank (r + Q * tasks per node) mod N */
+    int task_offset;        /* -Q */
+    int fsync;              /* -e: fsync inside the write timing */
+    int barriers;           /* -g: barriers after open and after the I/O loop */
+    int keep;               /* -k */
+    int write, read;        /* -w, -r (neither, nor -W/-R: both, as IOR) */
+    int check_write;        /* -W: read back what was written and verify it */
+    int check_read;         /* -R: verify every transfer of the read */
+    int random;             /* -z: IOR's random order of the transfers of each segment */
+    int random_seed;        /* --random-offset-seed, -1: the launch's start time (IOR's default) */
+    int deadline;           /* -D seconds, 0 = none */
+    int wearout;            /* -O stoneWallingWearOut=1 */
+    int collective;         /* -c */
+    int show_hints;         /* -H */
+    int reps;               /* -i */
+    int inter_delay;        /* -d seconds between repetitions */
+    int existing;           /* -E: do not remove the file before writing */
+    int seed_given;         /* -G */
+    int32_t seed;           /* -G value (IOR's timeStampSignature) */
     enum ios_packet packet; /* -l, --dataPacketType */
     char packet_name[16];
     int verbose;             /* -v, repeatable */
@@ -107,8 +108,10 @@ int ios_mdtest_run(struct ios_run *run, const struct ios_mdtest_params *p);
 /* Closes a launch: result.json, the summary file; 3 (reason printed) if the run aborted. */
 int ios_acceptance_finish(struct ios_run *run, const char *tool);
 
-/* Position `i` of a bijection of [0, n) keyed by `key` (-z order, no table). */
-uint64_t ios_ior_permute(uint64_t i, uint64_t n, uint64_t key);
+/* IOR's -z order of one segment for `target` (its GetOffsetArrayRandom with `seed`): the
+ * offsets within a segment, malloc'd, *count of them. */
+uint64_t *ios_ior_random_offsets(uint64_t block, uint64_t xfer, int nranks, int fpp, int target,
+                                 int seed, uint64_t *count);
 
 /* ---------------------------------------------------------------- what a launch reports
  * (src/acceptance/report.c): the per-operation summary over -i repetitions, the measurement

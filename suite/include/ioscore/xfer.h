@@ -41,7 +41,9 @@ struct ios_xfer_job {
     /* what the engine fills */
     int64_t handle;
     int open_ok;
-    unsigned long long max_pairs; /* deadline > 0: the busiest rank's count at the deadline */
+    unsigned long long max_pairs;  /* deadline > 0: the busiest rank's count at the deadline */
+    double open_done, close_start; /* this rank's: after its open, before its close (after the
+                                      -g barriers around the loop: IOR's open and close timers) */
 };
 
 /* Runs the job on every rank (collective: barriers, the deadline reduction, shared opens). */

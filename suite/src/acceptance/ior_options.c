@@ -69,7 +69,8 @@ static void usage(FILE *out)
             "  -k  keep the files                 -E  do not remove the file before writing\n"
             "  -w -r  write / read (both if neither, nor -W/-R, is given)\n"
             "  -W  read back and verify after the write   -R  re-read and verify after the read\n"
-            "  -z  random order, every transfer once      -D N  stonewall after N seconds\n"
+            "  -z  random order within each segment      -D N  stonewall after N seconds\n"
+            "  --random-offset-seed=N  the -z seed (default: the start time)\n"
             "  -O stoneWallingWearOut=1  after the stonewall, every rank does the busiest's count\n"
             "  -c  collective MPI-IO              -H  show the MPI-IO hints\n"
             "  -i N  repetitions (1)              -d N  seconds between repetitions\n"
@@ -296,8 +297,8 @@ static int parse_long(struct ios_ior_params *p, const char *word, const char *ne
         return 0;
     }
     static const char *const with_value[] = {"--dataPacketType", "--resultdir", "--simulate-ppn",
-                                             "--simulate-nodes"};
-    for (int i = 0; i < 4; i++) {
+                                             "--simulate-nodes", "--random-offset-seed"};
+    for (int i = 0; i < 5; i++) {
         if (strlen(with_value[i]) != name_len || strncmp(word, with_value[i], name_len) != 0)
             continue;
         if (!value)
@@ -313,6 +314,12 @@ static int parse_long(struct ios_ior_params *p, const char *word, const char *ne
             return 0;
         }
         long n;
+        if (i == 4) {
+            if (parse_count(value, 0, INT32_MAX, &n) != 0)
+                return fail(rank, "--random-offset-seed %s%s: expected a number >= 0", value, "");
+            p->random_seed = (int)n;
+            return 0;
+        }
         if (parse_count(value, 1, 1 << 20, &n) != 0)
             return fail(rank, "%s %s: expected a positive number", with_value[i], value);
         *(i == 2 ? &p->simulate_ppn : &p->simulate_nodes) = (int)n;
@@ -321,8 +328,8 @@ static int parse_long(struct ios_ior_params *p, const char *word, const char *ne
         return 0;
     }
     return fail(rank,
-                "not supported: %s%s (this build implements --posix.odirect and "
-                "--dataPacketType of IOR's long options)",
+                "not supported: %s%s (this build implements --posix.odirect, "
+                "--dataPacketType and --random-offset-seed of IOR's long options)",
                 word, "");
 }
 
@@ -354,6 +361,21 @@ static int check_params(struct ios_ior_params *p, int rank)
                     "-D (stonewalling) cannot be combined with -W or -R: a check needs the "
                     "whole data set (IOR refuses it too)%s%s",
                     "", "");
+    if (p->random && p->reorder && !p->fpp)
+        return fail(rank,
+                    "random offset (-z) and constant reorder tasks (-C) with a single shared "
+                    "file: choose one (IOR refuses it too)%s%s",
+                    "", "");
+    if (p->random && !p->fpp && p->collective && strcmp(p->api, "MPIIO") == 0)
+        return fail(rank,
+                    "random offset (-z) on a shared file gives ranks different transfer counts, "
+                    "which collective I/O (-c) cannot make%s%s",
+                    "", "");
+    if (p->random && p->check_read && p->random_seed < 0)
+        return fail(rank,
+                    "random offset (-z) with read check (-R) needs --random-offset-seed "
+                    "(IOR refuses it too)%s%s",
+                    "", "");
     if (p->wearout && p->deadline == 0 && rank == 0)
         fprintf(stderr, "ioscore-suite ior: WARNING: -O stoneWallingWearOut=1 without -D has no "
                         "effect\n");
@@ -368,6 +390,7 @@ int ios_ior_parse(struct ios_ior_params *p, int argc, char **argv, int rank)
     p->xfer = 262144;
     p->segments = 1;
     p->task_offset = 1;
+    p->random_seed = -1;
     p->reps = 1;
     p->lustre_stripe_count = -2; /* unset */
     snprintf(p->test_file, sizeof p->test_file, "testFile");

@@ -29,9 +29,15 @@ struct ior_phase {
     const struct ios_ior_params *p;
     enum ior_access access;
     int verify;
+    int readback; /* -W: the check of what this iteration just wrote */
     int iteration;
     int32_t seed;
     char name[48];
+};
+
+/* A rank's access order: the -z offsets of one segment (NULL: sequential). */
+struct ior_order {
+    uint64_t *offs, n; /* transfers per segment */
 };
 
 /* What IOR's offsets need beside the engine's job. */
@@ -39,47 +45,81 @@ struct ior_state {
     struct ios_xfer_job x;
     const struct ior_phase *ph;
     int nranks;
-    uint64_t all, key; /* transfers of a full block x segments; the -z key */
+    uint64_t all; /* transfers of all segments */
+    struct ior_order order;
 };
 
 /* Transfers per rank the write part of this read-only launch's test wrote (its manifest's
  * "pairs"; fewer than -b/-t x -s after a fixed-time -D write), UINT64_MAX: no limit. */
 static uint64_t read_pairs = UINT64_MAX;
-/* The write part's -t when a read-only launch found its manifest (0: none); the data pattern
- * is laid out per write transfer, so the pre-I/O sample follows the write's grid. */
-static uint64_t written_xfer;
+/* The -z accesses of this launch so far (IOR seeds the first one differently) and the start
+ * time that seeds them without --random-offset-seed. */
+static int random_calls;
+static int32_t random_start;
 /* Rank 0: transfers every rank wrote in this launch's last write (min over ranks). */
 static uint64_t written_pairs;
+/* This rank's transfers in this launch's last write stopped by -D (0: none): IOR then bounds
+ * every later access of the launch by it (its stoneWallingWearOutIterations), so the read
+ * reads what the stonewalled write wrote. */
+static uint64_t stonewall_pairs;
 
-/* splitmix64 finaliser: the round function of the -z permutation. */
-static uint64_t mix(uint64_t z)
+/*
+ * IOR's -z order (its GetOffsetArrayRandom, same C library generator and seed): the offsets
+ * within one segment that `target` accesses, shuffled; every segment is then walked in this
+ * order. File per process: every transfer of the block. Shared file: each transfer of the
+ * segment goes to a rank drawn at random (the same draw on every rank, so each transfer has one
+ * owner, and ranks may get different counts). Malloc'd; *count entries.
+ */
+uint64_t *ios_ior_random_offsets(uint64_t block, uint64_t xfer, int nranks, int fpp, int target,
+                                 int seed, uint64_t *count)
 {
-    z += 0x9E3779B97F4A7C15ull;
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
+    uint64_t n = 0, span = fpp ? block : block * (uint64_t)nranks;
+    srandom((unsigned)seed);
+    if (fpp)
+        n = block / xfer;
+    else
+        for (uint64_t i = 0; i < span; i += xfer)
+            n += rand() % nranks == target;
+    uint64_t *offs = malloc((n ? n : 1) * sizeof *offs);
+    if (!offs)
+        ios_fatal("out of memory (-z offsets of %llu transfers)", (unsigned long long)n);
+    if (fpp) {
+        for (uint64_t i = 0; i < n; i++)
+            offs[i] = i * xfer;
+    } else {
+        srandom((unsigned)seed);
+        uint64_t k = 0;
+        for (uint64_t i = 0; i < span; i += xfer)
+            if (rand() % nranks == target)
+                offs[k++] = i;
+    }
+    for (uint64_t i = 0; i < n; i++) {
+        uint64_t v = (uint64_t)rand() % n, tmp = offs[v];
+        offs[v] = offs[i];
+        offs[i] = tmp;
+    }
+    *count = n;
+    return offs;
 }
 
-/* A 4-round Feistel network on 2*half bits, cycle-walked into [0, n): a bijection of [0, n)
- * without a table (at most 4 steps on average), so -z costs no memory at any size. */
-uint64_t ios_ior_permute(uint64_t i, uint64_t n, uint64_t key)
+/* IOR's -z seed of the call-th random access of the launch (its init_random_seed): the
+ * --random-offset-seed S or, without it, the launch's start time t; a file per process adds
+ * the target's rank, except on the first access without S (t alone). */
+static int random_seed_of(const struct ios_ior_params *p, int32_t start, int call, int target)
 {
-    if (n <= 1)
-        return 0;
-    int bits = 64 - __builtin_clzll(n - 1);
-    int half = (bits + 1) / 2;
-    uint64_t mask = (1ull << half) - 1;
-    uint64_t x = i;
-    do {
-        uint64_t l = x >> half, r = x & mask;
-        for (int round = 0; round < 4; round++) {
-            uint64_t t = l ^ (mix(r ^ key ^ ((uint64_t)round << 60)) & mask);
-            l = r;
-            r = t;
-        }
-        x = (l << half) | r;
-    } while (x >= n);
-    return x;
+    int base = p->random_seed >= 0 ? p->random_seed : start;
+    if (!p->fpp || (call == 0 && p->random_seed < 0))
+        return base;
+    return base + target;
+}
+
+static void order_init(struct ior_order *o, const struct ios_ior_params *p, int nranks, int target,
+                       int seed)
+{
+    o->offs = NULL;
+    o->n = p->block / p->xfer;
+    if (p->random)
+        o->offs = ios_ior_random_offsets(p->block, p->xfer, nranks, p->fpp, target, seed, &o->n);
 }
 
 static void file_of(const struct ios_ior_params *p, int rank, char *buf, size_t len)
@@ -90,36 +130,67 @@ static void file_of(const struct ios_ior_params *p, int rank, char *buf, size_t 
         ios_path(buf, len, "%s", p->test_file);
 }
 
-/* The -z permutation's key of one reader/writer's transfers (the target's and the seed's). */
-static uint64_t order_key(int32_t seed, int target)
-{
-    return mix((uint64_t)(uint32_t)seed ^ ((uint64_t)target << 32));
-}
-
-/* File offset of transfer i (of count) of `target`: IOR's block and segment, -z permuted. */
+/* File offset of transfer i of `target` in `order`: IOR's segment and block. */
 static uint64_t ior_offset(const struct ios_ior_params *p, int nranks, int target, uint64_t i,
-                           uint64_t count, uint64_t key)
+                           const struct ior_order *o)
 {
-    uint64_t per_block = p->block / p->xfer;
-    uint64_t idx = p->random ? ios_ior_permute(i, count, key) : i;
-    uint64_t seg = idx / per_block, k = idx % per_block;
-    if (p->fpp)
-        return seg * p->block + k * p->xfer;
-    return (seg * (uint64_t)nranks + (uint64_t)target) * p->block + k * p->xfer;
+    uint64_t seg = i / o->n, k = i % o->n;
+    uint64_t stride = p->fpp ? p->block : p->block * (uint64_t)nranks;
+    if (o->offs)
+        return seg * stride + o->offs[k];
+    return seg * stride + (p->fpp ? 0 : (uint64_t)target * p->block) + k * p->xfer;
 }
 
 static uint64_t offset_op(const struct ios_xfer_job *x, uint64_t i)
 {
     const struct ior_state *st = x->arg;
-    return ior_offset(st->ph->p, st->nranks, x->target, i, st->all, st->key);
+    return ior_offset(st->ph->p, st->nranks, x->target, i, &st->order);
 }
 
-/* The rank shift of -C: IOR's (Q * tasks per node) mod N; 0 without -C. */
+/* The rank shift of -C for the read: IOR's -Q hosts away, a host being ios_ior_shift() ranks
+ * (tasks per node when ranks are placed in blocks, 1 when round-robin); 0 without -C. */
 static int read_shift(const struct ios_run *run, const struct ios_ior_params *p)
 {
     if (!p->reorder || run->size < 1)
         return 0;
-    return (int)(((int64_t)p->task_offset * run->ppn0) % run->size);
+    return (int)(((int64_t)p->task_offset * ios_ior_shift(run)) % run->size);
+}
+
+/* IOR's -W check reads one host further than the read (-Q + 1 hosts away) under -C. */
+static int phase_shift(const struct ios_run *run, const struct ior_phase *ph)
+{
+    if (ph->access == ACC_WRITE)
+        return 0;
+    if (ph->readback && ph->p->reorder && run->size > 0)
+        return (int)(((int64_t)(ph->p->task_offset + 1) * ios_ior_shift(run)) % run->size);
+    return read_shift(run, ph->p);
+}
+
+/* IOR's reductions of one access's timers (its ReduceIterResults), complete on rank 0. */
+struct ior_timing {
+    double open_start, open_stop, rdwr_start, rdwr_stop, close_start, close_stop; /* min|max */
+    double min_latency;     /* the best rank's wr/rd time per transfer */
+    double bytes;           /* moved by every rank (IOR's aggFileSizeForBW) */
+    double stonewall_time;  /* rank 0's loop time to the stonewall */
+    double stonewall_bytes; /* moved by every rank up to the stonewall */
+};
+static struct ior_timing last_timing;
+
+static void reduce_timing(const struct ios_phase_ctx *ctx, const struct ios_xfer_job *x)
+{
+    const struct ios_rank_stats *m = &ctx->mine;
+    double mins[4] = {m->start, m->loop_start, x->close_start,
+                      m->items > 0 ? (m->loop_end - m->loop_start) / m->items : INFINITY};
+    double maxs[3] = {x->open_done, m->loop_end, m->end};
+    double sums[2] = {m->bytes, m->bytes_at_deadline};
+    double rmin[4], rmax[3], rsum[2];
+    MPI_Reduce(mins, rmin, 4, MPI_DOUBLE, MPI_MIN, 0, MPI_COMM_WORLD);
+    MPI_Reduce(maxs, rmax, 3, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    MPI_Reduce(sums, rsum, 2, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+    last_timing = (struct ior_timing){rmin[0], rmax[0], rmin[1],
+                                      rmax[1], rmin[2], rmax[2],
+                                      rmin[3], rsum[0], m->first_done - m->loop_start,
+                                      rsum[1]};
 }
 
 static void pairs_key(struct ios_phase_ctx *ctx, struct ios_xfer_job *x)
@@ -140,21 +211,27 @@ static void ior_phase_run(struct ios_phase_ctx *ctx)
     st.ph = ph;
     st.nranks = run->size;
     ctx->seed = ph->seed;
-    x->target = write ? run->rank : (run->rank + read_shift(run, p)) % run->size;
+    x->target = (run->rank + phase_shift(run, ph)) % run->size;
     file_of(p, x->target, x->path, sizeof x->path);
     ios_phase_key(ctx, "command", "%s", p->command);
     ios_phase_key(ctx, "access", "%s", write ? "write" : ph->verify ? "read+verify" : "read");
     ios_phase_key(ctx, "iteration", "%d", ph->iteration);
     ios_phase_key(ctx, "file", "%s", p->fpp ? "file-per-process" : "single-shared-file");
     ios_phase_key(ctx, "ordering", "%s", p->random ? "random" : "sequential");
-    ios_phase_key(ctx, "read_shift", "%d", write ? 0 : read_shift(run, p));
+    ios_phase_key(ctx, "read_shift", "%d", phase_shift(run, ph));
     ios_phase_key(ctx, "signature", "%d", ph->seed);
-    st.all = p->block / p->xfer * p->segments;
-    st.key = order_key(ph->seed, x->target);
+    int rseed = random_seed_of(p, random_start, random_calls, x->target);
+    random_calls += p->random;
+    order_init(&st.order, p, run->size, x->target, rseed);
+    if (p->random)
+        ios_phase_key(ctx, "random_seed", "%d", rseed);
+    st.all = st.order.n * p->segments;
     x->write = write;
     x->shared = !p->fpp;
     x->xfer = p->xfer;
     x->count = write || st.all < read_pairs ? st.all : read_pairs; /* after a -D write */
+    if (stonewall_pairs && stonewall_pairs < x->count)
+        x->count = stonewall_pairs;
     x->deadline = p->deadline;
     x->wearout = p->wearout;
     x->fsync = p->fsync;
@@ -167,6 +244,10 @@ static void ior_phase_run(struct ios_phase_ctx *ctx)
     x->arg = &st;
     x->stonewalled = pairs_key;
     ios_xfer_run(ctx, x);
+    reduce_timing(ctx, x);
+    if (write && p->deadline > 0)
+        stonewall_pairs = (uint64_t)ctx->mine.items;
+    free(st.order.offs);
 }
 
 /* ---------------------------------------------------------------- checks before any I/O */
@@ -229,8 +310,6 @@ static int match_write_part(const struct ios_run *run, const struct ios_ior_para
             double pairs = ios_acc_manifest_num(m, "pairs", -1);
             double wrote_xfer = ios_acc_manifest_num(m, "xfer", NAN);
             double wrote_all = (double)p->block / wrote_xfer * (double)p->segments;
-            if (wrote_xfer > 0 && wrote_xfer < (double)UINT64_MAX)
-                written_xfer = (uint64_t)wrote_xfer;
             if (wrote_xfer == (double)p->xfer) {
                 if (pairs >= 0 && pairs < (double)UINT64_MAX)
                     read_pairs = (uint64_t)pairs;
@@ -255,62 +334,32 @@ static int match_write_part(const struct ios_run *run, const struct ios_ior_para
             }
         }
     }
-    unsigned long long limit[2] = {read_pairs, written_xfer};
-    MPI_Bcast(limit, 2, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
-    read_pairs = limit[0];
-    written_xfer = limit[1];
+    unsigned long long limit = read_pairs;
+    MPI_Bcast(&limit, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
+    read_pairs = limit;
     MPI_Bcast(id, 40, MPI_CHAR, 0, MPI_COMM_WORLD);
     MPI_Bcast(found, 1, MPI_INT, 0, MPI_COMM_WORLD);
     MPI_Bcast(seed, 1, MPI_INT32_T, 0, MPI_COMM_WORLD);
     return ios_acceptance_agree(bad);
 }
 
-/*
- * The first transfer of the rank whose data this rank will read holds that rank's pattern
- * with `seed`: a cheap sample before any timing. Read with plain POSIX and dropped from the
- * page cache again, so it does not warm the cache the timed read measures. 1 on a mismatch.
- */
-static int sample_mismatch(const struct ios_ior_params *p, int nranks, const char *path, int target,
-                           int32_t seed)
+/* Bytes a file must hold for `target`'s first read_pairs transfers, in the order of the
+ * launch's first access (IOR reads its own -z order, not the writer's). */
+static uint64_t read_extent(const struct ios_ior_params *p, int nranks, int target)
 {
-    struct ios_ior_params grid = *p; /* the transfers as written: the write part's -t */
-    if (written_xfer && written_xfer != p->xfer) {
-        grid.xfer = written_xfer;
-        grid.random = 0; /* its first transfer in file order */
-    }
-    uint64_t all = grid.block / grid.xfer * grid.segments;
-    uint64_t off = ior_offset(&grid, nranks, target, 0, all, order_key(seed, target));
-    size_t len = (size_t)grid.xfer;
-    int fd = open(path, O_RDONLY);
-    if (fd < 0)
-        return 0; /* the size check reports a missing file */
-    char *buf = malloc(len);
-    if (!buf)
-        ios_fatal("out of memory");
-    ssize_t n = pread(fd, buf, len, (off_t)off);
-    posix_fadvise(fd, (off_t)off, (off_t)len, POSIX_FADV_DONTNEED);
-    close(fd);
-    int bad = n != (ssize_t)len || !ios_pattern_matches(buf, len, seed, target, p->packet, off);
-    free(buf);
-    return bad;
-}
-
-/* Bytes a file must hold for `target`'s first read_pairs transfers (of `all`). */
-static uint64_t read_extent(const struct ios_ior_params *p, int nranks, int target, int32_t seed,
-                            uint64_t all)
-{
-    uint64_t key = order_key(seed, target), end = 0;
-    if (!p->random) /* sequential: the last transfer is the farthest */
-        return read_pairs ? ior_offset(p, nranks, target, read_pairs - 1, all, key) + p->xfer : 0;
-    for (uint64_t i = 0; i < read_pairs; i++) { /* -z: the farthest of the permuted prefix */
-        uint64_t off = ior_offset(p, nranks, target, i, all, key) + p->xfer;
+    struct ior_order o;
+    order_init(&o, p, nranks, target, random_seed_of(p, random_start, 0, target));
+    uint64_t end = 0, last = p->random ? read_pairs : 1;
+    for (uint64_t i = read_pairs - last; i < read_pairs; i++) { /* sequential: the last one */
+        uint64_t off = ior_offset(p, nranks, target, i, &o) + p->xfer;
         end = off > end ? off : end;
     }
+    free(o.offs);
     return end;
 }
 
 static int check_before_io(struct ios_run *run, const struct ios_ior_params *p,
-                           const struct ios_backend *be, const char *test_id, int32_t seed)
+                           const struct ios_backend *be, const char *test_id)
 {
     int bad = 0;
     if (run->rank == 0) {
@@ -337,8 +386,10 @@ static int check_before_io(struct ios_run *run, const struct ios_ior_params *p,
     uint64_t need = p->fpp ? p->block * p->segments : p->block * p->segments * (uint64_t)run->size;
     uint64_t all = p->block / p->xfer * p->segments;
     int partial = read_pairs < all; /* a fixed-time write: the file ends where its data does */
-    if (partial)                    /* each rank checks the extent of the transfers it will read */
-        need = read_extent(p, run->size, target, seed, all);
+    if (partial && read_pairs == 0)
+        need = 0;
+    else if (partial) /* each rank checks the extent of the transfers it will read */
+        need = read_extent(p, run->size, target);
     int64_t size = -1;
     int rc = be->ops->stat_size((struct ios_backend *)be, path, &size);
     int checks = p->fpp || run->rank == 0 || partial; /* one rank checks a full shared file */
@@ -366,17 +417,8 @@ static int check_before_io(struct ios_run *run, const struct ios_ior_params *p,
                 run->rank, path, size, need, p->fpp ? "" : " x tasks");
         bad = 1;
     }
-    if (ios_acceptance_agree(bad))
-        return 2;
-    /* the pattern: known from the manifest or -G; skipped when neither says it */
-    if ((test_id[0] || p->seed_given) && (be->ops->caps & IOS_CAP_STORES_DATA) &&
-        sample_mismatch(p, run->size, path, target, seed)) {
-        fprintf(stderr,
-                "ioscore-suite ior: ERROR: rank %d: pattern of another test (or damaged data) "
-                "in %s: its first transfer is not the data of rank %d with signature -G %d%s%s\n",
-                run->rank, path, target, seed, test_id[0] ? " of test " : "", test_id);
-        bad = 1;
-    }
+    /* no sample of the data: a read before the timed one would warm the cache it measures;
+     * the manifest says whose data the files hold, and -R verifies inside the timed read */
     return ios_acceptance_agree(bad);
 }
 
@@ -418,7 +460,7 @@ static void print_header(const struct ios_run *run, const struct ios_ior_params 
     printf("ordering in a file  : %s\n", p->random ? "random" : "sequential");
     printf("ordering inter file : %s\n", p->reorder ? "constant task offset" : "no tasks offsets");
     if (p->reorder)
-        printf("task offset         : %d\n", read_shift(run, p));
+        printf("task offset         : %d\n", p->task_offset);
     printf("nodes               : %d\n", run->nnodes);
     printf("tasks               : %d\n", run->size);
     printf("clients per node    : %d\n", run->ppn0);
@@ -433,30 +475,27 @@ static void print_header(const struct ios_run *run, const struct ios_ior_params 
     printf("data packet type    : %s (signature -G %d)\n", p->packet_name, seed);
 }
 
-/* One row of IOR's results table, from the gathered phase (rank 0). */
+/* One row of IOR's results table, by IOR's definitions (its ReduceIterResults), rank 0. */
 struct ior_row {
-    double mib, iops, latency, open, io, close, total, sw_time, sw_mib;
-    int has_stonewall;
+    double mib, iops, latency, open, io, close, total, bytes, ops_total;
+    double sw_time, sw_bytes;
 };
 
-static void row_of(const struct ios_phase_result *res, const struct ios_ior_params *p,
-                   struct ior_row *row)
+static void row_of(const struct ior_timing *t, const struct ios_ior_params *p, struct ior_row *row)
 {
     memset(row, 0, sizeof *row);
-    struct ios_rank_totals t = ios_phase_totals(res); /* over every rank, in either form */
-    row->open = t.max_open;
-    row->io = t.max_loop;
-    row->close = t.max_close;
-    row->total = t.max_end - t.min_start;
-    /* the same quotient as the phase score of result.json (GiB/s x 1024) */
-    row->mib = row->total > 0 ? res->bytes / row->total / 1048576.0 : 0;
-    row->iops = row->total > 0 ? res->items / row->total : 0;
-    row->latency = res->items > 0 ? row->io * res->procs / res->items : 0;
-    row->has_stonewall = res->has_stonewall;
-    if (res->has_stonewall) {
-        row->sw_time = res->stonewall_time;
-        row->sw_mib = res->items_at_deadline_sum * (double)p->xfer / 1048576.0;
-    }
+    row->open = t->open_stop - t->open_start;
+    row->io = t->rdwr_stop - t->rdwr_start;
+    row->close = t->close_stop - t->close_start;
+    row->total = t->close_stop - t->open_start;
+    row->bytes = t->bytes;
+    double xfers = t->bytes / (double)p->xfer;
+    row->mib = row->total > 0 ? t->bytes / row->total / 1048576.0 : 0;
+    row->iops = row->io > 0 ? xfers / row->io : 0;            /* over the wr/rd time */
+    row->ops_total = row->total > 0 ? xfers / row->total : 0; /* the summary's OPs */
+    row->latency = isfinite(t->min_latency) ? t->min_latency : 0;
+    row->sw_time = t->stonewall_time;
+    row->sw_bytes = t->stonewall_bytes;
 }
 
 /* -vv: every rank's share, so a slow rank, node or link shows (Cray's per-rank diagnosis);
@@ -486,12 +525,31 @@ static void print_ranks(const struct ios_phase_result *res)
     }
 }
 
+/* One number of the results table as IOR's PPDouble prints it: width 10, left-justified,
+ * 6 decimals below 1, 2 below 3600, else none. */
+static void pp_double(double v, const char *append)
+{
+    if (v < 0) {
+        printf("   -      %s", append);
+        return;
+    }
+    printf("%-10.*f%s", v < 1 ? 6 : v < 3600 ? 2 : 0, v, append);
+}
+
 static void print_row(const char *access, const struct ior_row *row, const struct ios_ior_params *p,
                       int iter)
 {
-    printf("%-9s %-10.2f %-10.2f %-11.6f %-10.2f %-10.2f %-10.6f %-10.6f %-10.6f %-10.6f %d\n",
-           access, row->mib, row->iops, row->latency, (double)p->block / 1024.0,
-           (double)p->xfer / 1024.0, row->open, row->io, row->close, row->total, iter);
+    printf("%-10s", access);
+    pp_double(row->mib, " ");
+    pp_double(row->iops, " ");
+    pp_double(row->latency, "  ");
+    pp_double((double)p->block / 1024.0, " ");
+    pp_double((double)p->xfer / 1024.0, " ");
+    pp_double(row->open, " ");
+    pp_double(row->io, " ");
+    pp_double(row->close, " ");
+    pp_double(row->total, " ");
+    printf("%-4d\n", iter);
 }
 
 struct ior_series {
@@ -501,7 +559,7 @@ struct ior_series {
 };
 
 static void print_summary(const struct ios_run *run, const struct ios_ior_params *p,
-                          const struct ior_series *series, int n_series, int32_t seed)
+                          const struct ior_series *series, int n_series)
 {
     printf("\nSummary of all tests:\n");
     printf("Operation   Max(MiB)   Min(MiB)  Mean(MiB)     StdDev   Max(OPs)   Min(OPs)  "
@@ -514,25 +572,32 @@ static void print_summary(const struct ios_run *run, const struct ios_ior_params
         double mib[IOS_IOR_MAX_REPS], ops[IOS_IOR_MAX_REPS], t[IOS_IOR_MAX_REPS];
         for (int i = 0; i < se->n; i++) {
             mib[i] = se->rows[i].mib;
-            ops[i] = se->rows[i].iops;
+            ops[i] = se->rows[i].ops_total; /* IOR: transfers over the total time */
             t[i] = se->rows[i].total;
         }
         struct ios_acc_stats bw, op, tm;
         ios_acc_stats(mib, se->n, &bw);
         ios_acc_stats(ops, se->n, &op);
         ios_acc_stats(t, se->n, &tm);
+        /* IOR prints these only with stoneWallingWearOut: rank 0's time to the stonewall
+         * (mean over the repetitions), and the mean rank's data up to it over that time */
         char sw_t[32] = "NA", sw_m[32] = "NA";
-        if (se->rows[0].has_stonewall) {
-            snprintf(sw_t, sizeof sw_t, "%.2f", se->rows[0].sw_time);
-            snprintf(sw_m, sizeof sw_m, "%.2f", se->rows[0].sw_mib);
+        if (p->wearout) {
+            double sw_time = 0, sw_bytes = 0;
+            for (int i = 0; i < se->n; i++) {
+                sw_time += se->rows[i].sw_time;
+                sw_bytes += se->rows[i].sw_bytes / run->size;
+            }
+            snprintf(sw_t, sizeof sw_t, "%.2f", sw_time / se->n);
+            snprintf(sw_m, sizeof sw_m, "%.2f", sw_time > 0 ? sw_bytes / sw_time / 1048576.0 : 0);
         }
-        printf("%-9s %10.2f %10.2f %10.2f %10.2f %10.2f %10.2f %10.2f %10.2f %10.5f %12s "
-               "%14s %5d %6d %3d %4d %3d %5d %8d %9d %4d %6" PRIu64 " %8" PRIu64 " %8" PRIu64
-               " %9.1f %5s %6d\n",
+        printf("%-9s %10.2f %10.2f %10.2f %10.2f %10.2f %10.2f %10.2f %10.2f %10.5f %10s "
+               "%13s %5d %6d %3d %4d %3d %5d %8d %9d %4d %6" PRIu64 " %8" PRIu64 " %8" PRIu64
+               " %9.1f %3s %6d\n",
                se->access, bw.max, bw.min, bw.mean, bw.stddev, op.max, op.min, op.mean, op.stddev,
                tm.mean, sw_t, sw_m, 0, run->size, run->ppn0, p->reps, p->fpp, p->reorder,
-               read_shift(run, p), 0, seed, p->segments, p->block, p->xfer,
-               (double)(p->block * p->segments * (uint64_t)run->size) / 1048576.0, p->api, 0);
+               p->task_offset, 0, 0, p->segments, p->block, p->xfer, se->rows[0].bytes / 1048576.0,
+               p->api, 0);
     }
 }
 
@@ -639,6 +704,7 @@ static void init_phase(struct ior_phase *ph, const struct ios_ior_params *p, con
     ph->p = p;
     ph->access = access;
     ph->verify = verify;
+    ph->readback = access == ACC_READ && strcmp(what, "readback") == 0;
     ph->iteration = iter;
     ph->seed = seed;
 }
@@ -737,9 +803,9 @@ int ios_ior_run(struct ios_run *run, const struct ios_ior_params *p)
                 p->api);
     if (p->reorder && read_shift(run, p) == 0 && run->rank == 0)
         fprintf(stderr,
-                "ioscore-suite ior: WARNING: -C: the shift -Q %d x %d tasks per node is 0 mod "
-                "%d tasks: every rank reads its own data (as IOR on one node)\n",
-                p->task_offset, run->ppn0, run->size);
+                "ioscore-suite ior: WARNING: -C: the shift -Q %d x %d ranks per host is 0 mod %d "
+                "tasks: every rank reads its own data (as IOR on one node)\n",
+                p->task_offset, run->block_mapped ? run->ppn0 : 1, run->size);
     static struct ios_acc_manifest manifest;
     int have_manifest = 0;
     char test_id[40] = "";
@@ -750,7 +816,9 @@ int ios_ior_run(struct ios_run *run, const struct ios_ior_params *p)
         fprintf(stderr, "ioscore-suite ior: WARNING: -R in a read-only launch without -G and "
                         "without the write part's manifest: the data is compared with this "
                         "launch's signature and will mismatch; give the writer's -G\n");
-    if (check_before_io(run, p, &be, test_id, seed) != 0)
+    random_start = (int32_t)(uint32_t)ios_wtime(); /* -z without --random-offset-seed: IOR's */
+    MPI_Bcast(&random_start, 1, MPI_INT32_T, 0, MPI_COMM_WORLD); /* time(NULL) on rank 0 */
+    if (check_before_io(run, p, &be, test_id) != 0)
         return 2;
     if (make_resultdir(run) != 0)
         return 2;
@@ -770,8 +838,7 @@ int ios_ior_run(struct ios_run *run, const struct ios_ior_params *p)
         unlink(path);
     }
 
-    struct ior_series series[4] = {
-        {.access = "write"}, {.access = "read"}, {.access = "readback"}, {.access = "reread"}};
+    struct ior_series series[3] = {{.access = "write"}, {.access = "read"}, {.access = "readback"}};
     if (run->rank == 0) {
         print_header(run, p, &be, seed);
         if (p->show_hints) {
@@ -793,25 +860,24 @@ int ios_ior_run(struct ios_run *run, const struct ios_ior_params *p)
     double verify_errors = 0;
     int n_phases = 0;
     for (int iter = 0; iter < p->reps && !run->aborted; iter++) {
-        /* IOR's order; the checks are untimed in IOR's tables: here their own rows, not in
-         * the summary, and never inside the timing of -w or -r */
+        /* IOR's order: the -W check is untimed (its own row here, not in the summary); -R
+         * verifies inside the one timed read, as IOR's read check does */
         struct {
             int on;
             const char *what;
             enum ior_access access;
             int verify;
             struct ior_series *series;
-        } steps[4] = {
+        } steps[3] = {
             {p->write, "write", ACC_WRITE, 0, &series[0]},
             {p->check_write, "readback", ACC_READ, 1, &series[2]},
-            {p->read, "read", ACC_READ, 0, &series[1]},
-            {p->check_read, "reread", ACC_READ, 1, &series[3]},
+            {p->read || p->check_read, "read", ACC_READ, p->check_read, &series[1]},
         };
-        for (int s = 0; s < 4 && !run->aborted; s++) {
+        for (int s = 0; s < 3 && !run->aborted; s++) {
             if (!steps[s].on)
                 continue;
             /* -d: before every write or read phase after the first */
-            if (!steps[s].verify && n_phases > 0 && p->inter_delay > 0) {
+            if (strcmp(steps[s].what, "readback") != 0 && n_phases > 0 && p->inter_delay > 0) {
                 if (run->rank == 0 && p->verbose > 0)
                     printf("delaying %d seconds . . .\n", p->inter_delay);
                 sleep((unsigned)p->inter_delay);
@@ -825,18 +891,18 @@ int ios_ior_run(struct ios_run *run, const struct ios_ior_params *p)
             if (run->rank != 0)
                 continue;
             struct ior_row row;
-            row_of(res, p, &row);
+            row_of(&last_timing, p, &row);
             steps[s].series->rows[steps[s].series->n++] = row;
             if (steps[s].access == ACC_WRITE) { /* what every rank wrote (less after -D) */
                 struct ios_rank_totals t = ios_phase_totals(res);
                 written_pairs = t.ranks > 0 ? (uint64_t)t.min_items : UINT64_MAX;
             }
             struct ios_acc_series *acc =
-                steps[s].verify ? NULL : ios_acc_series_of(rep, steps[s].what, "MiB/s");
+                ph->readback ? NULL : ios_acc_series_of(rep, steps[s].what, "MiB/s");
             if (acc) { /* what the summary table's row of this operation is made of */
                 acc->has_ops = 1;
                 acc->values[acc->n] = row.mib;
-                acc->ops[acc->n] = row.iops;
+                acc->ops[acc->n] = row.ops_total; /* the summary's OPs: over the total time */
                 acc->time[acc->n++] = row.total;
             }
             print_row(steps[s].what, &row, p, iter);
@@ -859,7 +925,7 @@ int ios_ior_run(struct ios_run *run, const struct ios_ior_params *p)
     int same_host = ios_shift_stays_on_node(run, read_shift(run, p));
     if (run->rank == 0) {
         add_notes(run, p, &be, have_manifest, node_bytes, node_ram, host, same_host);
-        print_summary(run, p, series, 2, seed);
+        print_summary(run, p, series, 2);
         ios_acc_print_notes(rep);
         if (p->lustre_stripe_count != -2)
             printf("  -O lustreStripeCount=%d was NOT applied: this build has no Lustre client "

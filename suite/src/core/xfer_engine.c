@@ -93,6 +93,7 @@ void ios_xfer_run(struct ios_phase_ctx *ctx, struct ios_xfer_job *job)
     if (rc != 0)
         ios_phase_error(ctx, rc, "open %s", job->path);
     job->open_ok = rc == 0;
+    job->open_done = ios_wtime();
     if (job->open_ok && job->opened)
         job->opened(ctx, job);
     if (job->barriers)
@@ -127,6 +128,7 @@ void ios_xfer_run(struct ios_phase_ctx *ctx, struct ios_xfer_job *job)
     ctx->mine.loop_end = ios_wtime();
     if (job->barriers)
         MPI_Barrier(MPI_COMM_WORLD);
+    job->close_start = ios_wtime();
     if (job->open_ok) {
         rc = ctx->be.ops->close(&ctx->be, job->handle);
         if (rc != 0)

@@ -1,0 +1,210 @@
+"""`ioscore-suite ior` against IOR itself: the same command line, the same work.
+
+Runs only when IOSCORE_REFERENCE_IOR names an IOR binary built from hpc/ior (IO500 pins
+5fcf0ba); skips with that reason otherwise. Both tools run the same shrunk command line under
+`mpirun -np 4 --oversubscribe`, every rank in its own UTS namespace (`unshare -u`) with a host
+name of its placement (round-robin: rank r on host r mod 2; blocks: ranks 2h, 2h+1 on host h),
+and under `strace`. What each rank did to the data files (open, pwrite64, pread64: file,
+offset, size, in order) must be identical. The cases proved here are also ordinary tests of
+ioscore's own behaviour in test_acceptance_ior.py, which CI runs without the reference.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from suite_helpers import MPI_ENV, SUITE_BIN, suite_bin  # noqa: F401
+
+REFERENCE = os.environ.get("IOSCORE_REFERENCE_IOR", "")
+pytestmark = [
+    pytest.mark.skipif(
+        not (REFERENCE and os.access(REFERENCE, os.X_OK)),
+        reason="IOSCORE_REFERENCE_IOR does not name an IOR binary (built from hpc/ior 5fcf0ba)",
+    ),
+    pytest.mark.skipif(
+        not (shutil.which("strace") and shutil.which("unshare") and os.geteuid() == 0),
+        reason="needs strace, unshare and root (per-rank UTS namespaces)",
+    ),
+    pytest.mark.usefixtures("suite_bin"),
+]
+
+NP = 4
+FILE_BLOCKS = 1 << 16  # ulimit -f in 512-byte blocks: 32 MiB per file at most
+
+# Per rank: its host name from its placement, strace into trace.<rank>, then the tool.
+RANK_WRAPPER = """#!/bin/sh
+r=${OMPI_COMM_WORLD_RANK:?}
+if [ "$PLACEMENT" = block ]; then h=$((r / 2)); else h=$((r % 2)); fi
+ulimit -f "$FILE_BLOCKS"
+exec unshare -u sh -c 'hostname "$0" && exec "$@"' "h$h" \\
+    strace -f -qq -s 0 -e trace=openat,lseek,read,write,pread64,pwrite64,close $STRACE_EXTRA \\
+    -o "$TRACE_DIR/trace.$r" "$@"
+"""
+
+SYSCALL = re.compile(r"^(?:\d+ +)?(\w+)\((.*)\) += (-?\d+)")
+
+
+def data_events(trace: Path, name: str) -> list[tuple[str, str, int, int]]:
+    """One rank's work on the files `name` and `name`.NNNNNNNN, in order: ("open-read" or
+    "open-write", file, 0, 0) and ("read" or "write", file, offset, size), whether the tool
+    used pread/pwrite or lseek then read/write (IOR's POSIX backend)."""
+    fds: dict[int, str] = {}
+    pos: dict[int, int] = {}
+    events = []
+    for line in trace.read_text().splitlines():
+        m = SYSCALL.match(line)
+        if not m:
+            continue
+        call, args, ret = m.group(1), m.group(2), int(m.group(3))
+        fd = int(args.split(",", 1)[0]) if call != "openat" else -1
+        if call == "openat":
+            path = os.path.basename(args.split('"')[1])
+            if ret >= 0 and re.fullmatch(re.escape(name) + r"(\.\d{8})?", path):
+                fds[ret], pos[ret] = path, 0
+                mode = "write" if ("O_WRONLY" in args or "O_RDWR" in args) else "read"
+                events.append(("open-" + mode, path, 0, 0))
+        elif fd not in fds:
+            continue
+        elif call == "close":
+            del fds[fd]
+        elif call == "lseek":
+            pos[fd] = ret
+        elif call in ("read", "write"):
+            events.append((call, fds[fd], pos[fd], int(args.rsplit(",", 1)[1])))
+            pos[fd] += max(ret, 0)
+        elif call in ("pread64", "pwrite64"):
+            size, offset = (int(v) for v in args.rsplit(",", 2)[1:])
+            events.append((call[1:-2], fds[fd], offset, size))
+    return events
+
+
+def run_traced(
+    tmp: Path, tool: list[str], args: list[str], placement: str, env: dict[str, str]
+) -> tuple[str, list[list[tuple[str, str, int, int]]]]:
+    """Runs `tool args` in tmp under the rank wrapper: stdout, and each rank's data events."""
+    tmp.mkdir(parents=True, exist_ok=True)
+    wrapper = tmp / "rank.sh"
+    wrapper.write_text(RANK_WRAPPER)
+    wrapper.chmod(0o755)
+    env = {**env, "PLACEMENT": placement, "TRACE_DIR": str(tmp), "FILE_BLOCKS": str(FILE_BLOCKS)}
+    full_env = {**MPI_ENV, **env}
+    cmd = ["mpirun", "-np", str(NP), "--oversubscribe"]
+    for k in env:
+        cmd += ["-x", k]
+    proc = subprocess.run(
+        [*cmd, str(wrapper), *tool, *args],
+        cwd=tmp,
+        env=full_env,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        stdin=subprocess.DEVNULL,
+    )
+    assert proc.returncode == 0, f"{tool[0]} rc {proc.returncode}\n{proc.stdout}\n{proc.stderr}"
+    return proc.stdout, [data_events(tmp / f"trace.{r}", "f") for r in range(NP)]
+
+
+@pytest.fixture
+def tmp() -> Iterator[Path]:
+    with tempfile.TemporaryDirectory(prefix="ioscore-ior-diff-", dir="/dev/shm") as d:
+        yield Path(d)
+
+
+def both(
+    tmp: Path, args: list[str], placement: str = "round-robin", strace_extra: str = ""
+) -> tuple[tuple[str, list], tuple[str, list]]:
+    """The same command line under IOR and ioscore-suite ior, in separate directories."""
+    extra = {"STRACE_EXTRA": strace_extra}
+    ref_env = {"IOR_FAKE_TASK_PER_NODES": "2"} if placement == "block" else {}
+    ref = run_traced(tmp / "ref", [REFERENCE], [*args, "-o", "f"], placement, ref_env | extra)
+    ios_args = [*args, "-o", "f", "--resultdir", str(tmp / "ios" / "res")]
+    ios = run_traced(tmp / "ios", [str(SUITE_BIN), "ior"], ios_args, placement, extra)
+    return ref, ios
+
+
+SEED = ["--random-offset-seed", "11"]
+
+# Each case: a shrunk command line and the placement of its ranks; which ordinary test of
+# test_acceptance_ior.py proves the same behaviour without the reference.
+CASES = {
+    # -C under round-robin placement reads the next host's file (IOR: shift 1 x -Q)
+    "C-round-robin-fpp": (["-w", "-r", "-C", "-F", "-t", "4k", "-b", "16k"], "round-robin"),
+    "CQ2-round-robin-fpp": (["-w", "-r", "-C", "-Q", "2", "-F", "-t", "4k", "-b", "16k"], "rr"),
+    "C-round-robin-shared": (["-w", "-r", "-C", "-t", "4k", "-b", "16k", "-s", "2"], "rr"),
+    "CW-round-robin-fpp": (["-w", "-W", "-r", "-C", "-F", "-t", "4k", "-b", "8k"], "rr"),
+    # -C under block placement (IOR learns the tasks per node from IOR_FAKE_TASK_PER_NODES)
+    "C-block-fpp": (["-w", "-r", "-C", "-F", "-t", "4k", "-b", "16k"], "block"),
+    "C-block-shared-s2": (["-w", "-r", "-C", "-t", "4k", "-b", "8k", "-s", "2"], "block"),
+    # -z: IOR's shuffle of each segment's transfers, segments in order; the read's own order
+    "z-fpp-s3": (["-w", "-r", "-z", "-F", "-t", "4k", "-b", "32k", "-s", "3", *SEED], "rr"),
+    "z-shared-s2": (["-w", "-r", "-z", "-t", "4k", "-b", "32k", "-s", "2", *SEED], "rr"),
+    "zC-fpp-R": (["-w", "-r", "-R", "-z", "-C", "-F", "-t", "4k", "-b", "16k", *SEED], "rr"),
+    "zW-fpp-i2": (["-w", "-W", "-r", "-z", "-F", "-t", "4k", "-b", "16k", "-i", "2", *SEED], "rr"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_same_work_as_ior(tmp: Path, case: str) -> None:
+    args, placement = CASES[case]
+    (_, ref), (_, ios) = both(tmp, args, "block" if placement == "block" else "round-robin")
+    for rank in range(NP):
+        assert ios[rank] == ref[rank], f"rank {rank}: ioscore {ios[rank]} != IOR {ref[rank]}"
+
+
+def test_read_after_a_stonewalled_write_like_ior(tmp: Path) -> None:
+    """-w -r -D: how far the write got depends on the speed, so the two tools are compared on
+    IOR's rule: each rank writes a prefix of its block, then reads a prefix of that prefix (its
+    own write count bounds the read), and neither fails at the end of a file."""
+    args = ["-w", "-r", "-F", "-t", "8", "-b", "1m", "-D", "1"]
+    for _, events in both(tmp, args):
+        for rank, ev in enumerate(events):
+            writes = [e[2] for e in ev if e[0] == "write"]
+            reads = [e[2] for e in ev if e[0] == "read"]
+            assert 0 < len(writes) < (1 << 20) // 8, f"rank {rank}: not stopped by -D"
+            assert writes == list(range(0, 8 * len(writes), 8))
+            assert 0 < len(reads) <= len(writes) and reads == writes[: len(reads)]
+
+
+def test_random_order_without_a_seed_like_ior(tmp: Path) -> None:
+    """-w -r -z, no --random-offset-seed: IOR seeds with the start time, the write with it
+    alone and the read with it plus the rank, so a rank reads its file in another order than
+    it wrote it; both tools visit every transfer of every segment once, segment by segment."""
+    args = ["-w", "-r", "-z", "-F", "-t", "4k", "-b", "64k", "-s", "2"]
+    for _, events in both(tmp, args):
+        for rank, ev in enumerate(events):
+            writes = [e[2] for e in ev if e[0] == "write"]
+            reads = [e[2] for e in ev if e[0] == "read"]
+            for order in (writes, reads):
+                assert [o // (64 << 10) for o in order] == [0] * 16 + [1] * 16
+                assert sorted(order) == list(range(0, 128 << 10, 4096))
+                assert order != sorted(order)
+            assert (writes != reads) == (rank != 0)
+
+
+def results_row(stdout: str, access: str) -> list[float]:
+    """bw, IOPS, latency, open, wr/rd, close, total of IOR's results table row `access`."""
+    for line in stdout.splitlines():
+        cells = line.split()
+        if len(cells) == 11 and cells[0] == access and cells[-1] == "0":
+            return [float(cells[i]) for i in (1, 2, 3, 6, 7, 8, 9)]
+    raise AssertionError(f"no {access} row in\n{stdout}")
+
+
+def test_same_numbers_at_the_same_speed(tmp: Path) -> None:
+    """Every data write delayed 20 ms (strace inject): both tools measure the same speed, so
+    the columns IOR prints agree (bandwidth, IOPS, latency, wr/rd, total within 15%), and
+    close(s) stays tiny in both although -g makes ranks wait at the barrier before it."""
+    delay = "-e inject=pwrite64:delay_enter=20000 -e inject=write:delay_enter=20000"
+    args = ["-w", "-F", "-g", "-t", "4k", "-b", "64k"]
+    (ref_out, _), (ios_out, _) = both(tmp, args, strace_extra=delay)
+    ref, ios = results_row(ref_out, "write"), results_row(ios_out, "write")
+    for i in (0, 1, 2, 4, 6):
+        assert ios[i] == pytest.approx(ref[i], rel=0.15), (i, ref, ios)
+    assert ref[5] < 0.01 and ios[5] < 0.01, (ref, ios)
