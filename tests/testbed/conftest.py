@@ -32,11 +32,13 @@ def bed() -> Iterator[Bed]:
     reason = missing_requirement()
     if reason:
         pytest.skip(reason)
+    if os.environ.get("IOSCORE_MPI", "openmpi") != "openmpi":
+        pytest.skip("the test bed launches with Open MPI's mpirun (IOSCORE_MPI names another)")
     if Bed.load() is not None or lifecycle.leftovers():
         pytest.skip("a test bed is already up on this machine; these tests bring up their own")
     base = "/dev/shm" if os.access("/dev/shm", os.W_OK) else None
     with tempfile.TemporaryDirectory(prefix="ioscore-testbed-test-", dir=base) as tmp:
-        up = lifecycle.up(NODES, SERVERS, Path(tmp) / "servers", size_gib=2.0)
+        up = lifecycle.up(NODES, SERVERS, Path(tmp) / "servers", size_gib=2.0, io_timeout_s=30)
         try:
             yield up
         finally:

@@ -39,9 +39,11 @@ def scratch(bed: Bed) -> Iterator[tuple[Path, Path]]:
 
 
 def _traced_suite(trace_dir: Path, *args: str) -> subprocess.CompletedProcess:
-    """ioscore-suite ARGS on the bed, each rank's opens traced into trace_dir/trace.<rank>."""
+    """ioscore-suite ARGS on the bed, each rank's opens traced into trace_dir/trace.<rank>
+    (a seccomp filter stops the ranks at openat alone, not at every sched_yield they make
+    while they wait in MPI)."""
     wrapper = (
-        f"ulimit -f {FILE_LIMIT_KIB} && exec strace -qq -e trace=openat "
+        f"ulimit -f {FILE_LIMIT_KIB} && exec strace -f --seccomp-bpf -qq -e trace=openat "
         f'-o {trace_dir}/trace.$OMPI_COMM_WORLD_RANK "$0" "$@"'
     )
     return mpirun(RANKS, "bash", "-c", wrapper, str(SUITE_BIN), *args)
@@ -98,14 +100,17 @@ def test_standard_run_across_nodes_reads_what_another_node_wrote(bed: Bed, scrat
 
     for name in ("mdtest-easy-write", "mdtest-hard-write", "mdtest-easy-delete", "find"):
         assert phases[name]["ran"] and phases[name]["items"] > 0, name
-    assert phases["find"]["extra"]["found"] > 0
+    # the find scans every file the metadata phases made (what it matches depends on the
+    # one-second timestamps of MooseFS: files made in the timestamp's second are not newer)
+    made = phases["mdtest-easy-write"]["items"] + phases["mdtest-hard-write"]["items"]
+    assert int(phases["find"]["extra"]["scanned"]) >= made
     # the scores recompute from the phases, as the service will recompute them
     report = subprocess.run(
         [sys.executable, "-m", "ioscore.cli", "validate", str(run_dir), "--json"],
         capture_output=True,
         text=True,
     )
-    checked = json.loads(report.stdout)
+    (checked,) = json.loads(report.stdout)["runs"]
     assert checked["recomputed"]["total"] == pytest.approx(result["scores"]["total"], rel=1e-3)
 
 
@@ -128,7 +133,7 @@ def test_mdtest_on_the_distributed_file_system_counts_every_item(bed: Bed, scrat
         RANKS, "mdtest", "-n", "40", "-F", "-u", "-d", str(data), "--resultdir", str(results)
     ).stdout
     assert "launched with 4 total task(s) on 2 node(s)" in shown, shown
-    assert "4 tasks, 40 files/directories per task" in shown, shown
+    assert "\n4 tasks, 160 files\n" in shown, shown  # mdtest -F counts files only
     result = json.loads((results / "result.json").read_text())
     assert result["hosts"] == ["node1", "node2"]
     items = {p["name"].rsplit("-", 1)[0]: p["items"] for p in result["phases"]}
@@ -161,10 +166,10 @@ def test_a_slowed_node_is_named_by_the_straggler_findings(bed: Bed, scratch) -> 
         for flag in op["stragglers"]
         if flag["reason"].startswith("work rate")
     }
-    # both ranks of the slowed node, in both directions; no rank of the healthy node by rate
-    for label in ("write", "read"):
-        assert {(label, 2, "node2"), (label, 3, "node2")} <= flagged, flagged
-    assert all(host == "node2" for _, _, host in flagged), flagged
+    # the read comes through the node's link (-C: from the servers, not the page cache);
+    # the write lands in the client's write-back cache, so only the read is judged
+    reads = {(rank, host) for label, rank, host in flagged if label == "read"}
+    assert reads == {(2, "node2"), (3, "node2")}, flagged
 
 
 def test_a_slowed_chunk_server_is_named_by_throughput_per_server(bed: Bed, scratch) -> None:
@@ -205,3 +210,50 @@ def test_a_slowed_chunk_server_is_named_by_throughput_per_server(bed: Bed, scrat
     (read,) = [op for op in test["operations"] if op["key"] == "read"]
     named = {found["server"] for found in read["servers"] if found["slow"]}
     assert named == {f"{slow}:9422"}, read["servers"]
+
+
+def test_a_stopped_chunk_server_gives_a_bounded_explained_failure(bed: Bed, scratch) -> None:
+    """A read whose data sits on a stopped server fails within the bed's I/O timeout (the
+    subprocess timeout is only a hang guard), names the ranks and files it could not read,
+    and leaves nothing that removing the data directory cannot remove."""
+    data, results = scratch
+    bed_cli("exec", "node1", "--", "mkdir", "-p", str(data))
+    common = ["-e", "-F", "-t", "1m", "-b", "4m", "-o", f"{data}/t"]
+    suite_on_bed(RANKS, "ior", "-w", "-k", *common, "--resultdir", str(results / "w"))
+    bed_cli(
+        *("exec", "node1", "--", sys.executable, "-m", "ioscore.cli", "layout"),
+        *(f"{data}/t.ioscore-test.json", "--resultdir", str(results / "r")),
+    )
+    layout = json.loads((results / "r" / "layout.json").read_text())["ranks"]
+    manifest = bed_cli("exec", "node1", "--", "mfsfileinfo", f"{data}/t.ioscore-test.json").stdout
+    # stop a server that holds some rank's file but not the manifest the read launch needs
+    stopped = next(
+        s
+        for s in bed.chunkservers
+        if f"{s.address}:" not in manifest
+        and any(f"{s.address}:" in x for servers in layout.values() for x in servers)
+    )
+    lost = sorted(int(r) for r, servers in layout.items() if f"{stopped.address}:9422" in servers)
+    bed_cli("stop-server", stopped.name)
+    try:
+        bed_cli("exec", "node1", "--", "sh", "-c", "sync && echo 3 > /proc/sys/vm/drop_caches")
+        failed = suite_on_bed(
+            RANKS,
+            "ior",
+            "-r",
+            *common,
+            "--resultdir",
+            str(results / "r"),
+            check=False,
+            timeout=4 * bed.io_timeout_s + 120,
+        )
+    finally:
+        bed_cli("start-server", stopped.name)
+    assert failed.returncode != 0
+    said = failed.stdout + failed.stderr
+    for rank in lost:
+        assert re.search(rf"rank \d+: .*t\.{rank:08d}.*Input/output error", said), said
+    for rank in set(range(RANKS)) - set(lost):
+        assert f"t.{rank:08d}: Input/output error" not in said
+    bed_cli("exec", "node1", "--", "rm", "-rf", str(data))
+    assert bed_cli("exec", "node1", "--", "ls", str(MOUNT_POINT)).stdout.split() == []
