@@ -11,7 +11,6 @@ from .models import (
     Release,
     ReproducibilityLevel,
     Submission,
-    SubmissionTransition,
     TargetList,
 )
 from .review import ACTIONS
@@ -64,14 +63,6 @@ class PhaseSerializer(serializers.ModelSerializer):
             "score_txt",
             "extra",
         ]
-
-
-class TransitionSerializer(serializers.ModelSerializer):
-    actor = serializers.CharField(source="actor.username", default=None)
-
-    class Meta:
-        model = SubmissionTransition
-        fields = ["from_status", "to_status", "actor", "comment", "created"]
 
 
 class SubmissionSerializer(serializers.ModelSerializer):
