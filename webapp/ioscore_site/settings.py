@@ -48,6 +48,7 @@ from __future__ import annotations
 import hashlib
 import os
 import sys
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -318,6 +319,8 @@ CACHES = {
         else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
     )
 }
+# API tokens stop working this long after their creation (a new one is a click away).
+IOSCORE_TOKEN_LIFETIME = timedelta(days=int(os.environ.get("IOSCORE_TOKEN_DAYS", "180")))
 LOGIN_URL = "/accounts/login/"
 LOGIN_REDIRECT_URL = "/"
 AUTH_PASSWORD_VALIDATORS = [
