@@ -46,3 +46,8 @@ def is_reviewer(user: Any) -> bool:
 
 def is_submitter(user: Any) -> bool:
     return is_reviewer(user) or SUBMITTER in _groups(user)
+
+
+def may_grant_roles(user: Any) -> bool:
+    """Who may give or take roles (/manage/roles/, the user admin's actions): admins only."""
+    return is_admin(user)
