@@ -262,6 +262,11 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": float(os.environ.get("IOSCORE_SWEEP_INTERVAL_S", "300")),
         "kwargs": {"older_than_s": 600},
     },
+    "reconcile-lists": {
+        "task": "rankings.tasks.reconcile_lists",
+        "schedule": float(os.environ.get("IOSCORE_SWEEP_INTERVAL_S", "300")),
+        "kwargs": {"older_than_s": 300},
+    },
 }
 
 # --- files ----------------------------------------------------------------------------------
