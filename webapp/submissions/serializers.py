@@ -21,7 +21,7 @@ class UploadSerializer(serializers.Serializer):
     system = serializers.CharField(required=False, allow_blank=True, help_text="JSON")
     questionnaire = serializers.CharField(required=False, allow_blank=True, help_text="JSON")
     target_list = serializers.ChoiceField(
-        TargetList.values, required=False, default=TargetList.RESEARCH
+        TargetList.choices, required=False, default=TargetList.RESEARCH
     )
     site = serializers.IntegerField(required=False, help_text="site id (session auth only)")
 
