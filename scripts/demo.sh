@@ -123,6 +123,8 @@ if [[ ! -s "$IOSCORE_VAR/secret_key" ]]; then
 fi
 export SECRET_KEY=${SECRET_KEY:-$(cat "$IOSCORE_VAR/secret_key")}
 export DEBUG=0
+# Plain HTTP on loopback: no HTTPS redirect, cookies without the Secure flag.
+export IOSCORE_HTTPS=${IOSCORE_HTTPS:-0}
 
 if [[ "${1:-}" == "data" ]]; then
   choose_archive

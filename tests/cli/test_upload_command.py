@@ -225,3 +225,24 @@ def test_local_issues_are_shown_when_the_server_never_answers(
     err = capsys.readouterr().err
     assert err.count("archive-job-script") == 1
     assert "upload failed after 1 attempts" in err
+
+
+def test_token_is_not_sent_over_plain_http_to_another_machine(
+    sc25_copy: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Refused before any connection: the name need not even resolve.
+    assert upload(sc25_copy, "http://scores.example.invalid") == 2
+    err = capsys.readouterr().err
+    assert "refusing to send the API token over plain HTTP to scores.example.invalid" in err
+
+
+def test_token_is_not_sent_to_a_status_url_on_another_host(
+    server: StandInServer, sc25_copy: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The stand-in answers with status URLs on 127.0.0.1; the upload went to "localhost".
+    as_localhost = server.url.replace("127.0.0.1", "localhost")
+    assert upload(sc25_copy, as_localhost) == 2
+    err = capsys.readouterr().err
+    assert "refusing to send the API token to 127.0.0.1:" in err
+    assert "not the --server host localhost:" in err
+    assert upload(sc25_copy, as_localhost, "--allow-insecure") == 0

@@ -78,7 +78,7 @@ def test_validation_is_requested_through_the_signal_after_commit(
 
     sent: list[tuple[Any, str]] = []
     monkeypatch.setattr(
-        validate_submission, "apply_async", lambda args, queue: sent.append((args, queue))
+        validate_submission, "apply_async", lambda args, queue, **_: sent.append((args, queue))
     )
     settings.IOSCORE_VALIDATION_QUEUE = "queue-of-this-test"
     with django_capture_on_commit_callbacks(execute=False) as callbacks:

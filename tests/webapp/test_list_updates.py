@@ -84,7 +84,7 @@ def test_only_entering_accepted_queues_an_update_after_the_commit(
     settings.IOSCORE_LISTS_QUEUE = "lists-q"
     sent: list[tuple[Any, str]] = []
     monkeypatch.setattr(
-        tasks.update_lists_of, "apply_async", lambda args, queue: sent.append((args, queue))
+        tasks.update_lists_of, "apply_async", lambda args, queue, **_: sent.append((args, queue))
     )
     world = World()
     release = world.release("ISC24", date(2024, 5, 14))
@@ -164,7 +164,9 @@ def test_an_admin_edit_of_an_accepted_run_queues_an_update(
 
     settings.IOSCORE_LIST_UPDATES = True
     sent: list[Any] = []
-    monkeypatch.setattr(tasks.update_lists_of, "apply_async", lambda args, queue: sent.append(args))
+    monkeypatch.setattr(
+        tasks.update_lists_of, "apply_async", lambda args, queue, **_: sent.append(args)
+    )
     world = World()
     release = world.release("ISC24", date(2024, 5, 14))
     accepted = world.submission(release, 1.0)

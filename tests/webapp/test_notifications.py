@@ -77,7 +77,8 @@ def test_every_transition_is_mailed_to_the_submitter_and_review_to_the_committee
     changes = _mails(validation_queue.mail_dir, "-> Changes requested", expected=2)
     assert sorted(str(m["To"]) for m in changes) == sorted([cast.submitter.email, CONTACT])
     text = changes[0].get_payload()
-    assert "Please add\n  the job output." in text and "reviewer" in text
+    assert "Please add\n  the job output." in text and "the committee" in text
+    assert "reviewer" not in text  # the committee member is not named to the submitter
     assert f"/submissions/{pk}/" in text
     # every delivery is recorded by recipient key, never by address
     change = SubmissionTransition.objects.get(submission_id=pk, to_status=Status.CHANGES_REQUESTED)

@@ -176,8 +176,10 @@ def test_questionnaire_has_question_labels_and_level_explanations() -> None:
         answers={**QUESTIONNAIRE, "feedback": "none"},
         claimed_level="fully_reproducible",
         assigned_level="proprietary",
+        submission=SimpleNamespace(owner_id=7),
     )
-    shown = run_page.questionnaire_view(questionnaire)
+    owner = SimpleNamespace(is_authenticated=True, pk=7, _ioscore_groups=set())
+    shown = run_page.questionnaire_view(questionnaire, owner)
     labels = [label for label, _ in shown["answers"]]
     assert labels[0] == "System purpose" and labels[-1] == "Free feedback"
     assert "expected_level" not in labels and "purpose" not in labels

@@ -6,7 +6,7 @@ from django.contrib.auth.models import User
 
 from .models import ApiToken, Site
 from .provisioning import grant_role, revoke_role
-from .roles import ADMIN, REVIEWER, SUBMITTER
+from .roles import ADMIN, REVIEWER, SUBMITTER, may_grant_roles
 
 
 @admin.register(Site)
@@ -37,7 +37,9 @@ def _role_action(role: str, grant: bool) -> Any:
         )
 
     action.__name__ = f"{'grant' if grant else 'revoke'}_{role}"
-    return admin.action(description=f"{'Grant' if grant else 'Revoke'} the {role} role")(action)
+    return admin.action(
+        description=f"{'Grant' if grant else 'Revoke'} the {role} role", permissions=["roles"]
+    )(action)
 
 
 class RoleUserAdmin(UserAdmin):
@@ -49,6 +51,11 @@ class RoleUserAdmin(UserAdmin):
         for role in (SUBMITTER, REVIEWER, ADMIN)
         for grant in (True, False)
     ]
+
+    def has_roles_permission(self, request: Any) -> bool:
+        """The role actions: the role rule, and the right to change users at all (a staff
+        account that may only view users grants nothing, not even to itself)."""
+        return may_grant_roles(request.user) and self.has_change_permission(request)
 
     @admin.display(description="roles")
     def roles(self, user: User) -> str:

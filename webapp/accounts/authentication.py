@@ -8,6 +8,7 @@ from django.utils import timezone
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework import authentication, exceptions
 
+from . import roles
 from .models import ApiToken, token_digest
 
 
@@ -27,8 +28,11 @@ class ApiTokenAuthentication(authentication.BaseAuthentication):
             .first()
         )
         if token is None:
-            raise exceptions.AuthenticationFailed("Invalid or revoked API token.")
+            raise exceptions.AuthenticationFailed(
+                "Invalid, expired or revoked API token (or its user left the token's site)."
+            )
         ApiToken.objects.filter(pk=token.pk).update(last_used=timezone.now())
+        roles.limit_to(token.user, token.role)
         return token.user, token
 
     def authenticate_header(self, request: Any) -> str:

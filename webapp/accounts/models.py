@@ -11,9 +11,13 @@ from typing import Any
 
 from django.conf import settings
 from django.db import models
+from django.db.models import F
 from django.utils import timezone
 
+from . import roles
+
 TOKEN_PREFIX_LENGTH = 8
+TOKEN_ROLES = [(role, role) for role in roles.ALL_ROLES]
 
 
 class Site(models.Model):
@@ -40,11 +44,23 @@ def token_digest(raw: str) -> str:
 
 class ApiTokenQuerySet(models.QuerySet["ApiToken"]):
     def active(self) -> ApiTokenQuerySet:
-        return self.filter(revoked_at__isnull=True, user__is_active=True)
+        """Tokens that authenticate now: not revoked, not expired, of an active user who is
+        still a member of the token's site."""
+        return self.filter(
+            revoked_at__isnull=True,
+            expires_at__gt=timezone.now(),
+            user__is_active=True,
+            site__members=F("user"),
+        )
+
+
+def _default_expiry() -> Any:
+    return timezone.now() + settings.IOSCORE_TOKEN_LIFETIME
 
 
 class ApiToken(models.Model):
-    """A bearer token for the API, scoped to one site.
+    """A bearer token for the API, scoped to one site and one role (the most it may do; the
+    user's own roles still bound it, ``roles.limit_to``), until it expires or is revoked.
 
     Only the SHA-256 of the token is stored; the raw value is shown once at creation.
     Tokens are high-entropy random strings, so an unsalted hash is sufficient and allows
@@ -61,6 +77,8 @@ class ApiToken(models.Model):
     created = models.DateTimeField(auto_now_add=True)
     last_used = models.DateTimeField(null=True, blank=True)
     revoked_at = models.DateTimeField(null=True, blank=True)
+    role = models.CharField(max_length=20, choices=TOKEN_ROLES, default=roles.SUBMITTER)
+    expires_at = models.DateTimeField(default=_default_expiry)
 
     objects = ApiTokenQuerySet.as_manager()
 
@@ -71,13 +89,16 @@ class ApiToken(models.Model):
         return f"{self.prefix}… ({self.user}, {self.site})"
 
     @classmethod
-    def issue(cls, user: Any, site: Site, name: str = "") -> tuple[ApiToken, str]:
+    def issue(
+        cls, user: Any, site: Site, name: str = "", role: str = roles.SUBMITTER
+    ) -> tuple[ApiToken, str]:
         """Create a token; returns (token row, raw secret to show once)."""
         raw = "ios_" + secrets.token_urlsafe(32)
         token = cls.objects.create(
             user=user,
             site=site,
             name=name,
+            role=role,
             prefix=raw[4 : 4 + TOKEN_PREFIX_LENGTH],
             digest=token_digest(raw),
         )
@@ -85,7 +106,7 @@ class ApiToken(models.Model):
 
     @property
     def is_active(self) -> bool:
-        return self.revoked_at is None
+        return self.revoked_at is None and self.expires_at > timezone.now()
 
     def revoke(self) -> None:
         if self.revoked_at is None:

@@ -47,7 +47,10 @@ def tokens(request: HttpRequest) -> HttpResponse:
     raw = None
     if request.method == "POST" and form.is_valid():
         _token, raw = ApiToken.issue(
-            request.user, form.cleaned_data["site"], form.cleaned_data["name"]
+            request.user,
+            form.cleaned_data["site"],
+            form.cleaned_data["name"],
+            form.cleaned_data["role"],
         )
         form = TokenForm(user=request.user)
     rows = ApiToken.objects.filter(user=request.user)  # type: ignore[misc]  # login_required.select_related("site")

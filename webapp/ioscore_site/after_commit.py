@@ -6,15 +6,24 @@ after they were rolled back), so validation would find no submission and a notif
 would mail about a transition that never happened. Outside a transaction ``on_commit`` runs
 at once. Each task names the setting holding its queue; it is read when the task is queued
 (tests point it at their own worker).
+
+A broker that is down does not fail the request that committed: the message is dropped with
+a warning, and the beat sweeps (``requeue_stuck_validations``, ``reconcile_lists``) find what
+the database says is still to do.
 """
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from celery import Task
 from django.conf import settings
 from django.db import transaction
+
+log = logging.getLogger(__name__)
+# A few quick tries, then give up: the request must not hang on a broker that is down.
+PUBLISH_RETRY = {"max_retries": 2, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.5}
 
 
 class AfterCommitTask(Task):  # type: ignore[misc]  # celery ships no type hints
@@ -23,4 +32,11 @@ class AfterCommitTask(Task):  # type: ignore[misc]  # celery ships no type hints
     def enqueue_after_commit(self, *args: Any) -> None:
         """``apply_async(args)`` on this task's queue once the current transaction commits."""
         queue = getattr(settings, self.queue_setting)
-        transaction.on_commit(lambda: self.apply_async(args, queue=queue))
+
+        def send() -> None:
+            try:
+                self.apply_async(args, queue=queue, retry_policy=PUBLISH_RETRY)
+            except Exception:  # kombu's errors differ per transport; all mean "not sent"
+                log.warning("could not queue %s%s; the sweep queues it again", self.name, args)
+
+        transaction.on_commit(send)

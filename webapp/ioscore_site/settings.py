@@ -48,6 +48,7 @@ from __future__ import annotations
 import hashlib
 import os
 import sys
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -56,7 +57,7 @@ from django.core.exceptions import ImproperlyConfigured
 
 from ioscore.results import ArchiveLimits
 
-from .paths import REPO_ROOT, var_dir
+from .paths import REPO_ROOT, local_secret_key, var_dir
 from .ratelimit import parse_limits
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -75,7 +76,8 @@ SECRET_KEY = os.environ.get("SECRET_KEY", "")
 if not SECRET_KEY:
     if not DEBUG and not _env_flag("IOSCORE_INSECURE_DEV_KEY"):
         raise ImproperlyConfigured("SECRET_KEY must be set (or DEBUG=1 for development)")
-    SECRET_KEY = "insecure-development-key-do-not-use-in-production"
+    # Never a key printed in the source: it also keys the contact-address encryption.
+    SECRET_KEY = local_secret_key(VAR_DIR)
 
 ALLOWED_HOSTS = [
     h.strip()
@@ -122,13 +124,24 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
-    "django.middleware.csrf.CsrfViewMiddleware",
+    # Before the CSRF check, which parses upload bodies: the upload handler asks who it is.
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
 
 X_FRAME_OPTIONS = "DENY"
+# HTTPS: on unless DEBUG or the development key (tests, benches), or IOSCORE_HTTPS=0 for a
+# plain-HTTP local service (the demo). TLS ends at the reverse proxy, which must set
+# X-Forwarded-Proto (and strip one sent by a client); see docs/SECURITY.md.
+IOSCORE_HTTPS = _env_flag("IOSCORE_HTTPS", not DEBUG and not _env_flag("IOSCORE_INSECURE_DEV_KEY"))
+SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = IOSCORE_HTTPS
+SECURE_SSL_REDIRECT = IOSCORE_HTTPS
+SECURE_REDIRECT_EXEMPT = [r"^healthz$"]  # the container's health check asks over HTTP
+SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if IOSCORE_HTTPS else None
+SECURE_HSTS_SECONDS = 365 * 24 * 3600 if IOSCORE_HTTPS else 0
+SECURE_HSTS_INCLUDE_SUBDOMAINS = SECURE_HSTS_PRELOAD = IOSCORE_HTTPS
 SESSION_COOKIE_HTTPONLY = True
 CSRF_COOKIE_SAMESITE = "Lax"
 SESSION_COOKIE_SAMESITE = "Lax"
@@ -261,6 +274,11 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": float(os.environ.get("IOSCORE_SWEEP_INTERVAL_S", "300")),
         "kwargs": {"older_than_s": 600},
     },
+    "reconcile-lists": {
+        "task": "rankings.tasks.reconcile_lists",
+        "schedule": float(os.environ.get("IOSCORE_SWEEP_INTERVAL_S", "300")),
+        "kwargs": {"older_than_s": 300},
+    },
 }
 
 # --- files ----------------------------------------------------------------------------------
@@ -318,6 +336,8 @@ CACHES = {
         else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
     )
 }
+# API tokens stop working this long after their creation (a new one is a click away).
+IOSCORE_TOKEN_LIFETIME = timedelta(days=int(os.environ.get("IOSCORE_TOKEN_DAYS", "180")))
 LOGIN_URL = "/accounts/login/"
 LOGIN_REDIRECT_URL = "/"
 AUTH_PASSWORD_VALIDATORS = [

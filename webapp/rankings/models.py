@@ -356,3 +356,14 @@ class ListStatistic(models.Model):
 
     def __str__(self) -> str:
         return f"{self.metric} of {self.ranked_list_id}: {self.count} values"
+
+
+class PendingListUpdate(models.Model):
+    """A submission whose lists must be brought up to date, written in the transaction that
+    changed it and deleted by the update that did it: what the sweep
+    (``rankings.tasks.reconcile_lists``) re-queues when the broker lost the message."""
+
+    submission = models.OneToOneField(
+        Submission, on_delete=models.CASCADE, primary_key=True, related_name="+"
+    )
+    since = models.DateTimeField(default=timezone.now)

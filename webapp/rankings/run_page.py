@@ -14,6 +14,7 @@ from typing import Any
 
 from ioscore import system_description
 from ioscore.results import SCORED_PHASES
+from submissions import fields
 from submissions.models import ReproducibilityLevel, Status
 from submissions.questionnaire import LEVEL_KEY, OPTIONAL, QUESTIONS
 
@@ -214,19 +215,20 @@ def _level(value: str) -> dict[str, str] | None:
     return {"value": value, "label": level.label, "explanation": LEVEL_EXPLANATIONS[level]}
 
 
-def questionnaire_view(questionnaire: Any) -> dict[str, Any]:
-    """Answers under their questions (in the questionnaire's order), the claimed and the
-    assigned level with what each means."""
+def questionnaire_view(questionnaire: Any, user: Any) -> dict[str, Any]:
+    """Answers under their questions (in the questionnaire's order; those ``user`` may read,
+    ``submissions.fields``), the claimed and the assigned level with what each means."""
     if questionnaire is None:
         return {"questionnaire": None}
-    answers = questionnaire.answers if isinstance(questionnaire.answers, dict) else {}
+    given = questionnaire.answers if isinstance(questionnaire.answers, dict) else {}
+    answers = fields.answers(user, questionnaire.submission, given)
     labels = {**QUESTIONS, **OPTIONAL}
     ordered = [k for k in labels if k in answers]
     ordered += sorted(k for k in answers if k not in labels and k != LEVEL_KEY)
     return {
         "questionnaire": questionnaire,
         "answers": [(labels.get(k) or human_label(k), human_value(answers[k])) for k in ordered],
-        "claimed": _level(questionnaire.claimed_level or answers.get(LEVEL_KEY) or ""),
+        "claimed": _level(questionnaire.claimed_level or given.get(LEVEL_KEY) or ""),
         "assigned": _level(questionnaire.assigned_level or ""),
         "levels": [_level(v) for v in ReproducibilityLevel.values],
     }
@@ -286,8 +288,9 @@ STATE_WORDS = {
 }
 
 
-def timeline(submission: Any, transitions: Iterable[Any]) -> list[dict[str, Any]]:
-    """The submission's states in order: uploaded, then every recorded transition."""
+def timeline(submission: Any, transitions: Iterable[Any], user: Any) -> list[dict[str, Any]]:
+    """The submission's states in order: uploaded, then every recorded transition (who and
+    why as ``user`` may read them, ``submissions.fields``)."""
     uploaded = {"state": "uploaded", "label": "Uploaded", "when": submission.created}
     steps = [{**uploaded, "who": "", "comment": ""}]
     for change in transitions:
@@ -296,8 +299,8 @@ def timeline(submission: Any, transitions: Iterable[Any]) -> list[dict[str, Any]
                 "state": change.to_status,
                 "label": STATE_WORDS.get(change.to_status, change.to_status),
                 "when": change.created,
-                "who": str(change.actor) if change.actor_id else "automatic",
-                "comment": change.comment,
+                "who": fields.actor_name(user, submission, change.actor),
+                "comment": fields.comment(user, submission, change.comment),
             }
         )
     return steps

@@ -25,7 +25,7 @@ from django.urls import reverse
 
 from accounts import roles
 
-from . import contact
+from . import contact, fields
 from .models import Status, SubmissionTransition
 
 COMMITTEE_STATES = {Status.UNDER_REVIEW}
@@ -74,13 +74,20 @@ def recipients(change: SubmissionTransition) -> list[Recipient]:
     return list(unique.values())
 
 
-def compose(change: SubmissionTransition) -> tuple[str, str]:
+def compose(change: SubmissionTransition, recipient: Recipient) -> tuple[str, str]:
+    """The mail for one recipient: the committee reads who took the step, the submitter the
+    role (``fields.actor_name``)."""
     submission = change.submission
     page = settings.IOSCORE_SITE_URL.rstrip("/") + reverse("submission-page", args=[submission.pk])
     frm = Status(change.from_status).label if change.from_status else "new"
     to = Status(change.to_status).label
     subject = f"[ioscore] submission #{submission.pk} ({submission.site}): {frm} -> {to}"
-    who = change.actor.get_username() if change.actor is not None else "the automatic checks"
+    if change.actor is None:
+        who = "the automatic checks"
+    elif fields.committee_reader(recipient.key):
+        who = change.actor.get_username()
+    else:
+        who = fields.actor_name(None, submission, change.actor)
     lines = [
         f"Submission #{submission.pk} of {submission.site} for {submission.release}",
         f"moved from {frm} to {to} ({who}, {change.created:%Y-%m-%d %H:%M} UTC).",

@@ -11,7 +11,6 @@ from .models import (
     Release,
     ReproducibilityLevel,
     Submission,
-    SubmissionTransition,
     TargetList,
 )
 from .review import ACTIONS
@@ -22,7 +21,7 @@ class UploadSerializer(serializers.Serializer):
     system = serializers.CharField(required=False, allow_blank=True, help_text="JSON")
     questionnaire = serializers.CharField(required=False, allow_blank=True, help_text="JSON")
     target_list = serializers.ChoiceField(
-        TargetList.values, required=False, default=TargetList.RESEARCH
+        TargetList.choices, required=False, default=TargetList.RESEARCH
     )
     site = serializers.IntegerField(required=False, help_text="site id (session auth only)")
 
@@ -64,14 +63,6 @@ class PhaseSerializer(serializers.ModelSerializer):
             "score_txt",
             "extra",
         ]
-
-
-class TransitionSerializer(serializers.ModelSerializer):
-    actor = serializers.CharField(source="actor.username", default=None)
-
-    class Meta:
-        model = SubmissionTransition
-        fields = ["from_status", "to_status", "actor", "comment", "created"]
 
 
 class SubmissionSerializer(serializers.ModelSerializer):

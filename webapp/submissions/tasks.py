@@ -50,11 +50,11 @@ def notify_transition(self: object, transition_id: int) -> int:
     done = set(
         NotificationDelivery.objects.filter(transition=change).values_list("recipient", flat=True)
     )
-    subject, body = notifications.compose(change)
     sent = 0
     for recipient in notifications.recipients(change):
         if recipient.key in done:
             continue
+        subject, body = notifications.compose(change, recipient)
         send_mail(subject, body, None, [recipient.address], fail_silently=False)
         try:
             NotificationDelivery.objects.create(transition=change, recipient=recipient.key)

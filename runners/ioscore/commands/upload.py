@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
+from urllib.parse import urlsplit
 
 import requests
 
@@ -211,6 +212,27 @@ def _json(response: requests.Response, what: str) -> dict[str, Any]:
     return data
 
 
+LOCAL_HOSTS = {"localhost", "127.0.0.1", "::1"}
+
+
+def token_refusal(url: str, server: str) -> str | None:
+    """Why the API token must not go to ``url`` (None: it may): only over HTTPS unless to
+    this machine, and only to the host of ``--server`` (a status URL the server returns
+    could name any)."""
+    target, home = urlsplit(url), urlsplit(server)
+    if target.scheme != "https" and target.hostname not in LOCAL_HOSTS:
+        return (
+            f"refusing to send the API token over plain HTTP to {target.hostname} "
+            "(use https://, or --allow-insecure)"
+        )
+    if (target.scheme, target.hostname, target.port) != (home.scheme, home.hostname, home.port):
+        return (
+            f"refusing to send the API token to {target.netloc}, not the --server host "
+            f"{home.netloc} (--allow-insecure to allow)"
+        )
+    return None
+
+
 def upload_archive(
     archive: Path,
     server: str,
@@ -226,11 +248,19 @@ def upload_archive(
     poll_timeout: float = 600.0,
     progress: bool = True,
     log: IO[str] | None = None,
+    allow_insecure: bool = False,
 ) -> dict[str, Any]:
     """Upload and follow the status; returns the final status document (plus "url")."""
     log = log if log is not None else sys.stderr
-    digest = sha256_of(archive)
+
+    def check(target: str) -> None:
+        refusal = None if allow_insecure else token_refusal(target, server)
+        if refusal:
+            raise UploadError(refusal, exit_code=2)
+
     url = server.rstrip("/") + endpoint
+    check(url)
+    digest = sha256_of(archive)
     headers = {
         "Authorization": f"Token {token}",
         "X-Archive-SHA256": digest,
@@ -269,6 +299,8 @@ def upload_archive(
             file=log,
         )
     status_url = created.get("status_url")
+    if status_url:
+        check(status_url)
     status: dict[str, Any] = dict(created)
     deadline = time.monotonic() + poll_timeout
     while status_url and status.get("status") not in FINAL_STATES:
@@ -297,6 +329,12 @@ def add_parser(sub: Any) -> None:
     parser.add_argument("--server", required=True, help="e.g. https://leaderboard.example.org")
     parser.add_argument(
         "--token", default=os.environ.get("IOSCORE_TOKEN"), help="API token (or $IOSCORE_TOKEN)"
+    )
+    parser.add_argument(
+        "--allow-insecure",
+        action="store_true",
+        help="send the token over plain HTTP to another machine, or to a status URL on "
+        "another host than --server",
     )
     parser.add_argument("--system", type=Path, help="system description JSON (ioscore sysinfo)")
     parser.add_argument("--questionnaire", type=Path, help="questionnaire JSON")
@@ -396,6 +434,7 @@ def handle(args: argparse.Namespace) -> int:
                 retries=args.retries,
                 poll_timeout=args.poll_timeout,
                 poll_interval=args.poll_interval,
+                allow_insecure=args.allow_insecure,
             )
     except UploadError as exc:
         show_local_issues()  # the server's findings will not come
@@ -472,6 +511,7 @@ def handle_acceptance(args: argparse.Namespace) -> int:
                 endpoint=ACCEPTANCE_ENDPOINT,
                 extra_fields=fields,
                 retries=args.retries,
+                allow_insecure=args.allow_insecure,
             )
     except UploadError as exc:
         print(f"ioscore upload: {exc}", file=sys.stderr)

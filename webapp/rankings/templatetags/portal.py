@@ -68,8 +68,8 @@ def description_table(description: Any) -> dict[str, Any]:
 
 
 @register.inclusion_tag("portal/questionnaire.html")
-def questionnaire_answers(questionnaire: Any) -> dict[str, Any]:
-    return run_page.questionnaire_view(questionnaire)
+def questionnaire_answers(questionnaire: Any, user: Any) -> dict[str, Any]:
+    return run_page.questionnaire_view(questionnaire, user)
 
 
 @register.inclusion_tag("portal/rule_checks.html")

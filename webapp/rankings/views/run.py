@@ -14,7 +14,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render, resolve_url
 
 from ioscore.results import Severity
-from submissions import access, contact
+from submissions import access, contact, fields
 from submissions.canonical_names import as_submitted
 from submissions.forms import ReviewForm
 from submissions.models import Status
@@ -50,16 +50,26 @@ def run_status_page(request: HttpRequest, pk: int) -> HttpResponse:
         "blocking": submission.issues.filter(severity=Severity.INVALID.value).count(),
         "phases": phases,
         "chart_data": run_page.run_charts(submission, phases, request.user) if phases else None,
-        "timeline": run_page.timeline(submission, transitions),
+        "timeline": run_page.timeline(submission, transitions, request.user),
         "system": system,
         "as_submitted": as_submitted(system),
         "questionnaire": questionnaire,
         # The private contact is for the committee only.
         "submitter_email": _contact_email(system) if reviewer else "",
-        "submitter_name": getattr(system, "submitter_name", "")
-        if reviewer or submission.show_submitter or access.is_owner(request.user, submission)
-        else "",
-        "level_history": questionnaire.level_history.all() if questionnaire else [],
+        "submitter_name": fields.submitter_name(request.user, submission, system),
+        "level_history": [
+            {
+                "created": change.created,
+                "kind": change.kind,
+                "old_level": change.old_level,
+                "new_level": change.new_level,
+                "who": fields.actor_name(request.user, submission, change.actor),
+                "comment": fields.comment(request.user, submission, change.comment),
+            }
+            for change in questionnaire.level_history.select_related("actor")
+        ]
+        if questionnaire
+        else [],
         "in_progress": submission.status in IN_PROGRESS,
         "is_reviewer": reviewer,
         "review_form": ReviewForm()
