@@ -20,7 +20,7 @@ import pytest
 from ioscore.testbed import lifecycle
 from ioscore.testbed.layout import MOUNT_POINT, Bed
 from tests.suite.suite_helpers import FILE_LIMIT_KIB, SUITE_BIN
-from tests.testbed.bed_helpers import bed_cli, mpirun, suite_on_bed
+from tests.testbed.bed_helpers import bed_cli, drop_caches, mpirun, report_json, suite_on_bed
 
 pytestmark = pytest.mark.mpi
 
@@ -153,13 +153,7 @@ def test_a_slowed_node_is_named_by_the_straggler_findings(bed: Bed, scratch) -> 
         )
     finally:
         bed_cli("slow", "node2", "--clear")
-    report = subprocess.run(
-        [sys.executable, "-m", "ioscore.cli", "report", str(results), "--json"],
-        capture_output=True,
-        text=True,
-    )
-    summary = json.loads(report.stdout)
-    (test,) = summary["tests"]
+    (test,) = report_json(results)["tests"]
     flagged = {
         (op["label"], flag["rank"], flag["host"])
         for op in test["operations"]
@@ -197,16 +191,11 @@ def test_a_slowed_chunk_server_is_named_by_throughput_per_server(bed: Bed, scrat
     assert any(f"{slow}:" in s for servers in layout["ranks"].values() for s in servers)
     bed_cli("slow", "cs2", "24mbit")
     try:
-        bed_cli("exec", "node1", "--", "sh", "-c", "sync && echo 3 > /proc/sys/vm/drop_caches")
+        drop_caches()
         suite_on_bed(RANKS, "ior", "-r", *common, "--resultdir", str(results / "r"))
     finally:
         bed_cli("slow", "cs2", "--clear")
-    report = subprocess.run(
-        [sys.executable, "-m", "ioscore.cli", "report", str(results), "--json"],
-        capture_output=True,
-        text=True,
-    )
-    (test,) = json.loads(report.stdout)["tests"]
+    (test,) = report_json(results)["tests"]
     (read,) = [op for op in test["operations"] if op["key"] == "read"]
     named = {found["server"] for found in read["servers"] if found["slow"]}
     assert named == {f"{slow}:9422"}, read["servers"]
@@ -236,7 +225,7 @@ def test_a_stopped_chunk_server_gives_a_bounded_explained_failure(bed: Bed, scra
     lost = sorted(int(r) for r, servers in layout.items() if f"{stopped.address}:9422" in servers)
     bed_cli("stop-server", stopped.name)
     try:
-        bed_cli("exec", "node1", "--", "sh", "-c", "sync && echo 3 > /proc/sys/vm/drop_caches")
+        drop_caches()
         failed = suite_on_bed(
             RANKS,
             "ior",

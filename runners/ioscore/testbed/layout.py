@@ -122,6 +122,8 @@ class Bed:
     def load(cls) -> Bed | None:
         try:
             raw: dict[str, Any] = json.loads(STATE_FILE.read_text())
+            return cls(**raw)
         except FileNotFoundError:
             return None
-        return cls(**raw)
+        except (ValueError, TypeError):  # damaged: `down` still removes what it finds by name
+            return None
