@@ -174,7 +174,9 @@ def test_the_api_token_user_is_not_anonymous(scene: dict[str, Any]) -> None:
 
     url = reverse("rankings:api-results")
     assert PENDING_SYSTEM not in Client().get(url).content.decode()
-    _token, raw = ApiToken.issue(scene["cast"].reviewer, Site.objects.first(), "cache test")
+    site = Site.objects.first()
+    site.members.add(scene["cast"].reviewer)  # a token is for a site its user belongs to
+    _token, raw = ApiToken.issue(scene["cast"].reviewer, site, "cache test", role="reviewer")
     response = Client().get(url, HTTP_AUTHORIZATION=f"Token {raw}")
     assert PENDING_SYSTEM in response.content.decode()
 
