@@ -161,7 +161,7 @@ def test_an_mdtest_use_launch_is_the_second_part_of_the_create_launchs_test(tmp:
     test = create["acceptance_test"]
     assert [p["role"] for p in test["parts"]] == ["create"]
     assert json.loads((tmp / "out" / "ioscore-test.json").read_text())["id"] == test["id"]
-    args = tree(tmp, ["-T", "-E", "-e", "100", "-r", "-N", "1", "--resultdir", "u"])
+    args = tree(tmp, ["-T", "-E", "-e", "100", "-r", "--resultdir", "u"])
     ok(mdtest(tmp, args))
     use = result(tmp / "u", "mdtest")
     assert use["acceptance_test"]["id"] == test["id"]

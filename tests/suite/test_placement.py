@@ -104,7 +104,7 @@ def read_note(tmp: Path, np: int, extra: list[str]) -> tuple[str, str]:
     notes = [
         (n["level"], n["text"])
         for n in doc["measurement_notes"]
-        if n["operation"] == "read" and n["text"].startswith("read of data written")
+        if n["operation"] == "read" and "written by" in n["text"]
     ]
     assert len(notes) == 1, notes
     return notes[0]
@@ -120,12 +120,13 @@ def test_ior_shift_crosses_nodes_by_placement(suite_bin: Path, tmp: Path) -> Non
     # -C shifts by the ranks of node 0 (2 here): block mapping reads the other node's data ...
     level, text = read_note(tmp, 4, ["--simulate-ppn", "2"])
     assert level == "server-cache" and "another node (-C shift 2)" in text
-    # ... round-robin on 2 nodes puts rank r and r + 2 on the same node
+    # ... round-robin shifts by one rank, as IOR does: on 2 nodes rank r + 1 is on the other
     level, text = read_note(tmp, 4, ["--simulate-nodes", "2"])
-    assert level == "client-cache" and "a task shift within the node" in text
-    # ... and on 3 nodes (ranks on node 0: 2) rank r + 2 is on another node for every r
+    assert level == "server-cache" and "another node (-C shift 1)" in text
+    # ... and on 3 nodes (hosts 0 1 2 0) rank 3 reads rank 0's file, written on its own node
     level, text = read_note(tmp, 4, ["--simulate-nodes", "3"])
-    assert level == "server-cache" and "another node (-C shift 2)" in text
+    assert level == "client-cache"
+    assert "1 of 4 ranks read data written by their own node (-C shift 1)" in text
 
 
 @pytest.mark.parametrize("args", [["--simulate-nodes", "3"], ["--simulate-ppn", "2"]])

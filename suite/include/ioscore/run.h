@@ -80,9 +80,6 @@ struct ios_run {
 void ios_placement(struct ios_run *run, int simulate_ppn, int simulate_nodes);
 /* The host name rank `rank` gets from the real name `real` under those simulations. */
 void ios_simulated_host(const char *real, int rank, int ppn, int nodes, char *out, size_t len);
-/* Collective: 1 on every rank when every rank r shares its host with rank (r + shift) mod N
- * (one neighbour exchange of host numbers and a reduction). */
-int ios_shift_stays_on_node(const struct ios_run *run, int shift);
 /* Collective: how many ranks r share their host with rank (r + shift) mod N. */
 int ios_shift_ranks_on_node(const struct ios_run *run, int shift);
 /* Shifts (benchmark spec §8.1): IOR reads the data of rank (r + s) mod N, mdtest uses ns. */

@@ -627,9 +627,10 @@ static void note_ram(struct ios_acc_report *rep, const char *op, double bytes, d
 /* What each number could have measured (acceptance practice asks it of every number). */
 static void add_notes(const struct ios_run *run, const struct ios_ior_params *p,
                       const struct ios_backend *be, int two_part, double node_bytes,
-                      double node_ram, const char *host, int same_host)
+                      double node_ram, const char *host, int on_node)
 {
     struct ios_acc_report *rep = ios_acc_report();
+    int same_host = on_node == run->size; /* every rank reads data its own node wrote */
     int direct = (ios_backend_modes(be) & IOS_MODE_DIRECT) != 0;
     if (p->write) {
         if (direct)
@@ -663,6 +664,11 @@ static void add_notes(const struct ios_run *run, const struct ios_ior_params *p,
                      shift        ? "a task shift within the node"
                      : p->reorder ? "-C but a task shift of 0 (one node)"
                                   : "no task shift (-C/-Q not set)");
+    else if (on_node > 0) /* the placement wraps some shifted reads back to the same node */
+        ios_acc_note(rep, "read", "client-cache",
+                     "%d of %d ranks read data written by their own node (-C shift %d): client "
+                     "page cache likely for those",
+                     on_node, run->size, shift);
     else
         ios_acc_note(rep, "read", "server-cache",
                      "read of data written by another node (-C shift %d): no client cache hit, "
@@ -921,10 +927,10 @@ int ios_ior_run(struct ios_run *run, const struct ios_ior_params *p)
     char host[IOS_HOST_MAX];
     ios_acc_data_vs_ram(run, (double)(p->block * p->segments), &node_bytes, &node_ram, host,
                         sizeof host);
-    /* does each rank read its own host's data? (collective: every rank answers) */
-    int same_host = ios_shift_stays_on_node(run, read_shift(run, p));
+    /* how many ranks read their own host's data? (collective: every rank answers) */
+    int on_node = ios_shift_ranks_on_node(run, read_shift(run, p));
     if (run->rank == 0) {
-        add_notes(run, p, &be, have_manifest, node_bytes, node_ram, host, same_host);
+        add_notes(run, p, &be, have_manifest, node_bytes, node_ram, host, on_node);
         print_summary(run, p, series, 2);
         ios_acc_print_notes(rep);
         if (p->lustre_stripe_count != -2)

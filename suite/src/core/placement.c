@@ -94,11 +94,6 @@ void ios_placement(struct ios_run *run, int simulate_ppn, int simulate_nodes)
                    run->leaders_comm);
 }
 
-int ios_shift_stays_on_node(const struct ios_run *run, int shift)
-{
-    return ios_shift_ranks_on_node(run, shift) == run->size;
-}
-
 int ios_shift_ranks_on_node(const struct ios_run *run, int shift)
 {
     int n = run->size;
