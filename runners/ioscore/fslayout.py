@@ -121,11 +121,14 @@ def _kind(source: str, fstype: str) -> str | None:
     return fstype if fstype in PROBES else None
 
 
-def probe(paths: Sequence[Path]) -> tuple[dict[str, list[str]], str | None]:
-    """Servers of each file, or ({}, why nothing was probed)."""
+def probe(
+    paths: Sequence[Path], kind: str | None = None
+) -> tuple[dict[str, list[str]], str | None]:
+    """Servers of each file, or ({}, why nothing was probed). `kind`: the files' file system
+    (`file_system_of`), when the caller knows it already."""
     if not paths:
         return {}, "no files to probe"
-    kind = file_system_of(paths[0])
+    kind = kind or file_system_of(paths[0])
     if kind is None:
         return {}, f"no layout probe for the file system of {paths[0]}"
     chosen = PROBES[kind]
@@ -153,10 +156,11 @@ def record(manifest_path: Path, result_dir: Path) -> dict[str, Any]:
     """Probe the test's files and write RESULT_DIR/layout.json; the record written."""
     manifest = json.loads(manifest_path.read_text())
     files = rank_files(manifest)
-    servers, reason = probe(files)
+    kind = file_system_of(files[0]) if files else None
+    servers, reason = probe(files, kind)
     layout = {
         "schema": SCHEMA,
-        "file_system": file_system_of(files[0]) if files else None,
+        "file_system": kind,
         "test_id": manifest.get("id"),
         "unprobed": reason,
         "ranks": {str(rank): servers[str(path)] for rank, path in enumerate(files)}

@@ -10,14 +10,12 @@ from __future__ import annotations
 import socket
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import date
 from typing import Any
 
 import pytest
 
 from .test_incremental_lists import assert_equals_full_rebuild
-from .test_list_updates import _review, _slugs_holding
-from .test_rankings import World
+from .test_list_updates import _review, _slugs_holding, draft_lists_and_a_run_under_review
 
 
 def _unused_port() -> int:
@@ -51,24 +49,10 @@ def broker_down() -> Iterator[None]:
 def test_an_acceptance_while_the_broker_is_down_reaches_the_lists(
     cast: Any, lists_queue: Any
 ) -> None:
-    from rankings.builder import build_lists
     from rankings.models import ListEntry, PendingListUpdate
     from rankings.tasks import reconcile_lists
 
-    world = World()
-    release = world.release("ISC24", date(2024, 5, 14))
-    for n in range(3):
-        world.submission(release, 10.0 + n, storage=world.storage(f"fs-{n}"), level="proprietary")
-    build_lists(today=date(2023, 1, 1))
-    run = world.submission(
-        release,
-        50.0,
-        storage=world.storage("new-fs"),
-        level="proprietary",
-        nodes=10,
-        status="under_review",
-        owner=cast.submitter,
-    )
+    run = draft_lists_and_a_run_under_review(cast)
     with broker_down():
         _review(cast, run, "accept")  # 200, not 500
         assert reconcile_lists(older_than_s=0) == 1  # a sweep while still down loses nothing

@@ -45,10 +45,9 @@ def _slugs_holding(submission_id: int, timeout: float = 60.0) -> set[str]:
     raise AssertionError(f"submission {submission_id} on no list after {timeout} s")
 
 
-@pytest.mark.django_db(transaction=True)
-def test_an_acceptance_through_the_review_api_puts_the_run_on_its_lists(
-    cast: Any, lists_queue: Any
-) -> None:
+def draft_lists_and_a_run_under_review(cast: Any) -> Any:
+    """A release whose lists are drafts of three runs, and a fourth run under review that
+    enters the historical, full, research and ten-node-research lists when accepted."""
     from rankings.builder import build_lists
 
     world = World()
@@ -56,7 +55,7 @@ def test_an_acceptance_through_the_review_api_puts_the_run_on_its_lists(
     for n in range(3):
         world.submission(release, 10.0 + n, storage=world.storage(f"fs-{n}"), level="proprietary")
     build_lists(today=date(2023, 1, 1))  # drafts: lists still collecting submissions
-    run = world.submission(
+    return world.submission(
         release,
         50.0,
         storage=world.storage("new-fs"),
@@ -65,6 +64,13 @@ def test_an_acceptance_through_the_review_api_puts_the_run_on_its_lists(
         status="under_review",
         owner=cast.submitter,
     )
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_acceptance_through_the_review_api_puts_the_run_on_its_lists(
+    cast: Any, lists_queue: Any
+) -> None:
+    run = draft_lists_and_a_run_under_review(cast)
     _review(cast, run, "accept")
     assert _slugs_holding(run.pk) == {"historical", "full", "research", "ten-node-research"}
     lists_queue.wait_idle()

@@ -194,7 +194,7 @@ def server_findings(op: Operation, launch: Launch) -> list[dict[str, Any]]:
 
 def _shifts_files(command: str) -> bool:
     words = command.split()
-    return any(w in ("-C", "-Q", "-Z", "-X") or w.startswith(("-Q", "-X")) for w in words)
+    return any(w in ("-C", "-Z") or w.startswith(("-Q", "-X")) for w in words)
 
 
 def launch_of(test: AcceptanceTest, op: Operation) -> Launch:

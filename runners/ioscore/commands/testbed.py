@@ -20,6 +20,14 @@ import sys
 from pathlib import Path
 
 from ioscore.testbed import launch, lifecycle
+from ioscore.testbed.layout import (
+    DEFAULT_CACHE_MODE,
+    DEFAULT_DATA_DIR,
+    DEFAULT_IO_TIMEOUT_S,
+    DEFAULT_NODES,
+    DEFAULT_SERVERS,
+    DEFAULT_SIZE_GIB,
+)
 from ioscore.testbed.system import TestbedError, inside
 
 
@@ -34,31 +42,41 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
 
     p = actions.add_parser("up", help="bring the test bed up")
-    p.add_argument("--nodes", type=int, default=4, help="client nodes (default 4)")
-    p.add_argument("--servers", type=int, default=3, help="chunk servers (default 3)")
+    p.add_argument(
+        "--nodes", type=int, default=DEFAULT_NODES, help=f"client nodes (default {DEFAULT_NODES})"
+    )
+    p.add_argument(
+        "--servers",
+        type=int,
+        default=DEFAULT_SERVERS,
+        help=f"chunk servers (default {DEFAULT_SERVERS})",
+    )
     p.add_argument(
         "--dir",
         type=Path,
-        default=None,
+        default=DEFAULT_DATA_DIR,
         help="where the servers keep their data: an empty or new directory "
-        "(default /dev/shm/ioscore-testbed)",
+        f"(default {DEFAULT_DATA_DIR})",
     )
     p.add_argument(
-        "--size-gib", type=float, default=2.0, help="capacity of all chunk servers (default 2)"
+        "--size-gib",
+        type=float,
+        default=DEFAULT_SIZE_GIB,
+        help=f"capacity of all chunk servers (default {DEFAULT_SIZE_GIB:g})",
     )
     p.add_argument(
         "--cache-mode",
         choices=("YES", "AUTO", "NO", "DIRECT"),
-        default="YES",
+        default=DEFAULT_CACHE_MODE,
         help="mfsmount's mfscachemode on the nodes; YES keeps file data in each node's page "
-        "cache, as Lustre clients do (default)",
+        f"cache, as Lustre clients do (default {DEFAULT_CACHE_MODE})",
     )
     p.add_argument(
         "--io-timeout",
         type=int,
-        default=90,
+        default=DEFAULT_IO_TIMEOUT_S,
         help="seconds before a node's I/O to an unreachable server fails with EIO instead of "
-        "waiting (mfstimeout; default 90: the nodes share this machine's cores)",
+        f"waiting (mfstimeout; default {DEFAULT_IO_TIMEOUT_S})",
     )
     p.set_defaults(handler_action=_up)
 

@@ -19,7 +19,16 @@ BRIDGE = "iosbed0"
 SUBNET = ipaddress.ip_network("10.213.47.0/24")
 NETNS_PREFIX = "iosbed-"
 RUN_DIR = Path("/run/ioscore-testbed")
+NETNS_DIR = Path("/run/netns")
+# What `up` makes when not told otherwise (the CLI's defaults too).
+DEFAULT_NODES = 4
+DEFAULT_SERVERS = 3
+DEFAULT_SIZE_GIB = 2.0
 DEFAULT_DATA_DIR = Path("/dev/shm/ioscore-testbed")
+DEFAULT_CACHE_MODE = "YES"  # mfscachemode: file data in each node's page cache, as Lustre's
+# a node's I/O to an unreachable server fails after this long; long enough that the nodes,
+# sharing this machine's cores with the servers, see no spurious errors
+DEFAULT_IO_TIMEOUT_S = 90
 MOUNT_POINT = RUN_DIR / "fs"
 STATE_FILE = RUN_DIR / "state.json"
 
@@ -41,6 +50,16 @@ class Member:
     @property
     def netns(self) -> str:
         return NETNS_PREFIX + self.name
+
+    @property
+    def net_ns(self) -> Path:
+        """The pin of its network namespace (where `ip netns` keeps it)."""
+        return NETNS_DIR / self.netns
+
+    @property
+    def pinned(self) -> bool:
+        """Its network and mount namespaces still exist (a killed `up` may have made neither)."""
+        return self.net_ns.exists() and self.mount_ns.exists()
 
     @property
     def host_link(self) -> str:
@@ -66,8 +85,8 @@ class Bed:
     servers: int
     data_dir: str
     size_gib: float
-    cache_mode: str = "YES"
-    io_timeout_s: int = 90
+    cache_mode: str
+    io_timeout_s: int
     started: str = ""
     status: str = "starting"  # "starting" until every member is up, then "up"
     pids: dict[str, int] = field(default_factory=dict)
@@ -107,6 +126,10 @@ class Bed:
 
     def chunk_dir(self, server: Member) -> Path:
         return Path(self.data_dir) / server.name
+
+    def chunk_disk(self, server: Member) -> Path:
+        """Where the server's own disk (a loop-mounted ext4 image) is mounted: its chunks."""
+        return self.chunk_dir(server) / "hdd"
 
     @property
     def master_dir(self) -> Path:

@@ -15,6 +15,12 @@ from typing import Any
 from ioscore.testbed import launch, moosefs, network
 from ioscore.testbed.layout import (
     BRIDGE,
+    DEFAULT_CACHE_MODE,
+    DEFAULT_DATA_DIR,
+    DEFAULT_IO_TIMEOUT_S,
+    DEFAULT_NODES,
+    DEFAULT_SERVERS,
+    DEFAULT_SIZE_GIB,
     MAX_NODES,
     MAX_SERVERS,
     MOUNT_POINT,
@@ -49,12 +55,12 @@ def leftovers() -> list[str]:
 
 
 def up(
-    nodes: int = 4,
-    servers: int = 3,
-    data_dir: Path | None = None,
-    size_gib: float = 2.0,
-    cache_mode: str = "YES",
-    io_timeout_s: int = 90,
+    nodes: int = DEFAULT_NODES,
+    servers: int = DEFAULT_SERVERS,
+    data_dir: Path = DEFAULT_DATA_DIR,
+    size_gib: float = DEFAULT_SIZE_GIB,
+    cache_mode: str = DEFAULT_CACHE_MODE,
+    io_timeout_s: int = DEFAULT_IO_TIMEOUT_S,
 ) -> Bed:
     reason = missing_requirement()
     if reason:
@@ -79,7 +85,7 @@ def up(
             f"parts of a test bed are present ({', '.join(present)}); `ioscore testbed down` "
             "removes them"
         )
-    data = (data_dir or Path("/dev/shm/ioscore-testbed")).resolve()
+    data = data_dir.resolve()
     _check_data_dir(data, size_gib)
 
     bed = Bed(

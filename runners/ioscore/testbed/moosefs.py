@@ -64,7 +64,7 @@ def make_store(bed: Bed, server: Member) -> None:
     server's own mount namespace. A file system of its own is the size cap (MooseFS counts a
     shared file system's other files as used) and what a real server has."""
     image = bed.chunk_dir(server) / "disk.img"
-    hdd = bed.chunk_dir(server) / "hdd"
+    hdd = bed.chunk_disk(server)
     hdd.mkdir(parents=True, exist_ok=True)
     with image.open("wb") as handle:
         handle.truncate(store_mib(bed) * 2**20)  # sparse: takes room only as chunks arrive
@@ -72,12 +72,14 @@ def make_store(bed: Bed, server: Member) -> None:
     run_in(server, ["mount", "-o", "loop", str(image), str(hdd)])
 
 
+def _chunkserver_cfg(server: Member) -> Path:
+    return server.config_dir / "mfschunkserver.cfg"
+
+
 def chunkserver_config(bed: Bed, server: Member) -> Path:
-    hdd = bed.chunk_dir(server) / "hdd"
-    etc = server.config_dir
-    hdd_cfg = _write(etc / "mfshdd.cfg", [str(hdd)])
+    hdd_cfg = _write(server.config_dir / "mfshdd.cfg", [str(bed.chunk_disk(server))])
     return _write(
-        etc / "mfschunkserver.cfg",
+        _chunkserver_cfg(server),
         [
             "WORKING_USER = root",
             "WORKING_GROUP = root",
@@ -101,12 +103,11 @@ def start_chunkserver(bed: Bed, server: Member) -> None:
 
 
 def stop_chunkserver(server: Member) -> None:
-    config = server.config_dir / "mfschunkserver.cfg"
-    run_in(server, ["mfschunkserver", "-c", str(config), "stop"], timeout=60)
+    run_in(server, ["mfschunkserver", "-c", str(_chunkserver_cfg(server)), "stop"], timeout=60)
 
 
 def chunkserver_running(server: Member) -> bool:
-    config = str(server.config_dir / "mfschunkserver.cfg")
+    config = str(_chunkserver_cfg(server))
     return any(config in cmdline for _, cmdline in bed_processes())
 
 
@@ -165,29 +166,30 @@ def bed_processes() -> list[tuple[int, str]]:
 
 def teardown(bed: Bed | None) -> list[str]:
     """Unmount every node, stop every server, then end whatever daemon of the bed is left."""
-    removed: list[str] = []
-    if bed is not None:
-        for node in bed.client_nodes:
-            if not (Path(f"/run/netns/{node.netns}").exists() and node.mount_ns.exists()):
-                continue
-            try:
-                run_in(node, ["umount", str(MOUNT_POINT)])
-                removed.append(f"mount on {node.name}")
-            except TestbedError:
-                pass  # not mounted: `up` stopped before it, or the mount died
+    nodes = bed.client_nodes if bed is not None else []
+    removed = [f"mount on {node.name}" for node in nodes if _unmount(node, MOUNT_POINT)]
     for pid, cmdline in bed_processes():
         _end(pid)
         removed.append(f"process {pid} ({cmdline.split(' -c ')[0]})")
     if bed is not None:
-        for server in bed.chunkservers:
-            if not (Path(f"/run/netns/{server.netns}").exists() and server.mount_ns.exists()):
-                continue
-            try:
-                run_in(server, ["umount", str(bed.chunk_dir(server) / "hdd")])
-                removed.append(f"disk of {server.name}")
-            except TestbedError:
-                pass  # never mounted
+        removed += [
+            f"disk of {server.name}"
+            for server in bed.chunkservers
+            if _unmount(server, bed.chunk_disk(server))
+        ]
     return removed
+
+
+def _unmount(member: Member, path: Path) -> bool:
+    """Unmount `path` in the member's mount namespace; False when there was nothing to
+    unmount (`up` stopped before it, the mount died, or the namespace is gone)."""
+    if not member.pinned:
+        return False
+    try:
+        run_in(member, ["umount", str(path)])
+    except TestbedError:
+        return False
+    return True
 
 
 def _end(pid: int, grace_s: float = 10.0) -> None:

@@ -9,7 +9,6 @@ paper's "one IB link at SDR speed").
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 from ioscore.testbed.layout import BRIDGE, NETNS_PREFIX, RUN_DIR, SUBNET, Member
 from ioscore.testbed.system import TestbedError, run, run_in
@@ -23,14 +22,14 @@ def make_bridge(address: str) -> None:
 
 def make_member(member: Member) -> None:
     """Pinned network, mount and UTS namespaces with the member's host name, wired to the bridge."""
-    Path("/run/netns").mkdir(parents=True, exist_ok=True)
+    member.net_ns.parent.mkdir(parents=True, exist_ok=True)
     member.mount_ns.parent.mkdir(parents=True, exist_ok=True)
-    for pin in (Path("/run/netns") / member.netns, member.mount_ns, member.uts_ns):
+    for pin in (member.net_ns, member.mount_ns, member.uts_ns):
         pin.touch()
     run(
         [
             "unshare",
-            f"--net=/run/netns/{member.netns}",
+            f"--net={member.net_ns}",
             f"--mount={member.mount_ns}",
             f"--uts={member.uts_ns}",
             "--propagation",

@@ -25,7 +25,7 @@ def inside(member: Member) -> list[str]:
     """The command prefix that runs a program in the member's namespaces."""
     return [
         "nsenter",
-        f"--net=/run/netns/{member.netns}",
+        f"--net={member.net_ns}",
         f"--mount={member.mount_ns}",
         f"--uts={member.uts_ns}",
         "--",
