@@ -69,6 +69,16 @@ def test_mpirun_spreads_ranks_block_or_cyclic(bed: Bed, placement: str, expected
     assert [hosts[str(rank)] for rank in range(4)] == expected
 
 
+def test_an_unknown_member_is_named_with_the_members_there_are(bed: Bed) -> None:
+    for words in (["exec", "nodeX", "--", "true"], ["slow", "nodeX", "10mbit"]):
+        refused = bed_cli(*words, check=False)
+        assert refused.returncode == 2
+        assert refused.stderr == (
+            "ioscore testbed: no member 'nodeX' in the test bed "
+            "(it has mds, cs1, cs2, node1, node2)\n"
+        )
+
+
 def test_slow_shapes_both_ends_of_a_link_and_clear_restores_it(bed: Bed) -> None:
     said = bed_cli("slow", "node2", "80mbit").stdout
     try:

@@ -126,9 +126,6 @@ def _dispatch(args: argparse.Namespace) -> int:
     except TestbedError as exc:
         print(f"ioscore testbed: {exc}", file=sys.stderr)
         return 2
-    except KeyError as exc:  # an unknown member name
-        print(f"ioscore testbed: {exc.args[0]}", file=sys.stderr)
-        return 2
 
 
 def _up(args: argparse.Namespace) -> int:

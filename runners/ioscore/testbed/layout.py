@@ -39,6 +39,11 @@ MAX_NODES = 64
 MAX_SERVERS = 16
 
 
+class TestbedError(RuntimeError):
+    """A step of the test bed failed, or it was asked for something it does not have; the
+    message is one line for the user."""
+
+
 @dataclass(frozen=True)
 class Member:
     """One namespace of the bed: a client node, the metadata server or a chunk server."""
@@ -122,7 +127,7 @@ class Bed:
             if member.name == name:
                 return member
         names = ", ".join(m.name for m in self.members)
-        raise KeyError(f"no member {name!r} in the test bed (it has {names})")
+        raise TestbedError(f"no member {name!r} in the test bed (it has {names})")
 
     def chunk_dir(self, server: Member) -> Path:
         return Path(self.data_dir) / server.name

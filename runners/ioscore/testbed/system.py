@@ -14,11 +14,9 @@ import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 
-from ioscore.testbed.layout import Member
+from ioscore.testbed.layout import Member, TestbedError
 
-
-class TestbedError(RuntimeError):
-    """A step of the test bed failed; the message is one line for the user."""
+__all__ = ["TestbedError", "inside", "missing_requirement", "run", "run_in"]
 
 
 def inside(member: Member) -> list[str]:
