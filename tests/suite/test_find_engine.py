@@ -373,8 +373,9 @@ def test_flat_directory_of_200k_entries_matches_gnu_find(
     assert sum(s.read for s in shares) == sum(s.classified for s in shares) == 200_000
     if ranks == 1:
         return
-    # one directory, yet every rank took part of it
-    assert min(per_rank_scanned) > 0, per_rank_scanned
+    # one directory, yet it was shared; not necessarily by every rank: an oversubscribed rank
+    # may sit descheduled for the whole scan on a loaded host
+    assert sum(1 for n in per_rank_scanned if n > 0) >= 2, per_rank_scanned
     readers = [s for s in shares if s.read > 0]
     if sharing == "ranges":
         # several ranks *read* the one directory; with 4, one may only have been served a batch
