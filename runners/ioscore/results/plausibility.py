@@ -1,0 +1,245 @@
+"""Hardware plausibility ("speed of light"): a result against what the declared hardware can carry.
+
+A bandwidth phase cannot move data faster than the client nodes' links together, the storage
+servers' links together, or the storage devices together; a result beyond one of them was
+measured somewhere else (client or server memory) or is wrong. A read of data that fits in the
+memory of the node that wrote it may come from that node's page cache; one that fits in the
+servers' memory may come from theirs. Each finding carries its arithmetic, so a reviewer can
+check it and a visitor can follow it. The ceilings come from the system description
+(``ioscore.system_description``); absent declarations give no ceiling, never a guess.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ioscore.results.model import RunResult
+from ioscore.system_description import DATA_ROLES, to_base
+
+GiB = 2**30
+# Declared link and device speeds are nominal; a measurement within this margin above one is
+# rounding and protocol accounting, not an impossible result.
+MARGIN = 0.02
+READ_OF_WRITE = {"ior-easy-read": "ior-easy-write", "ior-hard-read": "ior-hard-write"}
+
+
+@dataclass(frozen=True)
+class Ceiling:
+    name: str  # "client network", "server network", "storage devices"
+    bytes_per_s: float
+    arithmetic: str  # how the figure follows from the description
+
+
+@dataclass(frozen=True)
+class Finding:
+    phase: str
+    kind: str  # "beyond-hardware" (a warning) or "cache" (a note)
+    message: str  # the finding with its arithmetic
+
+
+def rate(bytes_per_s: float) -> str:
+    """Three significant digits in decimal units, as link and device speeds are given."""
+    for unit, factor in (("TB/s", 1e12), ("GB/s", 1e9), ("MB/s", 1e6)):
+        if bytes_per_s >= factor:
+            return f"{bytes_per_s / factor:.3g} {unit}"
+    return f"{bytes_per_s / 1e3:.3g} kB/s"
+
+
+def size(n_bytes: float) -> str:
+    for unit, factor in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20)):
+        if n_bytes >= factor:
+            return f"{n_bytes / factor:.3g} {unit}"
+    return f"{n_bytes / 2**10:.3g} KiB"
+
+
+def _quantity(q: Mapping[str, Any]) -> str:
+    return f"{q['value']:g} {q['unit']}"
+
+
+def _links(group: Mapping[str, Any]) -> tuple[float, str] | None:
+    """One node's bandwidth over all its declared links, and how it was added up."""
+    total, parts = 0.0, []
+    for link in group.get("interconnects") or []:
+        declared = link.get("peak_throughput") or link.get("speed")
+        per_link = to_base(declared)
+        if per_link is None:
+            continue
+        count = int(link.get("links_per_node", 1))
+        total += per_link * count
+        parts.append(f"{count} x {_quantity(declared)}")
+    return (total, " + ".join(parts)) if parts else None
+
+
+def ceilings(description: Mapping[str, Any]) -> list[Ceiling]:
+    """The aggregate ceilings the description declares, the run's own figures first."""
+    out: list[Ceiling] = []
+    run = description.get("run") or {}
+    nodes = run.get("client_nodes")
+    declared = run.get("client_network_bandwidth")
+    groups = description.get("client_node_groups") or []
+    if declared and to_base(declared):
+        out.append(
+            Ceiling(
+                "client network",
+                to_base(declared) or 0.0,
+                f"declared for the run's client nodes: {_quantity(declared)}",
+            )
+        )
+    elif nodes and groups and (links := _links(groups[0])):
+        out.append(
+            Ceiling("client network", nodes * links[0], f"{nodes} client nodes x ({links[1]})")
+        )
+    servers = [g for g in description.get("server_groups") or [] if g.get("role") in DATA_ROLES]
+    declared = run.get("server_network_bandwidth")
+    if declared and to_base(declared):
+        out.append(
+            Ceiling(
+                "server network",
+                to_base(declared) or 0.0,
+                f"declared for the storage servers: {_quantity(declared)}",
+            )
+        )
+    elif servers:
+        summed = [(g, _links(g)) for g in servers]
+        if all(links for _, links in summed):
+            out.append(
+                Ceiling(
+                    "server network",
+                    sum(g.get("count", 0) * links[0] for g, links in summed if links),
+                    " + ".join(
+                        f"{g.get('count', 0)} {g.get('role')} x ({links[1]})"
+                        for g, links in summed
+                        if links
+                    ),
+                )
+            )
+    devices, parts = 0.0, []
+    for group in servers:
+        for media in group.get("media") or []:
+            per_device = to_base(media.get("peak_throughput"))
+            if per_device is None:
+                continue
+            count = group.get("count", 0) * media.get("devices_per_server", 0)
+            devices += count * per_device
+            parts.append(
+                f"{group.get('count', 0)} {group.get('role')} x "
+                f"{media.get('devices_per_server', 0)} {media.get('type', 'devices')} x "
+                f"{_quantity(media['peak_throughput'])}"
+            )
+    if parts:
+        out.append(Ceiling("storage devices", devices, " + ".join(parts)))
+    return out
+
+
+def beyond_hardware(description: Mapping[str, Any], rates: Mapping[str, float]) -> list[Finding]:
+    """Each bandwidth phase (bytes/s) faster than a declared ceiling, with the arithmetic."""
+    findings = []
+    limits = ceilings(description)
+    for phase, measured in rates.items():
+        for ceiling in limits:
+            times = measured / ceiling.bytes_per_s if ceiling.bytes_per_s > 0 else 0.0
+            if times > 1 + MARGIN:
+                findings.append(
+                    Finding(
+                        phase,
+                        "beyond-hardware",
+                        f"{phase} moved {rate(measured)}, {times:.3g} times "
+                        f"what the {ceiling.name} can carry: {ceiling.arithmetic} = "
+                        f"{rate(ceiling.bytes_per_s)}. The data came from memory on the way, or "
+                        "the figure is wrong.",
+                    )
+                )
+    return findings
+
+
+@dataclass(frozen=True)
+class ReadOfWrite:
+    """What a read phase read: the bytes its write phase left, in total and on the busiest
+    client node, and whether each rank read data written on another node."""
+
+    phase: str
+    total_bytes: float
+    max_bytes_per_node: float
+    from_other_node: bool
+
+
+def cache_findings(description: Mapping[str, Any], reads: Sequence[ReadOfWrite]) -> list[Finding]:
+    """Reads of data small enough to sit in the writer's or the servers' memory."""
+    findings = []
+    groups = description.get("client_node_groups") or []
+    client_memory = to_base((groups[0].get("memory") or {}).get("capacity")) if groups else None
+    servers = [g for g in description.get("server_groups") or [] if g.get("role") in DATA_ROLES]
+    server_memory = sum(
+        g.get("count", 0) * (to_base((g.get("memory") or {}).get("capacity")) or 0) for g in servers
+    )
+    for read in reads:
+        if client_memory and not read.from_other_node and read.max_bytes_per_node <= client_memory:
+            findings.append(
+                Finding(
+                    read.phase,
+                    "cache",
+                    f"{read.phase} read data written on the same node: at most "
+                    f"{size(read.max_bytes_per_node)} per node, which fits in a client node's "
+                    f"{size(client_memory)} of memory, so the read may have come from the page "
+                    "cache, not from storage.",
+                )
+            )
+        if server_memory and read.total_bytes <= server_memory:
+            findings.append(
+                Finding(
+                    read.phase,
+                    "cache",
+                    f"{read.phase} read {size(read.total_bytes)} in all, which fits in the storage "
+                    f"servers' {size(server_memory)} of memory ({len(servers)} server group(s)), "
+                    "so the read may have come from server memory, not from the devices.",
+                )
+            )
+    return findings
+
+
+def run_rates(run: RunResult) -> dict[str, float]:
+    """The bandwidth phases of a run in bytes/s."""
+    return {
+        name: phase.value * GiB
+        for name, phase in run.phases.items()
+        if phase.unit == "GiB/s" and phase.value > 0
+    }
+
+
+def run_reads(run: RunResult) -> list[ReadOfWrite]:
+    """What each IO500 read phase read, from the write phase's per-rank bytes and hosts; none
+    for runs without per-rank data (published lists, older formats)."""
+    out = []
+    for read_phase, write_phase in READ_OF_WRITE.items():
+        read, write = run.phases.get(read_phase), run.phases.get(write_phase)
+        if read is None or write is None or not write.ranks:
+            continue
+        per_host: dict[str, float] = defaultdict(float)
+        for stat in write.ranks:
+            moved = stat.bytes if stat.bytes is not None else stat.items
+            if moved is None or stat.host is None:
+                break
+            per_host[stat.host] += moved
+        else:
+            if per_host:
+                # the IO500 reads are shifted by one node's worth of ranks: another node's data
+                # whenever there is another node
+                out.append(
+                    ReadOfWrite(
+                        read_phase,
+                        sum(per_host.values()),
+                        max(per_host.values()),
+                        len(per_host) > 1,
+                    )
+                )
+    return out
+
+
+def run_findings(run: RunResult, description: Mapping[str, Any]) -> list[Finding]:
+    """Every plausibility finding for an IO500 run against its system description."""
+    return beyond_hardware(description, run_rates(run)) + cache_findings(
+        description, run_reads(run)
+    )
