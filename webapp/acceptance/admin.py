@@ -7,7 +7,7 @@ from typing import Any
 
 from django.contrib import admin
 
-from .models import AcceptanceRun
+from .models import AcceptanceRun, AlertRule
 
 
 @admin.register(AcceptanceRun)
@@ -24,3 +24,11 @@ class AcceptanceRunAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request: Any, obj: Any = None) -> bool:
         return False
+
+
+@admin.register(AlertRule)
+class AlertRuleAdmin(admin.ModelAdmin):
+    """Admins see and change any site's alert thresholds; members set them on the history."""
+
+    list_display = ("site", "test_name", "operation", "fraction", "enabled")
+    list_filter = ("site", "enabled")

@@ -53,3 +53,21 @@ class RunEditForm(forms.Form):
         self.fields["storage_system"].queryset = StorageSystem.objects.filter(  # type: ignore[attr-defined]
             site=site, merged_into__isnull=True
         ).select_related("client_system")
+
+
+class AlertRuleForm(forms.Form):
+    """How far one test's operation may fall below its recent median before the site is told."""
+
+    series = forms.CharField(max_length=241, help_text="TEST|OPERATION, as the chart names it")
+    percent = forms.IntegerField(
+        min_value=1, max_value=99, help_text="a fall of more than this percentage alerts"
+    )
+    enabled = forms.BooleanField(required=False, initial=True)
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        test, bar, operation = (data.get("series") or "").rpartition("|")
+        if not bar or not test or not operation or len(test) > 200 or len(operation) > 40:
+            self.add_error("series", "choose one of the history's tests and operations")
+        data["test_name"], data["operation"] = test, operation
+        return data

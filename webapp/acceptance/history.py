@@ -11,7 +11,7 @@ from django.db.models import QuerySet
 
 from submissions.models import StorageSystem
 
-from .models import AcceptanceOperation, AcceptanceRun, AcceptanceTarget
+from .models import AcceptanceOperation, AcceptanceRun, AcceptanceTarget, RegressionAlert
 
 
 def of_system(runs: QuerySet[AcceptanceRun], system: StorageSystem) -> QuerySet[AcceptanceRun]:
@@ -43,7 +43,8 @@ def _when(run: AcceptanceRun) -> str:
 
 def series(runs: QuerySet[AcceptanceRun]) -> list[dict[str, Any]]:
     """Per test and operation, the mean/stddev/min/max of each run in time order, with the
-    plan's target for that operation in each run (targets may change between plans)."""
+    plan's target for that operation in each run (targets may change between plans) and the
+    regression alert the run raised there, if any."""
     chosen = list(runs.order_by("started", "uploaded", "id"))
     order = {run.pk: index for index, run in enumerate(chosen)}
     operations = (
@@ -54,6 +55,10 @@ def series(runs: QuerySet[AcceptanceRun]) -> list[dict[str, Any]]:
     targets: dict[tuple[int, str, str], AcceptanceTarget] = {
         (t.run_id, t.test_name, t.operation): t
         for t in AcceptanceTarget.objects.filter(run__in=chosen)
+    }
+    alerts = {
+        (a.run_id, a.test_name, a.operation): a.message
+        for a in RegressionAlert.objects.filter(run__in=chosen)
     }
     by_key: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
     for op in operations:
@@ -74,6 +79,7 @@ def series(runs: QuerySet[AcceptanceRun]) -> list[dict[str, Any]]:
                 "target": target.threshold if target is not None else None,
                 "target_at_least": target.at_least if target is not None else None,
                 "passed": target.passed if target is not None else None,
+                "alert": alerts.get((run.pk, op.test.name, op.operation)),
             }
         )
     out = []

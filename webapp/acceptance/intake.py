@@ -33,8 +33,9 @@ from submissions import archive_safety
 from submissions.intake import IntakeError, printable, spool
 from submissions.models import StorageSystem
 
-from . import loading
+from . import alerts, loading
 from .models import AcceptanceOperation, AcceptanceRun, AcceptanceTarget, AcceptanceTest
+from .tasks import queue_alert_mail
 
 MAX_LABEL_CHARS = 200
 MAX_NOTES_CHARS = 20_000
@@ -219,7 +220,14 @@ def _store(
     except BaseException:
         forget(stored)
         raise
+    _raise_alerts(run)
     return Received(run, duplicate=False)
+
+
+def _raise_alerts(run: AcceptanceRun) -> None:
+    for alert in alerts.detect(run):
+        if alert.mailed is None:
+            queue_alert_mail(alert.pk)
 
 
 def forget(paths: list[Path]) -> None:
@@ -324,9 +332,14 @@ def update(run: AcceptanceRun, changes: dict[str, Any]) -> AcceptanceRun:
         run.label = _text("label", changes["label"], MAX_LABEL_CHARS, multiline=False)
     if "notes" in changes:
         run.notes = _text("notes", changes["notes"], MAX_NOTES_CHARS, multiline=True)
+    moved = False
     if "storage_system" in changes:
-        run.storage_system = _storage_system(run.site, changes["storage_system"])
+        system = _storage_system(run.site, changes["storage_system"])
+        moved = system != run.storage_system
+        run.storage_system = system
     run.save(update_fields=["label", "notes", "storage_system"])
+    if moved:  # compared with another system's runs now
+        _raise_alerts(run)
     return run
 
 

@@ -137,3 +137,74 @@ class AcceptanceTarget(models.Model):
 
     class Meta:
         ordering = ["run", "order", "id"]
+
+
+class AlertRule(models.Model):
+    """How far a test's operation may fall below its recent median before the site hears of it
+    (``ioscore.results.regressions``); without a rule the default fraction applies."""
+
+    site = models.ForeignKey(Site, on_delete=models.CASCADE, related_name="alert_rules")
+    test_name = models.CharField(max_length=200)
+    operation = models.CharField(max_length=40)
+    fraction = models.FloatField(help_text="a fall of more than this below the median alerts")
+    enabled = models.BooleanField(default=True)
+
+    class Meta:
+        ordering = ["site", "test_name", "operation"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["site", "test_name", "operation"], name="acceptance_alert_rule_unique"
+            ),
+            models.CheckConstraint(
+                condition=models.Q(fraction__gt=0, fraction__lt=1),
+                name="acceptance_alert_rule_fraction",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.test_name} · {self.operation}: {self.fraction:.0%}"
+
+
+class RegressionAlert(models.Model):
+    """One drop of one test's operation, raised by the run where it started (once per drop)."""
+
+    run = models.ForeignKey(AcceptanceRun, on_delete=models.CASCADE, related_name="alerts")
+    test_name = models.CharField(max_length=200)
+    operation = models.CharField(max_length=40)
+    unit = models.CharField(max_length=16)
+    value = models.FloatField()
+    baseline = models.FloatField(null=True, blank=True, help_text="median of earlier runs")
+    fraction = models.FloatField(help_text="the rule's fraction when the alert was raised")
+    below_median = models.BooleanField()
+    missed_target = models.BooleanField()
+    message = models.TextField()
+    created = models.DateTimeField(auto_now_add=True)
+    mailed = models.DateTimeField(
+        null=True, blank=True, help_text="when every member had been mailed; null: still to do"
+    )
+
+    class Meta:
+        ordering = ["-created", "-id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["run", "test_name", "operation"], name="acceptance_alert_unique"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"alert {self.pk}: {self.test_name} · {self.operation} (run {self.run_id})"
+
+
+class AlertDelivery(models.Model):
+    """An alert mailed to one address: retries never mail anybody twice."""
+
+    alert = models.ForeignKey(RegressionAlert, on_delete=models.CASCADE, related_name="deliveries")
+    address = models.EmailField()
+    sent = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["alert", "address"], name="acceptance_alert_mailed_once"
+            )
+        ]

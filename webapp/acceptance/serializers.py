@@ -170,6 +170,9 @@ class PointSerializer(serializers.Serializer):
     target = serializers.FloatField(allow_null=True)
     target_at_least = serializers.BooleanField(allow_null=True)
     passed = serializers.BooleanField(allow_null=True)
+    alert = serializers.CharField(
+        allow_null=True, help_text="the regression alert this run raised here, if any"
+    )
 
 
 class SeriesSerializer(serializers.Serializer):

@@ -12,6 +12,7 @@ urlpatterns = [
     path("acceptance/sites/<int:pk>/", views.site_history, name="site"),
     path("acceptance/sites/<int:pk>/systems/<int:system>/", views.site_history, name="system"),
     path("acceptance/sites/<int:pk>/history.csv", views.history_csv, name="site-csv"),
+    path("acceptance/sites/<int:pk>/alert-rules/", views.alert_rule, name="alert-rule"),
     path(
         "acceptance/sites/<int:pk>/systems/<int:system>/history.csv",
         views.history_csv,

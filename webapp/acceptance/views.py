@@ -19,6 +19,7 @@ from django.shortcuts import redirect, render, resolve_url
 from django.views.decorators.http import require_POST
 
 from accounts import roles
+from ioscore.results import DEFAULT_FRACTION
 from ioscore_site import ratelimit
 from rankings.records import csv_cell
 from submissions.intake import IntakeError
@@ -26,8 +27,9 @@ from submissions.models import StorageSystem
 from submissions.upload_limit import upload_refusal
 
 from . import access, history
-from .forms import AcceptanceUploadForm, RunEditForm
+from .forms import AcceptanceUploadForm, AlertRuleForm, RunEditForm
 from .intake import delete, receive, update
+from .models import AlertRule, RegressionAlert
 
 # The user's HTML report runs in a sandbox with an opaque origin: its scripts (the report's
 # own inline plotly) may draw, but cannot reach this site's cookies, pages or API, load
@@ -49,6 +51,7 @@ REPORT_POLICY = "; ".join(
 
 
 PAGE_RUNS = 60  # the newest runs drawn on a history page; the API pages through all of them
+PAGE_ALERTS = 20  # the newest regression alerts listed on a history page
 
 
 def _private(request: HttpRequest) -> HttpResponse:
@@ -96,8 +99,42 @@ def site_history(request: HttpRequest, pk: int, system: int | None = None) -> Ht
         "page_runs": PAGE_RUNS,
         "table": history.target_table(shown),
         "series": history.series(shown),
+        "alerts": RegressionAlert.objects.filter(run__in=shown).select_related("run")[:PAGE_ALERTS],
+        "rules": [
+            {
+                "test_name": r.test_name,
+                "operation": r.operation,
+                "enabled": r.enabled,
+                "percent": round(r.fraction * 100),
+            }
+            for r in AlertRule.objects.filter(site=site)
+        ],
+        "default_percent": round(DEFAULT_FRACTION * 100),
+        "may_set_rules": access.may_upload(request.user, site),
     }
     return render(request, "acceptance/history.html", context)
+
+
+@require_POST
+def alert_rule(request: HttpRequest, pk: int) -> HttpResponse:
+    """Set one test's alert threshold (the site's submitters; others get the 404 of a site
+    they cannot see, or a 403 when they may only read it)."""
+    site = access.site_or_404(request.user, pk)
+    if not access.may_upload(request.user, site):
+        raise PermissionDenied("only the site's submitters may set its alert thresholds")
+    form = AlertRuleForm(request.POST)
+    if not form.is_valid():
+        return HttpResponseBadRequest(
+            "; ".join(f"{k}: {' '.join(map(str, v))}" for k, v in form.errors.items())
+        )
+    data = form.cleaned_data
+    AlertRule.objects.update_or_create(
+        site=site,
+        test_name=data["test_name"],
+        operation=data["operation"],
+        defaults={"fraction": data["percent"] / 100, "enabled": data["enabled"]},
+    )
+    return redirect(resolve_url("acceptance:site", site.pk) + "#h-alerts")
 
 
 def history_csv(request: HttpRequest, pk: int, system: int | None = None) -> HttpResponse:

@@ -279,6 +279,11 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": float(os.environ.get("IOSCORE_SWEEP_INTERVAL_S", "300")),
         "kwargs": {"older_than_s": 300},
     },
+    "mail-unmailed-alerts": {
+        "task": "acceptance.tasks.mail_unmailed_alerts",
+        "schedule": float(os.environ.get("IOSCORE_SWEEP_INTERVAL_S", "300")),
+        "kwargs": {"older_than_s": 300},
+    },
 }
 
 # --- files ----------------------------------------------------------------------------------

@@ -97,6 +97,7 @@ from ioscore.results.rank_summary import (
     summarise_ranks,
     summary_form,
 )
+from ioscore.results.regressions import DEFAULT_FRACTION, Drop, Point, drops
 from ioscore.results.releases import BUILTIN_RELEASES, Release, get_release
 from ioscore.results.rules import (
     MIN_WRITE_SECONDS,
@@ -115,6 +116,7 @@ __all__ = [
     "ARCHIVE_SUFFIXES",
     "BUILTIN_RELEASES",
     "BW_PHASES",
+    "DEFAULT_FRACTION",
     "JOB_OUTPUT_PREFIXES",
     "JOB_OUTPUT_SUFFIXES",
     "JOB_SCRIPT_SUFFIXES",
@@ -130,10 +132,12 @@ __all__ = [
     "ArchiveMember",
     "CheckContext",
     "CountRows",
+    "Drop",
     "HashCheck",
     "HostAggregate",
     "Issue",
     "PhaseResult",
+    "Point",
     "RankStat",
     "RankSummary",
     "Release",
@@ -148,6 +152,7 @@ __all__ = [
     "bounded_ranks",
     "check",
     "config_hash",
+    "drops",
     "extended_score_hash",
     "extract_archive",
     "find_job_files",

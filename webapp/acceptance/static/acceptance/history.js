@@ -9,7 +9,7 @@
 
   function traces(series) {
     var x = [], mean = [], upper = [], lower = [], plus = [], minus = [], text = [];
-    var target = [], colors = [];
+    var target = [], colors = [], alertX = [], alertY = [], alertText = [];
     series.points.forEach(function (p) {
       x.push(p.when);
       mean.push(p.mean);
@@ -19,6 +19,11 @@
       minus.push(p.mean - p.min);
       target.push(p.target);
       colors.push(p.passed === null ? "#1f5fa8" : (p.passed ? "#2e8b57" : "#b03a48"));
+      if (p.alert) {
+        alertX.push(p.when);
+        alertY.push(p.mean);
+        alertText.push("run " + p.run + ": " + p.alert);
+      }
       text.push("run " + p.run + (p.label ? " · " + p.label : "") + "<br>" +
                 p.iterations + " iteration(s), stddev " + p.stddev.toPrecision(3) +
                 "<br>min " + p.min.toPrecision(4) + " · max " + p.max.toPrecision(4) +
@@ -42,6 +47,12 @@
                  hoverinfo: "skip", line: { color: "#d9822b", dash: "dash", shape: "hv" },
                  marker: { symbol: "line-ew-open", size: 22, color: "#d9822b",
                            line: { width: 2, color: "#d9822b" } } });
+    }
+    if (alertX.length) {
+      out.push({ x: alertX, y: alertY, mode: "markers", name: "regression alert",
+                 text: alertText, hovertemplate: "%{text}<extra></extra>",
+                 marker: { symbol: "triangle-down", size: 16, color: "#b03a48",
+                           line: { width: 1, color: "#5b1a22" } } });
     }
     return out;
   }
