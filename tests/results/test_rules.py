@@ -270,3 +270,22 @@ def test_api_matches_fs_family(sc25: Path) -> None:
     found = issues(sc25, "api-matches-fs-family", CheckContext(fs_family="Spectrum Scale"))
     assert [(i.expected, i.actual) for i in found] == [("Lustre", "Spectrum Scale")]
     assert issues(sc25, "api-matches-fs-family", CheckContext(fs_family="lustre")) == []
+
+
+def test_hardware_plausibility_warns_with_the_arithmetic(corpus_dir: Path) -> None:
+    import json
+
+    from ioscore.system_description import EXAMPLE_PATH
+
+    run_dir = corpus_dir / "io500-submissions" / "dev" / SC25_RUN
+    run = load_run(run_dir)
+    description = json.loads(EXAMPLE_PATH.read_text(encoding="utf-8"))
+    assert issues(run_dir, "hardware-plausible") == []  # no description: nothing to compare
+    assert issues(run_dir, "hardware-plausible", CheckContext(system=description)) == []
+    easy_read = run.phases["ior-easy-read"].value * 2**30
+    description["run"]["client_network_bandwidth"] = {"value": easy_read / 2e9, "unit": "GB/s"}
+    found = issues(run_dir, "hardware-plausible", CheckContext(system=description))
+    assert "ior-easy-read" in {i.phase for i in found}
+    assert all(i.severity == Severity.WARNING for i in found)
+    read = next(i for i in found if i.phase == "ior-easy-read")
+    assert "2 times what the client network can carry" in read.message

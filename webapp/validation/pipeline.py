@@ -125,6 +125,10 @@ def _library_context(ctx: Context) -> CheckContext:
         ppn=ppn,
         scc=ctx.scc,
         fs_family=family,
+        # the arithmetic needs a description the schema accepted
+        system=ctx.system
+        if isinstance(ctx.system, dict) and not system_description.validate(ctx.system)
+        else None,
     )
 
 

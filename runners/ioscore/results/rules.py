@@ -8,10 +8,11 @@ same `check()`; neither re-implements a rule.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
+from typing import Any
 
 from ioscore.results.hashing import verify_hashes
 from ioscore.results.limits import number_problem
@@ -23,6 +24,7 @@ from ioscore.results.model import (
     Severity,
 )
 from ioscore.results.parse_ini import get_option
+from ioscore.results.plausibility import run_findings
 from ioscore.results.releases import Release
 from ioscore.results.scoring import (
     recompute_scores,
@@ -75,6 +77,7 @@ class CheckContext:
     ppn: int | None = None
     scc: bool | None = None  # None: take it from the run's config
     fs_family: str | None = None  # the system description's file-system family (spec §4)
+    system: Mapping[str, Any] | None = None  # the whole system description, when submitted
 
     @property
     def ten_node(self) -> bool:
@@ -740,6 +743,19 @@ def rule_api_matches_fs_family(run: RunResult, ctx: CheckContext) -> list[Issue]
     return issues
 
 
+def rule_hardware_plausible(run: RunResult, ctx: CheckContext) -> list[Issue]:
+    """A phase faster than the declared hardware can carry needs a human look (a warning); a
+    read that may have come from client or server memory is said (information). Each message
+    carries its arithmetic (``plausibility``)."""
+    if not ctx.system:
+        return []
+    severity = {"beyond-hardware": Severity.WARNING, "cache": Severity.INFO}
+    return [
+        _issue("hardware-plausible", severity[f.kind], f.message, phase=f.phase)
+        for f in run_findings(run, ctx.system)
+    ]
+
+
 def rule_numbers_finite(run: RunResult, ctx: CheckContext) -> list[Issue]:
     """Every phase number and score finite and not negative, recomputed ones included.
 
@@ -792,6 +808,7 @@ RULES: tuple[Rule, ...] = (
     rule_scc_consistent,
     rule_extended_mode,
     rule_api_matches_fs_family,
+    rule_hardware_plausible,
 )
 
 
