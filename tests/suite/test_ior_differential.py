@@ -306,6 +306,9 @@ def test_summary_file_and_rank_csv_like_ior(tmp: Path) -> None:
     assert [r.split(",")[:2] for r in ios_csv[1:]] == [r.split(",")[:2] for r in ref_csv[1:]]
 
 
+HINT = ["-o", "f", "-O", "lustrestripecount=1"]
+
+
 def test_lustre_hint_refused_off_lustre_like_ior(tmp: Path) -> None:
     """IOR built without Lustre refuses -O lustrestripecount; on /dev/shm ioscore refuses it
     too, before writing anything (and would apply it with lfs setstripe on Lustre)."""
@@ -313,8 +316,7 @@ def test_lustre_hint_refused_off_lustre_like_ior(tmp: Path) -> None:
         cwd = tmp / name
         cwd.mkdir()
         proc = subprocess.run(
-            ["mpirun", "-np", "2", "--oversubscribe", *tool, "-w", *SMALL, "-o", "f"]
-            + ["-O", "lustrestripecount=1"],
+            ["mpirun", "-np", "2", "--oversubscribe", *tool, "-w", *SMALL, *HINT],
             cwd=cwd,
             env=MPI_ENV,
             capture_output=True,

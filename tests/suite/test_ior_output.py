@@ -209,7 +209,7 @@ def test_per_rank_csv(tmp: Path) -> None:
     ],
 )
 def test_what_cannot_be_applied_is_refused_before_any_io(tmp: Path, hint: str, says: str) -> None:
-    out, err = ior(tmp, ["-w", "-O", hint, *SMALL], rc=2)
+    _, err = ior(tmp, ["-w", "-O", hint, *SMALL], rc=2)
     errors = [line for line in err.splitlines() if line.startswith("ioscore-suite ior: ERROR")]
     assert len(errors) == 1 and says in errors[0], err
     assert not list(tmp.glob("f*")), "nothing written"

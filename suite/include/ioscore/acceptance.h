@@ -52,14 +52,14 @@ struct ios_ior_params {
     int32_t seed;           /* -G value (IOR's timeStampSignature) */
     enum ios_packet packet; /* -l, --dataPacketType */
     char packet_name[16];
-    int verbose;             /* -v, repeatable */
-    int single_xfer;         /* -x: accepted; a short transfer is always an error here */
-    int summary_format;      /* -O summaryFormat: enum ios_ior_format (ior_summary.h) */
+    int verbose;                     /* -v, repeatable */
+    int single_xfer;                 /* -x: accepted; a short transfer is always an error here */
+    int summary_format;              /* -O summaryFormat: enum ios_ior_format (ior_summary.h) */
     char summary_file[IOS_PATH_MAX]; /* -O summaryFile: IOR's document there ("": stdout) */
     char rank_csv[IOS_PATH_MAX];     /* -O saveRankPerformanceDetailsCSV ("": none) */
     int n_hints;                     /* -O lustreStripeCount=N...: applied with the fs's tool */
     struct ios_ior_hint hints[IOS_IOR_MAX_HINTS];
-    int simulate_ppn;        /* --simulate-ppn K (test only, as in the standard run) */
+    int simulate_ppn; /* --simulate-ppn K (test only, as in the standard run) */
     struct ios_rank_detail_opts rank_detail; /* --rank-detail-threshold N, --rank-detail-full */
     int simulate_nodes; /* --simulate-nodes K (test only, as in the standard run) */
     char test_file[IOS_PATH_MAX];

@@ -66,7 +66,7 @@ void ios_ior_out_finish(void);
 
 /* -O saveRankPerformanceDetailsCSV: one access's rows, from every rank's time with and without
  * open/close (2 per rank, by rank) and the bytes all ranks moved. */
-void ios_ior_out_rank_times(const struct ios_ior_params *p, const char *access,
-                            const double *times, int nranks, double agg_bytes);
+void ios_ior_out_rank_times(const struct ios_ior_params *p, const char *access, const double *times,
+                            int nranks, double agg_bytes);
 
 #endif

@@ -28,7 +28,7 @@ static const struct {
     unsigned long magic;
     const char *tool;
 } file_systems[] = {
-    [FS_LUSTRE] = {"Lustre", 0x0BD00BD0UL, "lfs"},      /* LL_SUPER_MAGIC */
+    [FS_LUSTRE] = {"Lustre", 0x0BD00BD0UL, "lfs"},        /* LL_SUPER_MAGIC */
     [FS_BEEGFS] = {"BeeGFS", 0x19830326UL, "beegfs-ctl"}, /* BEEGFS_MAGIC */
 };
 
@@ -57,8 +57,7 @@ static const struct {
     {"gpfsReleaseToken", "a gpfs_fcntl hint that needs the GPFS library"},
 };
 
-int ios_ior_layout_directive(struct ios_ior_params *p, const char *key, const char *value,
-                             int rank)
+int ios_ior_layout_directive(struct ios_ior_params *p, const char *key, const char *value, int rank)
 {
     for (size_t i = 0; i < sizeof library_only / sizeof library_only[0]; i++)
         if (ios_streq_nocase(key, library_only[i].key)) {
@@ -89,7 +88,8 @@ int ios_ior_layout_directive(struct ios_ior_params *p, const char *key, const ch
         long v = strtol(value, &end, 10);
         if (end == value || *end || v < kinds[k].lo || v > kinds[k].hi) {
             if (rank == 0)
-                fprintf(stderr, "ioscore-suite ior: ERROR: -O %s=%s: expected a number in %ld..%ld\n",
+                fprintf(stderr,
+                        "ioscore-suite ior: ERROR: -O %s=%s: expected a number in %ld..%ld\n",
                         kinds[k].key, value, kinds[k].lo, kinds[k].hi);
             return 2;
         }

@@ -467,7 +467,8 @@ static int check_before_io(struct ios_run *run, const struct ios_ior_params *p,
 /* ---------------------------------------------------------------- IOR's output */
 
 /* One row of IOR's results table from the reduced timers, rank 0. */
-static void row_of(const struct ior_timing *t, const struct ios_ior_params *p, struct ios_ior_row *row)
+static void row_of(const struct ior_timing *t, const struct ios_ior_params *p,
+                   struct ios_ior_row *row)
 {
     memset(row, 0, sizeof *row);
     row->open = t->open_stop - t->open_start;
@@ -497,17 +498,17 @@ static void print_ranks(FILE *o, const struct ios_phase_result *res)
         fprintf(o, "  rank MiB/s over all %d ranks:", res->procs);
         for (int q = 0; q < IOS_RS_QUANTILES; q++)
             fprintf(o, " p%d %.2f", ios_rs_quantile_pct[q],
-                   ios_rank_sketch_quantile(sk, IOS_RS_RATE, ios_rs_quantile_pct[q]) / 1048576.0);
+                    ios_rank_sketch_quantile(sk, IOS_RS_RATE, ios_rs_quantile_pct[q]) / 1048576.0);
         fprintf(o, "\n  only the %d slowest and %d fastest ranks:\n", sk->n_slow, sk->n_fast);
     }
     fprintf(o, "  %6s %-24s %10s %10s %12s %10s\n", "rank", "host", "start(s)", "end(s)", "MiB",
-           "MiB/s");
+            "MiB/s");
     for (int r = 0; r < res->n_ranks; r++) {
         const struct ios_rank_stats *s = &res->ranks[r];
         double span = s->end - s->start;
-        fprintf(o, "  %6d %-24s %10.4f %10.4f %12.2f %10.2f\n", res->rank_ids ? res->rank_ids[r] : r,
-               res->hosts[r], s->start - t0, s->end - t0, s->bytes / 1048576.0,
-               span > 0 ? s->bytes / span / 1048576.0 : 0);
+        fprintf(o, "  %6d %-24s %10.4f %10.4f %12.2f %10.2f\n",
+                res->rank_ids ? res->rank_ids[r] : r, res->hosts[r], s->start - t0, s->end - t0,
+                s->bytes / 1048576.0, span > 0 ? s->bytes / span / 1048576.0 : 0);
     }
 }
 
@@ -830,8 +831,8 @@ int ios_ior_run(struct ios_run *run, const struct ios_ior_params *p)
             if (p->verbose >= 2)
                 print_ranks(extra, res);
             if (res->verify_errors > 0)
-                fprintf(extra, "WARNING: incorrect data on %s (%.0f errors found)\n",
-                        steps[s].what, res->verify_errors);
+                fprintf(extra, "WARNING: incorrect data on %s (%.0f errors found)\n", steps[s].what,
+                        res->verify_errors);
             verify_errors += res->verify_errors;
             fflush(extra);
         }

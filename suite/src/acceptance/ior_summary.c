@@ -27,8 +27,7 @@ static struct {
     struct ios_json j;
 } doc;
 
-int ios_ior_output_directive(struct ios_ior_params *p, const char *key, const char *value,
-                             int rank)
+int ios_ior_output_directive(struct ios_ior_params *p, const char *key, const char *value, int rank)
 {
     const char *err = NULL;
     if (ios_streq_nocase(key, "summaryFormat")) {
@@ -80,8 +79,9 @@ int ios_ior_out_open(const struct ios_ior_params *p)
         doc.out = fopen(p->summary_file, "w");
         if (!doc.out) {
             doc.out = stdout;
-            fprintf(stderr, "ioscore-suite ior: ERROR: -O summaryFile=%s: cannot open it for "
-                            "writing\n",
+            fprintf(stderr,
+                    "ioscore-suite ior: ERROR: -O summaryFile=%s: cannot open it for "
+                    "writing\n",
                     p->summary_file);
             return -1;
         }
@@ -249,11 +249,9 @@ static void json_parameters(struct ios_json *j, const struct ios_run *run,
     ios_json_int(j, "randomOffset", p->random);
     ios_json_int(j, "checkWrite", p->check_write);
     ios_json_int(j, "checkRead", p->check_read);
-    /* IOR's enum: 0 generic (timestamp), 1 timestamp, 2 offset, 3 incompressible */
-    int packet = p->packet == IOS_PACKET_OFFSET           ? 2
-                 : p->packet == IOS_PACKET_INCOMPRESSIBLE ? 3
-                 : p->packet == IOS_PACKET_TIMESTAMP      ? 0
-                                                          : 1;
+    /* IOR's enum has ioscore's order (timestamp, offset, incompressible, random); IOR names
+     * them with this table, which is off by one, and scripts see what IOR writes */
+    int packet = (int)p->packet;
     static const char *const packet_letter[] = {"g", "t", "o", "i"};
     ios_json_int(j, "dataPacketType", packet);
     ios_json_int(j, "keepFile", p->keep);
@@ -499,8 +497,8 @@ static void text_summary_row(const struct ios_run *run, const struct ios_ior_par
             "%13s %5d %6d %3d %4d %3d %5d %8d %9d %4d %6" PRIu64 " %8" PRIu64 " %8" PRIu64
             " %9.1f %3s %6d\n",
             se->access, s->bw.max, s->bw.min, s->bw.mean, s->bw.stddev, s->ops.max, s->ops.min,
-            s->ops.mean, s->ops.stddev, s->time.mean, sw_t, sw_m, 0, run->size, run->ppn0,
-            p->reps, p->fpp, p->reorder, p->task_offset, 0, 0, p->segments, p->block, p->xfer,
+            s->ops.mean, s->ops.stddev, s->time.mean, sw_t, sw_m, 0, run->size, run->ppn0, p->reps,
+            p->fpp, p->reorder, p->task_offset, 0, 0, p->segments, p->block, p->xfer,
             se->rows[0].bytes / MIB, p->api, 0);
 }
 
@@ -590,8 +588,8 @@ void ios_ior_out_finish(void)
     doc.out = stdout;
 }
 
-void ios_ior_out_rank_times(const struct ios_ior_params *p, const char *access,
-                            const double *times, int nranks, double agg_bytes)
+void ios_ior_out_rank_times(const struct ios_ior_params *p, const char *access, const double *times,
+                            int nranks, double agg_bytes)
 {
     FILE *f = fopen(p->rank_csv, "a");
     if (!f) {
