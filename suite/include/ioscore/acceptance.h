@@ -3,7 +3,8 @@
  * written in), run by the standard run's engine: the same backends, op loop, instrumentation,
  * per-phase gathering and result.json (mode "ior"). Options follow IOR's meanings and
  * defaults; an IOR option this build does not implement is refused before any I/O with its
- * meaning. Parsing is in src/acceptance/ior_options.c, the run in src/acceptance/ior_run.c.
+ * meaning. Parsing is in src/acceptance/ior_options.c, the run in src/acceptance/ior_run.c,
+ * IOR's output formats in ior_summary.c, the -O file-system layout hints in ior_layout.c.
  */
 #ifndef IOSCORE_ACCEPTANCE_H
 #define IOSCORE_ACCEPTANCE_H

@@ -2,7 +2,8 @@
  * `ioscore-suite ior`: one IOR test (-i repetitions of write, read-back check and read) run as
  * phases of the standard engine (ios_run_one_phase): same backends, op loop with stonewall,
  * latency histograms, time series, per-rank CSVs and result.json (mode "ior"). This file only
- * knows IOR's file layout and access order, and prints IOR's tables from the gathered results.
+ * knows IOR's file layout and access order, and reduces the gathered results to IOR's rows;
+ * ior_summary.c prints them in IOR's formats, ior_layout.c owns the -O layout hints.
  *   file per process (-F): <o>.%08d, segment g's block at g*b
  *   shared file:           rank p's block of segment g at (g*N + p)*b
  *   transfer k of a block at k*t; -z visits each rank's transfers in a keyed random order
