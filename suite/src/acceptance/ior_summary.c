@@ -133,8 +133,33 @@ static void first_file(const struct ios_ior_params *p, char *buf, size_t len)
         snprintf(buf, len, "%s", p->test_file);
 }
 
+/* IOR's ShowFileSystemSize: capacity and inodes of the test files' file system. */
+struct fs_size {
+    int ok; /* 0: statvfs failed (IOR warns and shows none of them) */
+    char capacity[32], used[16], inodes[32], used_inodes[16];
+};
+
+static void fs_size_of(const char *file, struct fs_size *fs)
+{
+    char copy[IOS_PATH_MAX];
+    snprintf(copy, sizeof copy, "%s", file);
+    struct statvfs st;
+    fs->ok = statvfs(dirname(copy), &st) == 0 && st.f_blocks > 0 && st.f_files > 0;
+    if (!fs->ok)
+        return;
+    double total = (double)st.f_blocks * st.f_frsize, free = (double)st.f_bfree * st.f_frsize;
+    double gib = total / (1 << 30);
+    int tib = gib > 1024;
+    snprintf(fs->capacity, sizeof fs->capacity, "%.1f %s", tib ? total / 1099511627776.0 : gib,
+             tib ? "TiB" : "GiB");
+    snprintf(fs->used, sizeof fs->used, "%2.1f%%", (1 - free / total) * 100);
+    snprintf(fs->inodes, sizeof fs->inodes, "%.1f Mi", (double)st.f_files / (1 << 20));
+    snprintf(fs->used_inodes, sizeof fs->used_inodes, "%2.1f%%",
+             (1 - (double)st.f_ffree / (double)st.f_files) * 100);
+}
+
 static void text_header(const struct ios_run *run, const struct ios_ior_params *p, int collective,
-                        int32_t seed)
+                        int32_t seed, const char *sysname)
 {
     FILE *o = doc.out;
     char now[64], xfer[32], block[32], agg[32];
@@ -142,14 +167,25 @@ static void text_header(const struct ios_run *run, const struct ios_ior_params *
     human_size(p->xfer, xfer, sizeof xfer);
     human_size(p->block, block, sizeof block);
     human_size(p->block * p->segments * (uint64_t)run->size, agg, sizeof agg);
+    char file[IOS_PATH_MAX + 16];
+    first_file(p, file, sizeof file);
+    struct fs_size fs;
+    fs_size_of(p->test_file, &fs);
+    /* IOR's lines, in its order; ioscore's first line and its Results line are its own */
     fprintf(o, "ioscore-suite ior %s: IOR command lines on the ioscore engine\n", run->version);
     fprintf(o, "Began               : %s\n", now);
     fprintf(o, "Command line        : %s\n", p->command);
-    fprintf(o, "Machine             : %s\n", run->host);
-    fprintf(o, "Path                : %s\n", p->test_file);
+    fprintf(o, "Machine             : %s %s\n", sysname, run->host);
+    fprintf(o, "TestID              : 0\n");
+    fprintf(o, "StartTime           : %s\n", now);
+    fprintf(o, "Path                : %s\n", file);
+    if (fs.ok)
+        fprintf(o, "FS                  : %s   Used FS: %s   Inodes: %s   Used Inodes: %s\n",
+                fs.capacity, fs.used, fs.inodes, fs.used_inodes);
     fprintf(o, "Results             : %s\n", run->resdir);
     fprintf(o, "\nOptions: \n");
     fprintf(o, "api                 : %s\n", p->api);
+    fprintf(o, "apiVersion          : \n");
     fprintf(o, "test filename       : %s\n", p->test_file);
     fprintf(o, "access              : %s\n", p->fpp ? "file-per-process" : "single-shared-file");
     fprintf(o, "type                : %s\n", collective ? "collective" : "independent");
@@ -162,6 +198,9 @@ static void text_header(const struct ios_run *run, const struct ios_ior_params *
     fprintf(o, "nodes               : %d\n", run->nnodes);
     fprintf(o, "tasks               : %d\n", run->size);
     fprintf(o, "clients per node    : %d\n", run->ppn0);
+    fprintf(o, "memoryBuffer        : CPU\n");
+    fprintf(o, "dataAccess          : CPU\n");
+    fprintf(o, "GPUDirect           : 0\n");
     fprintf(o, "repetitions         : %d\n", p->reps);
     fprintf(o, "xfersize            : %s\n", xfer);
     fprintf(o, "blocksize           : %s\n", block);
@@ -186,28 +225,6 @@ void ios_ior_out_results_start(void)
     fprintf(o, "------    ---------  ----       ----------  ---------- ---------  --------   "
                "--------   --------   --------   ----\n");
     fflush(o);
-}
-
-/* IOR's ShowFileSystemSize members: capacity and inodes of the test file's file system. */
-static void json_fs_size(struct ios_json *j, const char *file)
-{
-    char copy[IOS_PATH_MAX], text[64];
-    snprintf(copy, sizeof copy, "%s", file);
-    struct statvfs st;
-    if (statvfs(dirname(copy), &st) != 0 || st.f_blocks == 0 || st.f_files == 0)
-        return; /* IOR warns and writes none of them */
-    double total = (double)st.f_blocks * st.f_frsize, free = (double)st.f_bfree * st.f_frsize;
-    double gib = total / (1 << 30);
-    int tib = gib > 1024;
-    snprintf(text, sizeof text, "%.1f %s", tib ? total / (1099511627776.0) : gib,
-             tib ? "TiB" : "GiB");
-    ios_json_string(j, "Capacity", text);
-    snprintf(text, sizeof text, "%2.1f%%", (1 - free / total) * 100);
-    ios_json_string(j, "Used Capacity", text);
-    snprintf(text, sizeof text, "%.1f Mi", (double)st.f_files / (1 << 20));
-    ios_json_string(j, "Inodes", text);
-    snprintf(text, sizeof text, "%2.1f%%", (1 - (double)st.f_ffree / (double)st.f_files) * 100);
-    ios_json_string(j, "Used Inodes", text);
 }
 
 /* IOR's "Parameters" (its ShowTestStart), with IOR's names and 0 for what ioscore lacks. */
@@ -310,15 +327,15 @@ void ios_ior_out_header(const struct ios_run *run, const struct ios_ior_params *
                         int32_t seed)
 {
     doc.tasks = run->size;
+    struct utsname u;
+    if (uname(&u) != 0)
+        snprintf(u.sysname, sizeof u.sysname, "Unknown");
     if (doc.format == IOS_IOR_TEXT) {
-        text_header(run, p, collective, seed);
+        text_header(run, p, collective, seed, u.sysname);
     } else if (doc.format == IOS_IOR_CSV) {
         fprintf(doc.out, "access,bw(MiB/s),IOPS,Latency,block(KiB),xfer(KiB),open(s),wr/rd(s),"
                          "close(s),total(s),numTasks,iter\n");
     } else {
-        struct utsname u;
-        if (uname(&u) != 0)
-            snprintf(u.sysname, sizeof u.sysname, "Unknown");
         char now[64], machine[IOS_HOST_MAX + 80], file[IOS_PATH_MAX + 16];
         now_text(now, sizeof now);
         snprintf(machine, sizeof machine, "%s %s", u.sysname, run->host);
@@ -336,7 +353,14 @@ void ios_ior_out_header(const struct ios_run *run, const struct ios_ior_params *
         ios_json_int(j, "TestID", 0);
         ios_json_string(j, "StartTime", now);
         ios_json_string(j, "Path", file);
-        json_fs_size(j, p->test_file); /* the directory of every test file */
+        struct fs_size fs;
+        fs_size_of(p->test_file, &fs); /* the directory of every test file */
+        if (fs.ok) {
+            ios_json_string(j, "Capacity", fs.capacity);
+            ios_json_string(j, "Used Capacity", fs.used);
+            ios_json_string(j, "Inodes", fs.inodes);
+            ios_json_string(j, "Used Inodes", fs.used_inodes);
+        }
         json_parameters(j, run, p, u.sysname, seed);
         json_options(j, run, p, collective);
         ios_json_begin_array(j, "Results");
