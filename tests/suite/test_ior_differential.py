@@ -297,6 +297,19 @@ def test_json_document_like_ior(tmp: Path, case: str) -> None:
     assert list(ios_options) == list(ref_options)
     for key in ("xfersize", "blocksize", "aggregate filesize", "tasks", "access"):
         assert ios_options[key] == ref_options[key], key
+    # the parameters and the summary's settings mean the same (measurements, times, host and
+    # placement aside: IOR counts a physical node's tasks, ioscore the host names it is given)
+    varying = {"platform", "nodes", "tasksPerNode", "setTimeStampSignature/incompressibleSeed"}
+    ref_test, ios_test = ref["tests"][0], ios["tests"][0]
+    for key, value in ref_test["Parameters"].items():
+        assert key in varying or ios_test["Parameters"][key] == value, key
+    for ref_op, ios_op in zip(ref["summary"], ios["summary"], strict=True):
+        for key, value in ref_op.items():
+            if isinstance(value, str) or key in ("TestID", "segmentCount", "blockSize"):
+                assert ios_op[key] == value, key
+        for key in ("numTasks", "repetitions", "filePerProc", "reorderTasks", "transferSize"):
+            assert ios_op[key] == ref_op[key], key
+        assert ios_op["xsizeMiB"] == pytest.approx(ref_op["xsizeMiB"], abs=0.0001)
 
 
 def test_csv_like_ior(tmp: Path) -> None:
@@ -353,3 +366,14 @@ def test_max_write_at_the_same_speed(tmp: Path) -> None:
     assert ref and ios, (ref_out, ios_out)
     for i in (1, 2):
         assert float(ios.group(i)) == pytest.approx(float(ref.group(i)), rel=0.15)
+
+
+def test_two_launches_like_ior(tmp: Path) -> None:
+    """A keeping write launch, then a read launch of its files with -v: the read launch has
+    IOR's rows (read, then remove: without -k IOR removes after a read-only launch too) and
+    only its Max Read line."""
+    both(tmp, ["-w", "-k", *SMALL])
+    (ref, _), (ios, _) = both(tmp, ["-v", "-r", *SMALL])
+    assert table_accesses(ios) == table_accesses(ref) == ["read", "remove"]
+    assert MAX_LINE.findall(ios) == MAX_LINE.findall(ref) == ["Read"]
+    assert not list((tmp / "ios").glob("f.0*")) and not list((tmp / "ref").glob("f.0*"))
