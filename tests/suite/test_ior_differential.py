@@ -377,3 +377,21 @@ def test_two_launches_like_ior(tmp: Path) -> None:
     assert table_accesses(ios) == table_accesses(ref) == ["read", "remove"]
     assert MAX_LINE.findall(ios) == MAX_LINE.findall(ref) == ["Read"]
     assert not list((tmp / "ios").glob("f.0*")) and not list((tmp / "ref").glob("f.0*"))
+
+
+def test_stonewall_lines_like_ior(tmp: Path) -> None:
+    """-D with -O stoneWallingWearOut=1 and -v: IOR's log lines with each rank's transfers at
+    the stop, their min and max over the ranks, and the first write's count at the end (a
+    stonewall the small files never reach: the counts are the whole block's)."""
+    args = ["-v", "-w", "-r", "-D", "5", "-O", "stoneWallingWearOut=1", *SMALL]
+    (ref, _), (ios, _) = both(tmp, args)
+
+    def lines(out: str) -> tuple[list[str], list[str], list[str]]:
+        ranks = sorted(re.findall(r"^\d+: stonewalling pairs accessed: \d+$", out, re.M))
+        over = re.findall(r"^(stonewalling pairs accessed min: .* GiB) time: [\d.]+s$", out, re.M)
+        return ranks, over, re.findall(r"^Pairs deadlineForStonewallingaccessed: .*$", out, re.M)
+
+    assert lines(ios) == lines(ref)
+    assert len(lines(ios)[0]) == 2 * NP and lines(ios)[2] == [
+        "Pairs deadlineForStonewallingaccessed: 4"
+    ]

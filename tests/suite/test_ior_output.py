@@ -213,3 +213,17 @@ def test_what_cannot_be_applied_is_refused_before_any_io(tmp: Path, hint: str, s
     errors = [line for line in err.splitlines() if line.startswith("ioscore-suite ior: ERROR")]
     assert len(errors) == 1 and says in errors[0], err
     assert not list(tmp.glob("f*")), "nothing written"
+
+
+def test_stonewall_lines_and_a_json_stdout_with_them(tmp: Path) -> None:
+    args = ["-v", "-w", "-D", "5", "-O", "stoneWallingWearOut=1", *SMALL]
+    out, _ = ior(tmp, args)
+    ranks = sorted(re.findall(r"^(\d+): stonewalling pairs accessed: (\d+)$", out, re.M))
+    assert ranks == [(str(r), "4") for r in range(NP)]  # 16k / 4k: the stop is never reached
+    over = r"^stonewalling pairs accessed min: 4 max: 4 -- min data: 0\.0 GiB mean data: 0\.0 GiB"
+    assert re.search(over, out, re.M)
+    assert out.index("Pairs deadlineForStonewallingaccessed: 4\n") > out.index("Max Write:")
+    out, err = ior(tmp, [*args, "-O", "summaryFormat=JSON"])  # IOR's log lines: not in the JSON
+    summary = json.loads(out)["summary"][0]
+    assert summary["StoneWallTime"] >= 0 and summary["StoneWallbwMeanMIB"] > 0
+    assert "Pairs deadlineForStonewallingaccessed: 4" in err

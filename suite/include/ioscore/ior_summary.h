@@ -4,7 +4,7 @@
  * stdout or in -O summaryFile, and the per-rank CSV of -O saveRankPerformanceDetailsCSV.
  * The values are ioscore's measurements with IOR's meanings (its ReduceIterResults and
  * summary definitions); ioscore's own sections (measurement notes, per-rank tables, log lines)
- * go to ios_ior_out_extra(), after IOR's document and never inside a line IOR prints.
+ * go to ios_ior_out_extra(p), after IOR's document and never inside a line IOR prints.
  *
  * Rank 0 calls everything except the directive parser; the calls follow IOR's order:
  * open, header, results_start, per repetition rows and remove, end_results, summary, finish.
@@ -43,8 +43,17 @@ int ios_ior_output_directive(struct ios_ior_params *p, const char *key, const ch
  * 0, or -1 after printing the error. */
 int ios_ior_out_open(const struct ios_ior_params *p);
 
-/* Where ioscore's own lines go: stdout, or stderr when stdout carries a JSON or CSV document. */
-FILE *ios_ior_out_extra(void);
+/* Where ioscore's own lines and IOR's log lines go: stdout, or stderr when stdout carries a
+ * JSON or CSV document (every rank may call it). */
+FILE *ios_ior_out_extra(const struct ios_ior_params *p);
+
+/* IOR's stonewall lines with -O stoneWallingWearOut=1 (every rank calls it; the per-rank line
+ * from -v on): each rank's transfers when it stopped, and over the ranks (rank 0's `all`). */
+struct ios_ior_stonewall {
+    double min_pairs, max_pairs, min_bytes, mean_bytes, time; /* time: rank 0's, to the stop */
+};
+void ios_ior_out_stonewall(const struct ios_ior_params *p, int rank, double pairs,
+                           const struct ios_ior_stonewall *all);
 
 /* IOR's header, test start and options; then (after any ioscore lines about the setup) the
  * results table's heading. */

@@ -208,9 +208,27 @@ static void reduce_timing(const struct ios_phase_ctx *ctx, const struct ios_xfer
     free(all);
 }
 
-static void pairs_key(struct ios_phase_ctx *ctx, struct ios_xfer_job *x)
+/* The busiest rank's count at the stonewall of the first write (IOR's end-of-test line). */
+static unsigned long long first_write_pairs;
+
+/* After a -D stop (and its wear-out): the count for result.json and, with wear-out, IOR's
+ * stonewall lines (IOR prints them once its ranks stopped, in the timing too). */
+static void on_stonewall(struct ios_phase_ctx *ctx, struct ios_xfer_job *x)
 {
     ios_phase_key(ctx, "stonewall_pairs_max", "%llu", x->max_pairs);
+    const struct ios_ior_params *p = ((const struct ior_phase *)ctx->phase)->p;
+    if (!p->wearout)
+        return;
+    const struct ios_rank_stats *m = &ctx->mine;
+    double mins[2] = {m->items_at_deadline, m->bytes_at_deadline}, rmin[2], sum = 0;
+    MPI_Reduce(mins, rmin, 2, MPI_DOUBLE, MPI_MIN, 0, MPI_COMM_WORLD);
+    MPI_Reduce(&m->bytes_at_deadline, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+    struct ios_ior_stonewall all = {rmin[0], (double)x->max_pairs, rmin[1], sum / ctx->run->size,
+                                    m->first_done - m->loop_start};
+    ios_ior_out_stonewall(p, ctx->run->rank, m->items_at_deadline, &all);
+    const struct ior_phase *ph = (const struct ior_phase *)ctx->phase;
+    if (ph->access == ACC_WRITE && ph->iteration == 0)
+        first_write_pairs = x->max_pairs;
 }
 
 /*
@@ -283,7 +301,7 @@ static void ior_phase_run(struct ios_phase_ctx *ctx)
     x->packet = p->packet;
     x->offset = offset_op;
     x->arg = &st;
-    x->stonewalled = pairs_key;
+    x->stonewalled = on_stonewall;
     ios_xfer_run(ctx, x);
     reduce_timing(ctx, x);
     if (write && p->deadline > 0)
@@ -766,7 +784,7 @@ int ios_ior_run(struct ios_run *run, const struct ios_ior_params *p)
         {.access = "write"}, {.access = "read"}, {.access = "readback"}};
     FILE *extra = stdout; /* ioscore's own lines: never inside IOR's JSON or CSV document */
     if (run->rank == 0) {
-        extra = ios_ior_out_extra();
+        extra = ios_ior_out_extra(p);
         ios_ior_out_header(run, p, (ios_backend_modes(&be) & IOS_MODE_COLLECTIVE) != 0, seed);
         if (p->show_hints) {
             fprintf(extra, "\nMPI-IO hints given to MPI_File_open (IOR_HINT__MPI__* variables):\n");
@@ -849,6 +867,8 @@ int ios_ior_run(struct ios_run *run, const struct ios_ior_params *p)
     if (run->rank == 0) {
         add_notes(run, p, &be, have_manifest, node_bytes, node_ram, host, on_node);
         ios_ior_out_end_results(p, &series[0], &series[1]);
+        if (p->wearout && p->deadline > 0) /* IOR's log line at the end of the test */
+            fprintf(extra, "Pairs deadlineForStonewallingaccessed: %llu\n", first_write_pairs);
         ios_ior_out_summary(run, p, series, 2);
         ios_ior_out_finish();
         ios_acc_print_notes(extra, rep); /* ioscore's sections after IOR's last line */

@@ -91,9 +91,24 @@ int ios_ior_out_open(const struct ios_ior_params *p)
     return 0;
 }
 
-FILE *ios_ior_out_extra(void)
+FILE *ios_ior_out_extra(const struct ios_ior_params *p)
 {
-    return doc.format == IOS_IOR_TEXT || doc.out != stdout ? stdout : stderr;
+    return p->summary_format == IOS_IOR_TEXT || p->summary_file[0] ? stdout : stderr;
+}
+
+void ios_ior_out_stonewall(const struct ios_ior_params *p, int rank, double pairs,
+                           const struct ios_ior_stonewall *all)
+{
+    FILE *log = ios_ior_out_extra(p);
+    if (p->verbose >= 1)
+        fprintf(log, "%d: stonewalling pairs accessed: %.0f\n", rank, pairs);
+    if (rank == 0)
+        fprintf(log,
+                "stonewalling pairs accessed min: %.0f max: %.0f -- min data: %.1f GiB mean "
+                "data: %.1f GiB time: %.1fs\n",
+                all->min_pairs, all->max_pairs, all->min_bytes / 1073741824.0,
+                all->mean_bytes / 1073741824.0, all->time);
+    fflush(log);
 }
 
 /* ---------------------------------------------------------------- the header */
