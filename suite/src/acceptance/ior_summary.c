@@ -22,7 +22,7 @@
 /* Rank 0's document in progress. */
 static struct {
     FILE *out; /* IOR's result stream: stdout or the -O summaryFile */
-    int format, verbose, tasks;
+    int format, tasks;
     int json_open;
     struct ios_json j;
 } doc;
@@ -59,7 +59,6 @@ int ios_ior_out_open(const struct ios_ior_params *p)
 {
     doc.out = stdout;
     doc.format = p->summary_format;
-    doc.verbose = p->verbose;
     if (p->rank_csv[0]) { /* IOR truncates it and writes its header before the test */
         FILE *f = fopen(p->rank_csv, "w");
         if (!f || fputs("access,rank,runtime-with-openclose,runtime,throughput-withopenclose,"
