@@ -5,6 +5,7 @@
 
 #include "check.h"
 #include "ioscore/acceptance.h"
+#include "ioscore/ior_summary.h"
 
 static int parse(struct ios_ior_params *p, const char *line)
 {
@@ -41,7 +42,12 @@ static void test_bundles_values_and_suffixes(void)
     CHECK(parse(&p, "ior -r -R") == 0 && p.read && p.check_read && !p.write);
     CHECK(parse(&p, "ior -a mpiio -c -H -O lustrestripecount=1") == 0);
     CHECK(strcmp(p.api, "MPIIO") == 0 && p.collective && p.show_hints);
-    CHECK(p.lustre_stripe_count == 1);
+    CHECK(p.n_hints == 1 && strcmp(p.hints[0].value, "1") == 0);
+    CHECK(parse(&p, "ior -O summaryformat=csv,summaryFile=s.txt -O lustreStripeSize=1m,"
+                    "saveRankPerformanceDetailsCSV=r.csv,lustreStripeSize=2m") == 0);
+    CHECK(p.summary_format == IOS_IOR_CSV && strcmp(p.summary_file, "s.txt") == 0);
+    CHECK(strcmp(p.rank_csv, "r.csv") == 0);
+    CHECK(p.n_hints == 1 && strcmp(p.hints[0].value, "2097152") == 0); /* the last one */
 }
 
 static void test_refusals(void)
@@ -52,6 +58,9 @@ static void test_refusals(void)
     CHECK(parse(&p, "ior -b 3m -t 2m") == 2);
     CHECK(parse(&p, "ior -t") == 2);
     CHECK(parse(&p, "ior -O blockSize=1") == 2);
+    CHECK(parse(&p, "ior -O summaryFormat=XML") == 2);
+    CHECK(parse(&p, "ior -O gpfsHintAccess=1") == 2);
+    CHECK(parse(&p, "ior -O lustreStripeCount=-2") == 2);
     CHECK(parse(&p, "ior -i 0") == 2);
     CHECK(parse(&p, "ior testFile") == 2);
     CHECK(parse(&p, "ior -B -a MPIIO") == 2);

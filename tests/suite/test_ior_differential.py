@@ -11,6 +11,7 @@ ioscore's own behaviour in test_acceptance_ior.py, which CI runs without the ref
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -208,3 +209,189 @@ def test_same_numbers_at_the_same_speed(tmp: Path) -> None:
     for i in (0, 1, 2, 4, 6):
         assert ios[i] == pytest.approx(ref[i], rel=0.15), (i, ref, ios)
     assert ref[5] < 0.01 and ios[5] < 0.01, (ref, ios)
+
+
+# ---------------------------------------------------------------- the output scripts parse
+
+MAX_LINE = re.compile(r"^Max (Write|Read): {1,2}\d+\.\d\d MiB/sec \(\d+\.\d\d MB/sec\)$", re.M)
+SMALL = ["-F", "-t", "4k", "-b", "16k"]
+
+
+def table_accesses(stdout: str) -> list[str]:
+    """The access column of IOR's results table (ioscore's extra -W check row left out)."""
+    head = stdout.split("Summary of all tests:", 1)[0]
+    return re.findall(r"^(write|read|remove) ", head, re.M)
+
+
+def summary_lines(stdout: str) -> tuple[str, list[str]]:
+    """The summary table's header line and its rows' operations."""
+    lines = stdout.split("Summary of all tests:\n", 1)[1].splitlines()
+    return lines[0], [line.split()[0] for line in lines[1:] if re.match(r"^(write|read) ", line)]
+
+
+def shape(value: object) -> object:
+    """A JSON value with its numbers and strings replaced by their kinds: IOR's keys, nesting
+    and order, not its values (IOR prints 4 decimals, ioscore the full double)."""
+    if isinstance(value, dict):
+        return [(k, shape(v)) for k, v in value.items()]
+    if isinstance(value, list):
+        return [shape(v) for v in value]
+    return "number" if isinstance(value, int | float) else type(value).__name__
+
+
+OUTPUT_CASES = {
+    # IOR prints remove rows and Max lines from -v on, remove rows only without -k
+    "v-wr-i2": ["-v", "-w", "-r", "-i", "2", *SMALL],
+    "v-wr-k": ["-v", "-w", "-r", "-k", *SMALL],
+    "wr-default-verbosity": ["-w", "-r", *SMALL],
+    "v-w-shared-s2": ["-v", "-w", "-t", "4k", "-b", "16k", "-s", "2"],
+    "v-wWr-C": ["-v", "-w", "-W", "-r", "-C", *SMALL],
+    "v-wR": ["-v", "-w", "-R", *SMALL],  # -R without -r: a read row, no Max Read
+}
+
+
+def header(stdout: str) -> list[tuple[str, str]]:
+    """IOR's "key : value" lines before the results table, ioscore's own two left out."""
+    head = stdout.split("\nResults: \n", 1)[0].splitlines()[1:]
+    pairs = [(line[:20].rstrip(), line[22:]) for line in head if line[20:22] == ": "]
+    return [(k, v) for k, v in pairs if k not in ("Results", "data packet type")]
+
+
+# header values that differ by nature: times, the command, host and file system figures;
+# "clients per node": IOR counts a physical node's tasks, ioscore the host names it is given
+VARYING = {"Began", "Command line", "Machine", "StartTime", "FS", "nodes", "clients per node"}
+
+
+@pytest.mark.parametrize("case", sorted(OUTPUT_CASES))
+def test_text_lines_like_ior(tmp: Path, case: str) -> None:
+    (ref, _), (ios, _) = both(tmp, OUTPUT_CASES[case])
+    assert [k for k, _ in header(ios)] == [k for k, _ in header(ref)]
+    for (key, ios_value), (_, ref_value) in zip(header(ios), header(ref), strict=True):
+        assert key in VARYING or ios_value == ref_value, key
+    assert table_accesses(ios) == table_accesses(ref)
+    assert MAX_LINE.findall(ios) == MAX_LINE.findall(ref)
+    assert summary_lines(ios) == summary_lines(ref)
+
+
+JSON_CASES = {
+    "wr-i2": ["-w", "-r", "-i", "2", *SMALL],
+    "v-wr-C": ["-v", "-w", "-r", "-C", *SMALL],
+    "v-w-k-shared": ["-v", "-w", "-k", "-t", "4k", "-b", "16k"],
+    "v-wr-D-wearout": ["-v", "-w", "-r", "-D", "5", "-O", "stoneWallingWearOut=1", *SMALL],
+}
+
+
+@pytest.mark.parametrize("case", sorted(JSON_CASES))
+def test_json_document_like_ior(tmp: Path, case: str) -> None:
+    """-O summaryFormat=JSON: IOR's document with the same members in the same nesting and
+    order (values aside), read from IOR's -O summaryFile (IOR writes stonewall log lines on
+    stdout) and from ioscore's stdout."""
+    args = [*JSON_CASES[case], "-O", "summaryFormat=JSON"]
+    both(tmp, [*args, "-O", "summaryFile=doc.json"])
+    ref = json.loads((tmp / "ref" / "doc.json").read_text())
+    (_, _), (ios_out, _) = both(tmp / "again", args)
+    ios = json.loads(ios_out)
+    assert json.loads((tmp / "ios" / "doc.json").read_text()).keys() == ios.keys()
+    ref_options, ios_options = ref["tests"][0].pop("Options"), ios["tests"][0].pop("Options")
+    assert shape(ios) == shape(ref)
+    assert list(ios_options) == list(ref_options)
+    for key in ("xfersize", "blocksize", "aggregate filesize", "tasks", "access"):
+        assert ios_options[key] == ref_options[key], key
+    # the parameters and the summary's settings mean the same (measurements, times, host and
+    # placement aside: IOR counts a physical node's tasks, ioscore the host names it is given)
+    varying = {"platform", "nodes", "tasksPerNode", "setTimeStampSignature/incompressibleSeed"}
+    ref_test, ios_test = ref["tests"][0], ios["tests"][0]
+    for key, value in ref_test["Parameters"].items():
+        assert key in varying or ios_test["Parameters"][key] == value, key
+    for ref_op, ios_op in zip(ref["summary"], ios["summary"], strict=True):
+        for key, value in ref_op.items():
+            if isinstance(value, str) or key in ("TestID", "segmentCount", "blockSize"):
+                assert ios_op[key] == value, key
+        for key in ("numTasks", "repetitions", "filePerProc", "reorderTasks", "transferSize"):
+            assert ios_op[key] == ref_op[key], key
+        assert ios_op["xsizeMiB"] == pytest.approx(ref_op["xsizeMiB"], abs=0.0001)
+
+
+def test_csv_like_ior(tmp: Path) -> None:
+    (ref, _), (ios, _) = both(tmp, ["-w", "-r", "-i", "2", "-O", "summaryFormat=CSV", *SMALL])
+    ref_lines, ios_lines = ref.strip().splitlines(), ios.strip().splitlines()
+    assert ios_lines[0] == ref_lines[0]  # the header
+    key = [(r.split(",")[0], *r.split(",")[-2:]) for r in ref_lines[1:]]
+    assert [(r.split(",")[0], *r.split(",")[-2:]) for r in ios_lines[1:]] == key
+    assert {len(r.split(",")) for r in ios_lines} == {12}
+
+
+def test_summary_file_and_rank_csv_like_ior(tmp: Path) -> None:
+    args = ["-v", "-w", "-W", "-r", "-i", "2", *SMALL]
+    args += ["-O", "summaryFile=sum.txt,saveRankPerformanceDetailsCSV=ranks.csv"]
+    (ref_out, _), (ios_out, _) = both(tmp, args)
+    assert ref_out.splitlines()[0] == ios_out.splitlines()[0] == "Writing output to sum.txt"
+    ref, ios = ((tmp / t / "sum.txt").read_text() for t in ("ref", "ios"))
+    assert table_accesses(ios) == table_accesses(ref)
+    assert MAX_LINE.findall(ios) == MAX_LINE.findall(ref)
+    ref_csv, ios_csv = ((tmp / t / "ranks.csv").read_text().splitlines() for t in ("ref", "ios"))
+    assert ios_csv[0] == ref_csv[0]
+    assert [r.split(",")[:2] for r in ios_csv[1:]] == [r.split(",")[:2] for r in ref_csv[1:]]
+
+
+HINT = ["-o", "f", "-O", "lustrestripecount=1"]
+
+
+def test_lustre_hint_refused_off_lustre_like_ior(tmp: Path) -> None:
+    """IOR built without Lustre refuses -O lustrestripecount; on /dev/shm ioscore refuses it
+    too, before writing anything (and would apply it with lfs setstripe on Lustre)."""
+    for name, tool in (("ref", [REFERENCE]), ("ios", [str(SUITE_BIN), "ior"])):
+        cwd = tmp / name
+        cwd.mkdir()
+        proc = subprocess.run(
+            ["mpirun", "-np", "2", "--oversubscribe", *tool, "-w", *SMALL, *HINT],
+            cwd=cwd,
+            env=MPI_ENV,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            stdin=subprocess.DEVNULL,
+        )
+        assert proc.returncode != 0, (name, proc.stdout, proc.stderr)
+        assert not list(cwd.glob("f*")), name
+
+
+def test_max_write_at_the_same_speed(tmp: Path) -> None:
+    """Every data write delayed 20 ms: Max Write agrees within 15%, in MiB/s and MB/s."""
+    delay = "-e inject=pwrite64:delay_enter=20000 -e inject=write:delay_enter=20000"
+    args = ["-v", "-w", "-F", "-t", "4k", "-b", "64k"]
+    (ref_out, _), (ios_out, _) = both(tmp, args, strace_extra=delay)
+    pattern = re.compile(r"^Max Write: (\S+) MiB/sec \((\S+) MB/sec\)$", re.M)
+    ref, ios = pattern.search(ref_out), pattern.search(ios_out)
+    assert ref and ios, (ref_out, ios_out)
+    for i in (1, 2):
+        assert float(ios.group(i)) == pytest.approx(float(ref.group(i)), rel=0.15)
+
+
+def test_two_launches_like_ior(tmp: Path) -> None:
+    """A keeping write launch, then a read launch of its files with -v: the read launch has
+    IOR's rows (read, then remove: without -k IOR removes after a read-only launch too) and
+    only its Max Read line."""
+    both(tmp, ["-w", "-k", *SMALL])
+    (ref, _), (ios, _) = both(tmp, ["-v", "-r", *SMALL])
+    assert table_accesses(ios) == table_accesses(ref) == ["read", "remove"]
+    assert MAX_LINE.findall(ios) == MAX_LINE.findall(ref) == ["Read"]
+    assert not list((tmp / "ios").glob("f.0*")) and not list((tmp / "ref").glob("f.0*"))
+
+
+def test_stonewall_lines_like_ior(tmp: Path) -> None:
+    """-D with -O stoneWallingWearOut=1 and -v: IOR's log lines with each rank's transfers at
+    the stop, their min and max over the ranks, and the first write's count at the end (a
+    stonewall the small files never reach: the counts are the whole block's)."""
+    args = ["-v", "-w", "-r", "-D", "5", "-O", "stoneWallingWearOut=1", *SMALL]
+    (ref, _), (ios, _) = both(tmp, args)
+
+    def lines(out: str) -> tuple[list[str], list[str], list[str]]:
+        ranks = sorted(re.findall(r"^\d+: stonewalling pairs accessed: \d+$", out, re.M))
+        over = re.findall(r"^(stonewalling pairs accessed min: .* GiB) time: [\d.]+s$", out, re.M)
+        return ranks, over, re.findall(r"^Pairs deadlineForStonewallingaccessed: .*$", out, re.M)
+
+    assert lines(ios) == lines(ref)
+    assert len(lines(ios)[0]) == 2 * NP and lines(ios)[2] == [
+        "Pairs deadlineForStonewallingaccessed: 4"
+    ]

@@ -3,12 +3,14 @@
  * written in), run by the standard run's engine: the same backends, op loop, instrumentation,
  * per-phase gathering and result.json (mode "ior"). Options follow IOR's meanings and
  * defaults; an IOR option this build does not implement is refused before any I/O with its
- * meaning. Parsing is in src/acceptance/ior_options.c, the run in src/acceptance/ior_run.c.
+ * meaning. Parsing is in src/acceptance/ior_options.c, the run in src/acceptance/ior_run.c,
+ * IOR's output formats in ior_summary.c, the -O file-system layout hints in ior_layout.c.
  */
 #ifndef IOSCORE_ACCEPTANCE_H
 #define IOSCORE_ACCEPTANCE_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "ioscore/json.h"
 #include "ioscore/pattern.h"
@@ -17,6 +19,13 @@
 #include "ioscore/util.h"
 
 #define IOS_IOR_MAX_REPS 16 /* four phases each: within IOS_MAX_PHASES */
+#define IOS_IOR_MAX_HINTS 8 /* -O file-system layout hints (src/acceptance/ior_layout.c) */
+
+/* One -O layout hint as given: its kind (ior_layout.c's table) and value. */
+struct ios_ior_hint {
+    int kind;
+    char value[64];
+};
 
 struct ios_ior_params {
     char api[16]; /* -a: POSIX or MPIIO */
@@ -44,10 +53,14 @@ struct ios_ior_params {
     int32_t seed;           /* -G value (IOR's timeStampSignature) */
     enum ios_packet packet; /* -l, --dataPacketType */
     char packet_name[16];
-    int verbose;             /* -v, repeatable */
-    int single_xfer;         /* -x: accepted; a short transfer is always an error here */
-    int lustre_stripe_count; /* -O lustreStripeCount: accepted, not applied (warned) */
-    int simulate_ppn;        /* --simulate-ppn K (test only, as in the standard run) */
+    int verbose;                     /* -v, repeatable */
+    int single_xfer;                 /* -x: accepted; a short transfer is always an error here */
+    int summary_format;              /* -O summaryFormat: enum ios_ior_format (ior_summary.h) */
+    char summary_file[IOS_PATH_MAX]; /* -O summaryFile: IOR's document there ("": stdout) */
+    char rank_csv[IOS_PATH_MAX];     /* -O saveRankPerformanceDetailsCSV ("": none) */
+    int n_hints;                     /* -O lustreStripeCount=N...: applied with the fs's tool */
+    struct ios_ior_hint hints[IOS_IOR_MAX_HINTS];
+    int simulate_ppn; /* --simulate-ppn K (test only, as in the standard run) */
     struct ios_rank_detail_opts rank_detail; /* --rank-detail-threshold N, --rank-detail-full */
     int simulate_nodes; /* --simulate-nodes K (test only, as in the standard run) */
     char test_file[IOS_PATH_MAX];
@@ -181,7 +194,7 @@ struct ios_acc_series *ios_acc_series_of(struct ios_acc_report *r, const char *o
 void ios_acc_note(struct ios_acc_report *r, const char *operation, const char *level,
                   const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 /* Prints "Measurement notes:" and one line per note (rank 0, after the summary table). */
-void ios_acc_print_notes(const struct ios_acc_report *r);
+void ios_acc_print_notes(FILE *out, const struct ios_acc_report *r);
 /* Appends this launch's part (role, command, start, result dir, the report's series). */
 void ios_acc_add_own_part(struct ios_acc_report *r, const struct ios_run *run, const char *role,
                           const char *command);

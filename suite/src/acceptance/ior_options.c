@@ -11,6 +11,8 @@
 #include <string.h>
 
 #include "ioscore/acceptance.h"
+#include "ioscore/ior_layout.h"
+#include "ioscore/ior_summary.h"
 
 #define FLAGS "FCegkwrWRzcHEBvx"
 #define WITH_VALUE "abtsDOQidolG"
@@ -72,6 +74,10 @@ static void usage(FILE *out)
             "  -z  random order within each segment      -D N  stonewall after N seconds\n"
             "  --random-offset-seed=N  the -z seed (default: the start time)\n"
             "  -O stoneWallingWearOut=1  after the stonewall, every rank does the busiest's count\n"
+            "  -O summaryFormat=default|JSON|CSV, summaryFile=F  IOR's result document\n"
+            "  -O saveRankPerformanceDetailsCSV=F  IOR's per-rank CSV\n"
+            "  -O lustreStripeCount=N, lustreStripeSize=S, lustreStartOST=N, beegfsNumTargets=N,\n"
+            "     beegfsChunkSize=S  (applied with lfs / beegfs-ctl; refused elsewhere)\n"
             "  -c  collective MPI-IO              -H  show the MPI-IO hints\n"
             "  -i N  repetitions (1)              -d N  seconds between repetitions\n"
             "  -o FILE  test file (testFile)      -B, --posix.odirect  O_DIRECT\n"
@@ -109,18 +115,20 @@ static int parse_directives(struct ios_ior_params *p, const char *text, int rank
             return fail(rank, "-O %s%s: expected key=value", item, "");
         *eq = '\0';
         long v;
+        int rc;
         if (ios_streq_nocase(item, "stoneWallingWearOut")) {
             if (parse_count(eq + 1, 0, 1, &v) != 0)
                 return fail(rank, "-O stoneWallingWearOut=%s%s: expected 0 or 1", eq + 1, "");
             p->wearout = (int)v;
-        } else if (ios_streq_nocase(item, "lustreStripeCount")) {
-            if (parse_count(eq + 1, -1, 65535, &v) != 0)
-                return fail(rank, "-O lustreStripeCount=%s%s: expected a stripe count", eq + 1, "");
-            p->lustre_stripe_count = (int)v;
+        } else if ((rc = ios_ior_output_directive(p, item, eq + 1, rank)) >= 0 ||
+                   (rc = ios_ior_layout_directive(p, item, eq + 1, rank)) >= 0) {
+            if (rc != 0)
+                return rc;
         } else {
             return fail(rank,
-                        "not supported: -O %s (this build implements -O "
-                        "stoneWallingWearOut and lustreStripeCount)%s",
+                        "not supported: -O %s (this build implements -O stoneWallingWearOut, "
+                        "summaryFormat, summaryFile, saveRankPerformanceDetailsCSV and the "
+                        "file-system layout hints)%s",
                         item, "");
         }
     }
@@ -392,7 +400,6 @@ int ios_ior_parse(struct ios_ior_params *p, int argc, char **argv, int rank)
     p->task_offset = 1;
     p->random_seed = -1;
     p->reps = 1;
-    p->lustre_stripe_count = -2; /* unset */
     snprintf(p->test_file, sizeof p->test_file, "testFile");
     set_packet(p, "timestamp", rank);
     size_t len = 0;

@@ -2,7 +2,8 @@
  * `ioscore-suite ior`: one IOR test (-i repetitions of write, read-back check and read) run as
  * phases of the standard engine (ios_run_one_phase): same backends, op loop with stonewall,
  * latency histograms, time series, per-rank CSVs and result.json (mode "ior"). This file only
- * knows IOR's file layout and access order, and prints IOR's tables from the gathered results.
+ * knows IOR's file layout and access order, and reduces the gathered results to IOR's rows;
+ * ior_summary.c prints them in IOR's formats, ior_layout.c owns the -O layout hints.
  *   file per process (-F): <o>.%08d, segment g's block at g*b
  *   shared file:           rank p's block of segment g at (g*N + p)*b
  *   transfer k of a block at k*t; -z visits each rank's transfers in a keyed random order
@@ -18,6 +19,8 @@
 #include <unistd.h>
 
 #include "ioscore/acceptance.h"
+#include "ioscore/ior_layout.h"
+#include "ioscore/ior_summary.h"
 #include "ioscore/report.h"
 #include "ioscore/xfer.h"
 
@@ -191,11 +194,63 @@ static void reduce_timing(const struct ios_phase_ctx *ctx, const struct ios_xfer
                                       rmax[1], rmin[2], rmax[2],
                                       rmin[3], rsum[0], m->first_done - m->loop_start,
                                       rsum[1]};
+    const struct ior_phase *ph = (const struct ior_phase *)ctx->phase;
+    if (!ph->p->rank_csv[0] || ph->readback) /* IOR's per-rank CSV: the timed accesses */
+        return;
+    double mine[2] = {m->end - m->start, m->loop_end - m->loop_start};
+    double *all = ctx->run->rank == 0 ? malloc(2 * sizeof(double) * (size_t)ctx->run->size) : NULL;
+    if (ctx->run->rank == 0 && !all)
+        ios_fatal("out of memory (per-rank times of %d ranks)", ctx->run->size);
+    MPI_Gather(mine, 2, MPI_DOUBLE, all, 2, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    if (ctx->run->rank == 0)
+        ios_ior_out_rank_times(ph->p, ph->access == ACC_WRITE ? "write" : "read", all,
+                               ctx->run->size, rsum[0]);
+    free(all);
 }
 
-static void pairs_key(struct ios_phase_ctx *ctx, struct ios_xfer_job *x)
+/* The busiest rank's count at the stonewall of the first write (IOR's end-of-test line). */
+static unsigned long long first_write_pairs;
+
+/* After a -D stop (and its wear-out): the count for result.json and, with wear-out, IOR's
+ * stonewall lines (IOR prints them once its ranks stopped, in the timing too). */
+static void on_stonewall(struct ios_phase_ctx *ctx, struct ios_xfer_job *x)
 {
     ios_phase_key(ctx, "stonewall_pairs_max", "%llu", x->max_pairs);
+    const struct ios_ior_params *p = ((const struct ior_phase *)ctx->phase)->p;
+    if (!p->wearout)
+        return;
+    const struct ios_rank_stats *m = &ctx->mine;
+    double mins[2] = {m->items_at_deadline, m->bytes_at_deadline}, rmin[2], sum = 0;
+    MPI_Reduce(mins, rmin, 2, MPI_DOUBLE, MPI_MIN, 0, MPI_COMM_WORLD);
+    MPI_Reduce(&m->bytes_at_deadline, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+    struct ios_ior_stonewall all = {rmin[0], (double)x->max_pairs, rmin[1], sum / ctx->run->size,
+                                    m->first_done - m->loop_start};
+    ios_ior_out_stonewall(p, ctx->run->rank, m->items_at_deadline, &all);
+    const struct ior_phase *ph = (const struct ior_phase *)ctx->phase;
+    if (ph->access == ACC_WRITE && ph->iteration == 0)
+        first_write_pairs = x->max_pairs;
+}
+
+/*
+ * The -O layout hints: the owner of a file (each rank its own, rank 0 a shared one) removes
+ * it (unless -E) and creates it again empty through the file system's tool, untimed and before
+ * the barrier, as IOR creates a striped file on its first open; -E keeps an existing file's.
+ */
+static void make_with_layout(struct ios_phase_ctx *ctx, const char *path, int owner)
+{
+    const struct ior_phase *ph = (const struct ior_phase *)ctx->phase;
+    struct stat st;
+    if (owner && !ph->p->existing) {
+        int rc = ctx->be.ops->unlink(&ctx->be, path);
+        if (rc != 0 && rc != -ENOENT)
+            ios_phase_error(ctx, rc, "remove the old %s", path);
+    }
+    if (owner && stat(path, &st) != 0) {
+        char why[IOS_PATH_MAX + 128];
+        if (ios_ior_layout_apply(ph->p, path, why, sizeof why) != 0)
+            ios_phase_error(ctx, -EIO, "%s", why);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
 }
 
 /* One IOR access on the shared engine (src/core/xfer_engine.c) with IOR's options. */
@@ -237,12 +292,16 @@ static void ior_phase_run(struct ios_phase_ctx *ctx)
     x->fsync = p->fsync;
     x->barriers = p->barriers;
     x->remove_first = !p->existing; /* IOR removes the file before writing unless -E */
+    if (write && p->n_hints > 0) {
+        make_with_layout(ctx, x->path, !x->shared || run->rank == 0);
+        x->remove_first = 0;
+    }
     x->verify = !write && ph->verify;
     x->progress_total = (double)x->count * run->size;
     x->packet = p->packet;
     x->offset = offset_op;
     x->arg = &st;
-    x->stonewalled = pairs_key;
+    x->stonewalled = on_stonewall;
     ios_xfer_run(ctx, x);
     reduce_timing(ctx, x);
     if (write && p->deadline > 0)
@@ -374,6 +433,8 @@ static int check_before_io(struct ios_run *run, const struct ios_ior_params *p,
                     p->test_file, dir);
             bad = 1;
         }
+        if (!bad && ios_ior_layout_check(p) != 0) /* applied, or refused before any I/O */
+            bad = 1;
     }
     if (ios_acceptance_agree(bad))
         return 2;
@@ -422,66 +483,11 @@ static int check_before_io(struct ios_run *run, const struct ios_ior_params *p,
     return ios_acceptance_agree(bad);
 }
 
-/* ---------------------------------------------------------------- IOR's human output */
+/* ---------------------------------------------------------------- IOR's output */
 
-static void human_size(uint64_t bytes, char *buf, size_t len)
-{
-    static const char *const units[] = {"bytes", "KiB", "MiB", "GiB", "TiB", "PiB"};
-    double v = (double)bytes;
-    int u = 0;
-    while (v >= 1024 && u < 5) {
-        v /= 1024;
-        u++;
-    }
-    snprintf(buf, len, "%.*f %s", v == floor(v) ? 0 : 2, v, units[u]);
-}
-
-static void print_header(const struct ios_run *run, const struct ios_ior_params *p,
-                         const struct ios_backend *be, int32_t seed)
-{
-    char now[64], xfer[32], block[32], agg[32];
-    ios_format_time(ios_wtime(), "%a %b %d %H:%M:%S %Y", now, sizeof now);
-    human_size(p->xfer, xfer, sizeof xfer);
-    human_size(p->block, block, sizeof block);
-    human_size(p->block * p->segments * (uint64_t)run->size, agg, sizeof agg);
-    printf("ioscore-suite ior %s: IOR command lines on the ioscore engine\n", run->version);
-    printf("Began               : %s\n", now);
-    printf("Command line        : %s\n", p->command);
-    printf("Machine             : %s\n", run->host);
-    printf("Path                : %s\n", p->test_file);
-    printf("Results             : %s\n", run->resdir);
-    printf("\nOptions: \n");
-    printf("api                 : %s\n", p->api);
-    printf("test filename       : %s\n", p->test_file);
-    printf("access              : %s\n", p->fpp ? "file-per-process" : "single-shared-file");
-    printf("type                : %s\n",
-           (ios_backend_modes(be) & IOS_MODE_COLLECTIVE) ? "collective" : "independent");
-    printf("segments            : %" PRIu64 "\n", p->segments);
-    printf("ordering in a file  : %s\n", p->random ? "random" : "sequential");
-    printf("ordering inter file : %s\n", p->reorder ? "constant task offset" : "no tasks offsets");
-    if (p->reorder)
-        printf("task offset         : %d\n", p->task_offset);
-    printf("nodes               : %d\n", run->nnodes);
-    printf("tasks               : %d\n", run->size);
-    printf("clients per node    : %d\n", run->ppn0);
-    printf("repetitions         : %d\n", p->reps);
-    printf("xfersize            : %s\n", xfer);
-    printf("blocksize           : %s\n", block);
-    printf("aggregate filesize  : %s\n", agg);
-    if (p->deadline > 0) {
-        printf("stonewallingTime    : %d\n", p->deadline);
-        printf("stoneWallingWearOut : %d\n", p->wearout);
-    }
-    printf("data packet type    : %s (signature -G %d)\n", p->packet_name, seed);
-}
-
-/* One row of IOR's results table, by IOR's definitions (its ReduceIterResults), rank 0. */
-struct ior_row {
-    double mib, iops, latency, open, io, close, total, bytes, ops_total;
-    double sw_time, sw_bytes;
-};
-
-static void row_of(const struct ior_timing *t, const struct ios_ior_params *p, struct ior_row *row)
+/* One row of IOR's results table from the reduced timers, rank 0. */
+static void row_of(const struct ior_timing *t, const struct ios_ior_params *p,
+                   struct ios_ior_row *row)
 {
     memset(row, 0, sizeof *row);
     row->open = t->open_stop - t->open_start;
@@ -500,7 +506,7 @@ static void row_of(const struct ior_timing *t, const struct ios_ior_params *p, s
 
 /* -vv: every rank's share, so a slow rank, node or link shows (Cray's per-rank diagnosis);
  * above the rank-detail threshold the named slowest and fastest ranks and the quantiles */
-static void print_ranks(const struct ios_phase_result *res)
+static void print_ranks(FILE *o, const struct ios_phase_result *res)
 {
     double t0 = INFINITY;
     for (int r = 0; r < res->n_ranks; r++)
@@ -508,96 +514,20 @@ static void print_ranks(const struct ios_phase_result *res)
     const struct ios_rank_sketch *sk = res->summary ? &res->summary->sketch : NULL;
     if (sk) {
         t0 = sk->t0;
-        printf("  rank MiB/s over all %d ranks:", res->procs);
+        fprintf(o, "  rank MiB/s over all %d ranks:", res->procs);
         for (int q = 0; q < IOS_RS_QUANTILES; q++)
-            printf(" p%d %.2f", ios_rs_quantile_pct[q],
-                   ios_rank_sketch_quantile(sk, IOS_RS_RATE, ios_rs_quantile_pct[q]) / 1048576.0);
-        printf("\n  only the %d slowest and %d fastest ranks:\n", sk->n_slow, sk->n_fast);
+            fprintf(o, " p%d %.2f", ios_rs_quantile_pct[q],
+                    ios_rank_sketch_quantile(sk, IOS_RS_RATE, ios_rs_quantile_pct[q]) / 1048576.0);
+        fprintf(o, "\n  only the %d slowest and %d fastest ranks:\n", sk->n_slow, sk->n_fast);
     }
-    printf("  %6s %-24s %10s %10s %12s %10s\n", "rank", "host", "start(s)", "end(s)", "MiB",
-           "MiB/s");
+    fprintf(o, "  %6s %-24s %10s %10s %12s %10s\n", "rank", "host", "start(s)", "end(s)", "MiB",
+            "MiB/s");
     for (int r = 0; r < res->n_ranks; r++) {
         const struct ios_rank_stats *s = &res->ranks[r];
         double span = s->end - s->start;
-        printf("  %6d %-24s %10.4f %10.4f %12.2f %10.2f\n", res->rank_ids ? res->rank_ids[r] : r,
-               res->hosts[r], s->start - t0, s->end - t0, s->bytes / 1048576.0,
-               span > 0 ? s->bytes / span / 1048576.0 : 0);
-    }
-}
-
-/* One number of the results table as IOR's PPDouble prints it: width 10, left-justified,
- * 6 decimals below 1, 2 below 3600, else none. */
-static void pp_double(double v, const char *append)
-{
-    if (v < 0) {
-        printf("   -      %s", append);
-        return;
-    }
-    printf("%-10.*f%s", v < 1 ? 6 : v < 3600 ? 2 : 0, v, append);
-}
-
-static void print_row(const char *access, const struct ior_row *row, const struct ios_ior_params *p,
-                      int iter)
-{
-    printf("%-10s", access);
-    pp_double(row->mib, " ");
-    pp_double(row->iops, " ");
-    pp_double(row->latency, "  ");
-    pp_double((double)p->block / 1024.0, " ");
-    pp_double((double)p->xfer / 1024.0, " ");
-    pp_double(row->open, " ");
-    pp_double(row->io, " ");
-    pp_double(row->close, " ");
-    pp_double(row->total, " ");
-    printf("%-4d\n", iter);
-}
-
-struct ior_series {
-    const char *access;
-    int n;
-    struct ior_row rows[IOS_IOR_MAX_REPS];
-};
-
-static void print_summary(const struct ios_run *run, const struct ios_ior_params *p,
-                          const struct ior_series *series, int n_series)
-{
-    printf("\nSummary of all tests:\n");
-    printf("Operation   Max(MiB)   Min(MiB)  Mean(MiB)     StdDev   Max(OPs)   Min(OPs)  "
-           "Mean(OPs)     StdDev    Mean(s) Stonewall(s) Stonewall(MiB) Test# #Tasks tPN reps "
-           "fPP reord reordoff reordrand seed segcnt   blksiz    xsize aggs(MiB)   API RefNum\n");
-    for (int s = 0; s < n_series; s++) {
-        const struct ior_series *se = &series[s];
-        if (se->n == 0)
-            continue;
-        double mib[IOS_IOR_MAX_REPS], ops[IOS_IOR_MAX_REPS], t[IOS_IOR_MAX_REPS];
-        for (int i = 0; i < se->n; i++) {
-            mib[i] = se->rows[i].mib;
-            ops[i] = se->rows[i].ops_total; /* IOR: transfers over the total time */
-            t[i] = se->rows[i].total;
-        }
-        struct ios_acc_stats bw, op, tm;
-        ios_acc_stats(mib, se->n, &bw);
-        ios_acc_stats(ops, se->n, &op);
-        ios_acc_stats(t, se->n, &tm);
-        /* IOR prints these only with stoneWallingWearOut: rank 0's time to the stonewall
-         * (mean over the repetitions), and the mean rank's data up to it over that time */
-        char sw_t[32] = "NA", sw_m[32] = "NA";
-        if (p->wearout) {
-            double sw_time = 0, sw_bytes = 0;
-            for (int i = 0; i < se->n; i++) {
-                sw_time += se->rows[i].sw_time;
-                sw_bytes += se->rows[i].sw_bytes / run->size;
-            }
-            snprintf(sw_t, sizeof sw_t, "%.2f", sw_time / se->n);
-            snprintf(sw_m, sizeof sw_m, "%.2f", sw_time > 0 ? sw_bytes / sw_time / 1048576.0 : 0);
-        }
-        printf("%-9s %10.2f %10.2f %10.2f %10.2f %10.2f %10.2f %10.2f %10.2f %10.5f %10s "
-               "%13s %5d %6d %3d %4d %3d %5d %8d %9d %4d %6" PRIu64 " %8" PRIu64 " %8" PRIu64
-               " %9.1f %3s %6d\n",
-               se->access, bw.max, bw.min, bw.mean, bw.stddev, op.max, op.min, op.mean, op.stddev,
-               tm.mean, sw_t, sw_m, 0, run->size, run->ppn0, p->reps, p->fpp, p->reorder,
-               p->task_offset, 0, 0, p->segments, p->block, p->xfer, se->rows[0].bytes / 1048576.0,
-               p->api, 0);
+        fprintf(o, "  %6d %-24s %10.4f %10.4f %12.2f %10.2f\n",
+                res->rank_ids ? res->rank_ids[r] : r, res->hosts[r], s->start - t0, s->end - t0,
+                s->bytes / 1048576.0, span > 0 ? s->bytes / span / 1048576.0 : 0);
     }
 }
 
@@ -680,10 +610,12 @@ static void add_notes(const struct ios_run *run, const struct ios_ior_params *p,
 
 /* ---------------------------------------------------------------- the run */
 
+/* IOR's removal between repetitions; its time (barrier to barrier) is the remove row's. */
 static void remove_files(const struct ios_run *run, const struct ios_ior_params *p,
-                         struct ios_backend *be)
+                         struct ios_backend *be, int iter)
 {
     char path[IOS_PATH_MAX];
+    double start = ios_wtime();
     MPI_Barrier(MPI_COMM_WORLD);
     if (p->fpp || run->rank == 0) {
         file_of(p, run->rank, path, sizeof path);
@@ -693,6 +625,8 @@ static void remove_files(const struct ios_run *run, const struct ios_ior_params 
                     run->rank, path, strerror(-rc));
     }
     MPI_Barrier(MPI_COMM_WORLD);
+    if (run->rank == 0)
+        ios_ior_out_remove(p, ios_wtime() - start, iter);
 }
 
 static void init_phase(struct ior_phase *ph, const struct ios_ior_params *p, const char *what,
@@ -828,6 +762,8 @@ int ios_ior_run(struct ios_run *run, const struct ios_ior_params *p)
         return 2;
     if (make_resultdir(run) != 0)
         return 2;
+    if (ios_acceptance_agree(run->rank == 0 && ios_ior_out_open(p) != 0))
+        return 2;
     run->backend = &be;
     run->unscored = 1;
     run->stonewall = p->deadline;
@@ -844,24 +780,23 @@ int ios_ior_run(struct ios_run *run, const struct ios_ior_params *p)
         unlink(path);
     }
 
-    struct ior_series series[3] = {{.access = "write"}, {.access = "read"}, {.access = "readback"}};
+    struct ios_ior_series series[3] = {
+        {.access = "write"}, {.access = "read"}, {.access = "readback"}};
+    FILE *extra = stdout; /* ioscore's own lines: never inside IOR's JSON or CSV document */
     if (run->rank == 0) {
-        print_header(run, p, &be, seed);
+        extra = ios_ior_out_extra(p);
+        ios_ior_out_header(run, p, (ios_backend_modes(&be) & IOS_MODE_COLLECTIVE) != 0, seed);
         if (p->show_hints) {
-            printf("\nMPI-IO hints given to MPI_File_open (IOR_HINT__MPI__* variables):\n");
+            fprintf(extra, "\nMPI-IO hints given to MPI_File_open (IOR_HINT__MPI__* variables):\n");
             const struct ios_hint *hints;
             int n_hints = ios_backend_hints(&be, &hints);
             for (int h = 0; h < n_hints; h++)
-                printf("  %s = %s\n", hints[h].key, hints[h].value);
+                fprintf(extra, "  %s = %s\n", hints[h].key, hints[h].value);
             if (n_hints == 0)
-                printf("  (none: the MPI library's defaults)\n");
+                fprintf(extra, "  (none: the MPI library's defaults)\n");
+            fflush(extra);
         }
-        printf("\nResults: \n\n");
-        printf("access    bw(MiB/s)  IOPS       Latency(s)  block(KiB) xfer(KiB)  open(s)    "
-               "wr/rd(s)   close(s)   total(s)   iter\n");
-        printf("------    ---------  ----       ----------  ---------- ---------  --------   "
-               "--------   --------   --------   ----\n");
-        fflush(stdout);
+        ios_ior_out_results_start();
     }
     double verify_errors = 0;
     int n_phases = 0;
@@ -873,7 +808,7 @@ int ios_ior_run(struct ios_run *run, const struct ios_ior_params *p)
             const char *what;
             enum ior_access access;
             int verify;
-            struct ior_series *series;
+            struct ios_ior_series *series;
         } steps[3] = {
             {p->write, "write", ACC_WRITE, 0, &series[0]},
             {p->check_write, "readback", ACC_READ, 1, &series[2]},
@@ -885,18 +820,18 @@ int ios_ior_run(struct ios_run *run, const struct ios_ior_params *p)
             /* -d: before every write or read phase after the first */
             if (strcmp(steps[s].what, "readback") != 0 && n_phases > 0 && p->inter_delay > 0) {
                 if (run->rank == 0 && p->verbose > 0)
-                    printf("delaying %d seconds . . .\n", p->inter_delay);
+                    fprintf(extra, "delaying %d seconds . . .\n", p->inter_delay);
                 sleep((unsigned)p->inter_delay);
                 MPI_Barrier(MPI_COMM_WORLD);
             }
             struct ior_phase *ph = &phases[n_phases++];
             init_phase(ph, p, steps[s].what, steps[s].access, steps[s].verify, iter, seed);
             if (run->rank == 0 && p->verbose > 0)
-                printf("Commencing %s performance test\n", steps[s].what);
+                fprintf(extra, "Commencing %s performance test\n", steps[s].what);
             struct ios_phase_result *res = ios_run_one_phase(run, &ph->base);
             if (run->rank != 0)
                 continue;
-            struct ior_row row;
+            struct ios_ior_row row;
             row_of(&last_timing, p, &row);
             steps[s].series->rows[steps[s].series->n++] = row;
             if (steps[s].access == ACC_WRITE) { /* what every rank wrote (less after -D) */
@@ -911,17 +846,17 @@ int ios_ior_run(struct ios_run *run, const struct ios_ior_params *p)
                 acc->ops[acc->n] = row.ops_total; /* the summary's OPs: over the total time */
                 acc->time[acc->n++] = row.total;
             }
-            print_row(steps[s].what, &row, p, iter);
+            ios_ior_out_row(steps[s].what, &row, p, iter);
             if (p->verbose >= 2)
-                print_ranks(res);
+                print_ranks(extra, res);
             if (res->verify_errors > 0)
-                printf("WARNING: incorrect data on %s (%.0f errors found)\n", steps[s].what,
-                       res->verify_errors);
+                fprintf(extra, "WARNING: incorrect data on %s (%.0f errors found)\n", steps[s].what,
+                        res->verify_errors);
             verify_errors += res->verify_errors;
-            fflush(stdout);
+            fflush(extra);
         }
         if (!p->keep && !run->aborted) /* IOR: without -k, even after a read-only run */
-            remove_files(run, p, &be);
+            remove_files(run, p, &be, iter);
     }
     double node_bytes = 0, node_ram = 0;
     char host[IOS_HOST_MAX];
@@ -931,17 +866,14 @@ int ios_ior_run(struct ios_run *run, const struct ios_ior_params *p)
     int on_node = ios_shift_ranks_on_node(run, read_shift(run, p));
     if (run->rank == 0) {
         add_notes(run, p, &be, have_manifest, node_bytes, node_ram, host, on_node);
-        print_summary(run, p, series, 2);
-        ios_acc_print_notes(rep);
-        if (p->lustre_stripe_count != -2)
-            printf("  -O lustreStripeCount=%d was NOT applied: this build has no Lustre client "
-                   "library; set the layout with lfs setstripe on the directory\n",
-                   p->lustre_stripe_count);
+        ios_ior_out_end_results(p, &series[0], &series[1]);
+        if (p->wearout && p->deadline > 0) /* IOR's log line at the end of the test */
+            fprintf(extra, "Pairs deadlineForStonewallingaccessed: %llu\n", first_write_pairs);
+        ios_ior_out_summary(run, p, series, 2);
+        ios_ior_out_finish();
+        ios_acc_print_notes(extra, rep); /* ioscore's sections after IOR's last line */
         record_test(run, p, have_manifest ? &manifest : NULL, seed);
-        char now[64];
-        ios_format_time(ios_wtime(), "%a %b %d %H:%M:%S %Y", now, sizeof now);
-        printf("Finished            : %s\n", now);
-        fflush(stdout);
+        fflush(extra);
     }
     MPI_Bcast(&verify_errors, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     int rc = ios_acceptance_finish(run, "ior");

@@ -786,7 +786,7 @@ int ios_mdtest_run(struct ios_run *run, const struct ios_mdtest_params *p)
         /* ioscore's own sections after every line mdtest prints */
         if (p->print_time)
             printf("\n(the SUMMARY time values are seconds per phase, under mdtest's header)\n");
-        ios_acc_print_notes(rep);
+        ios_acc_print_notes(stdout, rep);
         fflush(stdout);
     }
     return ios_acceptance_finish(run, "mdtest");

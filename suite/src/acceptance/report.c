@@ -78,13 +78,14 @@ void ios_acc_note(struct ios_acc_report *r, const char *operation, const char *l
     va_end(ap);
 }
 
-void ios_acc_print_notes(const struct ios_acc_report *r)
+void ios_acc_print_notes(FILE *out, const struct ios_acc_report *r)
 {
     if (r->n_notes == 0)
         return;
-    printf("\nMeasurement notes (what each number could have measured):\n");
+    fprintf(out, "\nMeasurement notes (what each number could have measured):\n");
     for (int i = 0; i < r->n_notes; i++)
-        printf("  %-9s [%s] %s\n", r->notes[i].operation, r->notes[i].level, r->notes[i].text);
+        fprintf(out, "  %-9s [%s] %s\n", r->notes[i].operation, r->notes[i].level,
+                r->notes[i].text);
 }
 
 void ios_acc_add_own_part(struct ios_acc_report *r, const struct ios_run *run, const char *role,
