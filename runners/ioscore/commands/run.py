@@ -1,8 +1,8 @@
 """`ioscore run CONFIG --ranks N [--ppn M] [--scheduler ...] [--dry-run]`.
 
 Renders ioscore/templates/<scheduler>.sh (package data) with string.Template (every value
-shell-quoted), shows it with --dry-run, otherwise runs it (local) or submits it (sbatch, qsub,
-flux batch).
+shell-quoted; the launch words from ioscore.launchers, --launcher), shows it with --dry-run,
+otherwise runs it (local) or submits it (sbatch, qsub, flux batch).
 
 The run's timestamp is chosen here and passed to the suite (--timestamp), so the run directory
 is known before the job starts: the job script is written there as job.sh and submitted from
