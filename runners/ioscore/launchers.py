@@ -76,7 +76,12 @@ class Launcher:
             words += ["-np", str(ranks)]
             return words + (["--map-by", f"ppr:{per_node}:node"] if ppn is not None else [])
         if self.name == "mpich":
-            return [self.program, "-n", str(ranks), *(["-ppn", str(ppn)] if ppn else [])]
+            return [
+                self.program,
+                "-n",
+                str(ranks),
+                *(["-ppn", str(ppn)] if ppn is not None else []),
+            ]
         if self.name == "srun":
             return [
                 self.program,
@@ -109,7 +114,8 @@ def suite_launcher(suite: str) -> str | None:
 
 
 def detect(suite: str | None = None) -> str:
-    """The launcher for SUITE's MPI, else for the MPI on PATH; hydra's when neither says."""
+    """The launcher for SUITE's MPI, else for the MPI on PATH; when neither says, hydra's
+    (its `mpiexec -n N` is the form the MPI standard recommends)."""
     found = suite_launcher(suite) if suite else None
     if found is None:
         found = _BY_IMPLEMENTATION.get(mpi_info(Probe()).get("implementation") or "")
