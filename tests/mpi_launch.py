@@ -1,18 +1,21 @@
 """The MPI the suite tests build with and launch under: IOSCORE_MPI=openmpi (default) or mpich.
 
 Owns everything that differs between the two: the compiler wrapper and build directory of the
-suite, the launcher and its options (Open MPI oversubscribes only when told to, hydra always
-does; they name forwarded variables differently), and the environment Open MPI needs as root.
+suite, the launcher (its "N ranks" words are the product's own, ioscore.launchers), how it
+forwards variables and names a rank's number, and the environment Open MPI needs as root.
 `python -m tests.mpi_launch make-args` prints the suite Makefile's arguments (scripts/test.sh).
 """
 
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+
+from ioscore.launchers import Launcher
 
 SUITE_DIR = Path(__file__).resolve().parents[1] / "suite"
 
@@ -25,6 +28,7 @@ class Mpi:
     launcher: str
     forward_flag: str | None  # names one variable to pass to the ranks; None: all are passed
     library: str  # how the first line of MPI_Get_library_version starts
+    linked: str  # the start of the shared library's name a binary built with it needs
     env: dict[str, str]
 
     def make_args(self) -> list[str]:
@@ -42,7 +46,8 @@ class Mpi:
             if self.forward_flag
             else []
         )
-        return [self.launcher, *flags, "-n", str(np)]
+        launch = Launcher(self.name, self.launcher).argv(np, local=True)
+        return [launch[0], *flags, *launch[1:]]
 
 
 OPENMPI = Mpi(
@@ -52,6 +57,7 @@ OPENMPI = Mpi(
     launcher="mpirun",
     forward_flag="-x",
     library="Open MPI v",
+    linked="libmpi.so",
     env={
         "OMPI_ALLOW_RUN_AS_ROOT": "1",
         "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
@@ -69,6 +75,7 @@ MPICH = Mpi(
     launcher="mpiexec.mpich",
     forward_flag=None,
     library="MPICH Version: ",
+    linked="libmpich.so",
     env={},
 )
 KNOWN = {m.name: m for m in (OPENMPI, MPICH)}
@@ -83,6 +90,21 @@ def current() -> Mpi:
 
 
 MPI = current()
+
+
+def of_binary(path: str | Path) -> Mpi:
+    """The MPI a program was linked with (a reference build of IOR, say), which must also be
+    the one that launches it; the current MPI when its libraries do not say."""
+    done = subprocess.run(["ldd", str(path)], capture_output=True, text=True, check=False)
+    needed = [line.split()[0] for line in done.stdout.splitlines() if line.split()]
+    for mpi in KNOWN.values():
+        if any(name.startswith(mpi.linked) for name in needed):
+            return mpi
+    return MPI
+
+
+# A launched process's rank number as a sh expression: Open MPI and hydra name it differently.
+SH_RANK = "${OMPI_COMM_WORLD_RANK:-${PMI_RANK:?not started by mpirun or mpiexec}}"
 
 
 def mpi_env(**extra: str) -> dict[str, str]:

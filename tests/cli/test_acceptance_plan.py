@@ -1,4 +1,4 @@
-"""Acceptance plans end to end: validation, job scripts, a real local run under mpirun -np 2
+"""Acceptance plans end to end: validation, job scripts, a real local run on 2 ranks
 on /dev/shm (ulimit -f), the report's pass/fail, and `ioscore size` with a real probe."""
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from ioscore.launchers import program_of
 from ioscore.results import SCORED_PHASES
 from tests.fixtures.acceptance_suite import SUITE, require_suite, scratch
 from tests.suite.suite_helpers import FILE_LIMIT_KIB, MPI_ENV
@@ -91,22 +92,23 @@ def test_plan_errors_name_line_and_field(
 
 
 @pytest.mark.parametrize(
-    ("scheduler", "launcher"),
+    ("scheduler", "options", "launch"),
     [
-        ("slurm", "srun --ntasks=2 --ntasks-per-node=2 ioscore-suite ior"),
-        ("pbs", "mpiexec -np 2 ioscore-suite ior"),
-        ("flux", "flux run -N 1 -n 2 --tasks-per-node=2 ioscore-suite ior"),
-        ("local", "mpirun --oversubscribe"),
+        ("slurm", [], "srun --nodes=1 --ntasks=2 --ntasks-per-node=2 ioscore-suite ior"),
+        ("pbs", ["--launcher", "mpich"], "{mpich} -n 2 -ppn 2 ioscore-suite ior"),
+        ("flux", [], "flux run -N 1 -n 2 --tasks-per-node=2 ioscore-suite ior"),
+        ("local", ["--launcher", "openmpi"], "{openmpi} --oversubscribe"),
     ],
 )
 def test_dry_run_is_one_job_with_separate_launches(
-    tmp_path: Path, scheduler: str, launcher: str
+    tmp_path: Path, scheduler: str, options: list[str], launch: str
 ) -> None:
     plan = write_plan(tmp_path)
-    done = cli("run", str(plan), "--scheduler", scheduler, "--dry-run", "--results", "/r")
+    done = cli("run", str(plan), "--scheduler", scheduler, *options, "--dry-run", "--results", "/r")
     assert done.returncode == 0, done.stderr
     script = done.stdout
     assert subprocess.run(["bash", "-n"], input=script, text=True).returncode == 0
+    launcher = launch.format(mpich=program_of("mpich"), openmpi=program_of("openmpi"))
     assert launcher in script
     launches = [line.strip() for line in script.splitlines() if "--resultdir" in line]
     dirs = [re.search(r"--resultdir (/r/\w+/\w+)", line) for line in launches]
@@ -215,8 +217,8 @@ def test_a_larger_test_sizes_the_job_and_launches_its_own_layout(tmp_path: Path)
     done = cli("run", str(plan), "--scheduler", "slurm", "--dry-run")
     assert done.returncode == 0, done.stderr
     assert "#SBATCH --nodes=4" in done.stdout and "#SBATCH --ntasks-per-node=8" in done.stdout
-    assert "srun --ntasks=2 --ntasks-per-node=2 ioscore-suite ior" in done.stdout
-    assert "srun --ntasks=32 --ntasks-per-node=8 ioscore-suite mdtest" in done.stdout
+    assert "srun --nodes=1 --ntasks=2 --ntasks-per-node=2 ioscore-suite ior" in done.stdout
+    assert "srun --nodes=4 --ntasks=32 --ntasks-per-node=8 ioscore-suite mdtest" in done.stdout
     relaid = cli("run", str(plan), "--scheduler", "slurm", "--dry-run", "--layout", "1x3")
     assert (
         "#SBATCH --nodes=1" in relaid.stdout and "--ntasks=3 --ntasks-per-node=3" in relaid.stdout

@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 
 from ioscore.commands.run import RunError, render_script
+from ioscore.launchers import program_of
+from tests.mpi_launch import MPI, SH_RANK
 
 from .conftest import SC25_RUN
 
@@ -27,6 +29,11 @@ def config(tmp_path: Path) -> Path:
     return target
 
 
+# Batch schedulers start the ranks with their own launcher unless told; local and PBS with the
+# MPI's, named here so the expected words do not depend on this machine's MPI.
+LAUNCHER_OPTIONS = {"local": ["--launcher", "mpich"], "pbs": ["--launcher", "openmpi"]}
+
+
 @pytest.mark.parametrize("scheduler", SCHEDULERS)
 def test_dry_run_renders_valid_bash(ioscore_cli, config: Path, scheduler: str) -> None:  # type: ignore[no-untyped-def]
     done = ioscore_cli(
@@ -38,6 +45,7 @@ def test_dry_run_renders_valid_bash(ioscore_cli, config: Path, scheduler: str) -
         "4",
         "--scheduler",
         scheduler,
+        *LAUNCHER_OPTIONS.get(scheduler, []),
         "--dry-run",
         "--partition",
         "batch",
@@ -51,15 +59,20 @@ def test_dry_run_renders_valid_bash(ioscore_cli, config: Path, scheduler: str) -
     assert f"'{config}'" in script  # quoted path with a space
     assert "--mode=standard" in script
     expected = {
-        "local": ["-np 16", "--map-by ppr:4:node"],
+        "local": [f"{program_of('mpich')} -n 16 -ppn 4 ioscore-suite"],
         "slurm": [
             "#SBATCH --nodes=4",
             "#SBATCH --ntasks=16",
             "#SBATCH --ntasks-per-node=4",
             "#SBATCH --partition=batch",
-            "srun --ntasks=16",
+            "srun --nodes=4 --ntasks=16 --ntasks-per-node=4 ioscore-suite",
         ],
-        "pbs": ["#PBS -l select=4:ncpus=4:mpiprocs=4", "#PBS -q batch", "mpiexec -np 16"],
+        "pbs": [
+            "#PBS -l select=4:ncpus=4:mpiprocs=4",
+            "#PBS -q batch",
+            # a batch job never oversubscribes its allocation silently
+            f"{program_of('openmpi')} -np 16 --map-by ppr:4:node ioscore-suite",
+        ],
         "flux": ["#flux: -N 4", "#flux: -n 16", "#flux: -t 120m", "flux run -N 4 -n 16"],
     }[scheduler]
     for text in expected:
@@ -112,17 +125,14 @@ def _fake_tool(directory: Path, name: str, body: str) -> Path:
     return tool
 
 
-def test_local_run_executes_under_mpirun(ioscore_cli, config: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    if shutil.which("mpirun") is None:
-        pytest.skip("mpirun not installed")
+def test_local_run_executes_under_the_launcher(ioscore_cli, config: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    if shutil.which(MPI.launcher) is None:
+        pytest.skip(f"{MPI.launcher} not installed")
     marks = tmp_path / "marks"
     marks.mkdir()
-    # A stand-in suite: each rank records its rank and arguments.
-    suite = _fake_tool(
-        tmp_path,
-        "fake-suite",
-        f'echo "$OMPI_COMM_WORLD_RANK $*" > {marks}/rank-$OMPI_COMM_WORLD_RANK\n',
-    )
+    # A stand-in suite (no MPI of its own to detect: the launcher is named): each rank
+    # records its rank and arguments.
+    suite = _fake_tool(tmp_path, "fake-suite", f'r={SH_RANK}\necho "$r $*" > {marks}/rank-$r\n')
     done = ioscore_cli(
         "run",
         str(config),
@@ -130,6 +140,8 @@ def test_local_run_executes_under_mpirun(ioscore_cli, config: Path, tmp_path: Pa
         "2",
         "--scheduler",
         "local",
+        "--launcher",
+        MPI.name,
         "--suite",
         str(suite),
         timeout=120,
@@ -143,7 +155,7 @@ def test_local_run_executes_under_mpirun(ioscore_cli, config: Path, tmp_path: Pa
     assert lines == [f"0 {config} --timestamp {stamp}", f"1 {config} --timestamp {stamp}"]
     # the job script and everything the job printed are kept with the results
     job_script = (run_dir / "job.sh").read_text()
-    assert f"--timestamp {stamp}" in job_script and "mpirun" in job_script
+    assert f"--timestamp {stamp}" in job_script and f"{program_of(MPI.name)} " in job_script
     job_out = (run_dir / "job.out").read_text()
     assert "ioscore: 2 ranks" in job_out and f"are in {run_dir}" in job_out
     # the same run directory is never reused: its job.sh stays the one that ran
@@ -163,8 +175,8 @@ def test_local_run_executes_under_mpirun(ioscore_cli, config: Path, tmp_path: Pa
 def test_a_failing_suite_fails_the_job_and_its_output_is_kept(  # type: ignore[no-untyped-def]
     ioscore_cli, config: Path, tmp_path: Path
 ) -> None:
-    if shutil.which("mpirun") is None:
-        pytest.skip("mpirun not installed")
+    if shutil.which(MPI.launcher) is None:
+        pytest.skip(f"{MPI.launcher} not installed")
     suite = _fake_tool(tmp_path, "failing-suite", 'echo "suite says: disk full" >&2\nexit 3\n')
     done = ioscore_cli("run", str(config), "--ranks", "1", "--suite", str(suite), timeout=120)
     assert done.returncode != 0

@@ -141,9 +141,21 @@ def test_validate_and_report_a_result_outside_the_repository(installed: Installe
 def test_run_renders_job_scripts_from_package_data(installed: Installed) -> None:
     ini = installed.outside / "site.ini"
     ini.write_text("[global]\ndatadir = /scratch/ioscore\n")
-    for scheduler, launch in (("slurm", "srun --ntasks=8"), ("local", "-np 8")):
+    for scheduler, launcher, launch in (
+        ("slurm", [], "srun --nodes=2 --ntasks=8 --ntasks-per-node=4"),
+        ("local", ["--launcher", "mpich"], " -n 8 -ppn 4 ioscore-suite"),
+    ):
         shown = installed.ioscore(
-            "run", str(ini), "--ranks", "8", "--ppn", "4", "--scheduler", scheduler, "--dry-run"
+            "run",
+            str(ini),
+            "--ranks",
+            "8",
+            "--ppn",
+            "4",
+            "--scheduler",
+            scheduler,
+            *launcher,
+            "--dry-run",
         )
         assert shown.returncode == 0, shown.stderr
         assert launch in shown.stdout and str(ini) in shown.stdout

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 import shutil
 import subprocess
 import tempfile
@@ -26,6 +25,7 @@ from ioscore.results.parse_json import parse_result_json_text
 from ioscore.results.parse_rankcsv import suite_rank_file
 from ioscore.results.stragglers import PhaseSpread, phase_spread, run_spreads
 from tests.fixtures.tiny_suite import LIMITED, SUITE, TINY_CONFIG, _scratch_parent
+from tests.mpi_launch import MPI, mpi_env
 
 RANKS, PPN, SLOW_HOST = 480, 8, 7  # 60 hosts; the slow host's 8 ranks fit in the K=16 named
 
@@ -116,8 +116,8 @@ def test_real_summary_form_run_flags_the_delayed_rank_like_its_full_file() -> No
     """4 ranks forced into the summary form (threshold 2) with every rank's numbers in
     ranks-<phase>.csv.gz: the summary's findings are the delayed rank, and a subset of what the
     full per-rank data of the same run finds."""
-    if not SUITE.is_file() or shutil.which("mpirun") is None:
-        pytest.fail(f"{SUITE} not built or mpirun missing: run `make -C suite` first")
+    if not SUITE.is_file() or shutil.which(MPI.launcher) is None:
+        pytest.fail(f"{SUITE} not built or {MPI.launcher} missing: run `make -C suite` first")
     scratch = Path(tempfile.mkdtemp(prefix="ioscore-summary-", dir=_scratch_parent()))
     try:
         config = scratch / "tiny.ini"
@@ -125,10 +125,10 @@ def test_real_summary_form_run_flags_the_delayed_rank_like_its_full_file() -> No
             TINY_CONFIG.format(root=scratch) + "\n[ior-rnd4K-easy-read]\nrun = FALSE\n",
             encoding="utf-8",
         )
-        env = {**os.environ, "OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}
+        env = mpi_env()
         args = ["--debug-delay-rank", str(DELAYED_RANK), "--debug-delay-us", "3000"]
         args += ["--rank-detail-threshold", "2", "--rank-detail-full"]
-        command = [*LIMITED, "mpirun", "--oversubscribe", "-np", "4", str(SUITE), str(config)]
+        command = [*LIMITED, *MPI.launch(4), str(SUITE), str(config)]
         done = subprocess.run(
             [*command, "-q", *args],
             cwd=scratch,

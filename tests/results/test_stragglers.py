@@ -3,7 +3,6 @@ on a real suite run (whose per-rank and time-series numbers must add up to the p
 
 from __future__ import annotations
 
-import os
 import random
 import shutil
 import subprocess
@@ -32,6 +31,7 @@ from tests.fixtures.tiny_suite import (
     _scratch_parent,
     tiny_suite_results,
 )
+from tests.mpi_launch import MPI, mpi_env
 
 
 def ranks_with_rates(rates: list[float], done: float = 2.0, host: str = "n0") -> list[RankStat]:
@@ -235,9 +235,9 @@ def test_delayed_rank_is_flagged_as_straggler(tmp_path: Path) -> None:
         # The random 4K read is fixed-work at the writers' scale: a delayed rank would take hours.
         skip_rnd4k = "\n[ior-rnd4K-easy-read]\nrun = FALSE\n"
         config.write_text(TINY_CONFIG.format(root=scratch) + skip_rnd4k, encoding="utf-8")
-        env = {**os.environ, "OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}
+        env = mpi_env()
         args = ["--debug-delay-rank", str(DELAYED_RANK), "--debug-delay-us", str(DELAY_US)]
-        command = ["mpirun", "--oversubscribe", "-np", "2", str(SUITE), str(config), "-q", *args]
+        command = [*MPI.launch(2), str(SUITE), str(config), "-q", *args]
         done = subprocess.run(
             command, cwd=scratch, env=env, capture_output=True, text=True, timeout=300, check=False
         )

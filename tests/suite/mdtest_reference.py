@@ -1,7 +1,7 @@
 """Runs mdtest (the reference build) and `ioscore-suite mdtest` on the same command line under
 strace, with per-rank host names, and reduces what each rank did to comparable facts.
 
-A "node" is a UTS namespace: a wrapper under mpirun gives rank r the host name
+A "node" is a UTS namespace: a wrapper under the launcher gives rank r the host name
 ``node<r // per_node>`` (block placement) or ``node<r % nodes>`` (round-robin) through
 ``unshare -u`` and ``hostname``. Open MPI still counts one node for MPI_COMM_TYPE_SHARED, which
 mdtest uses for its node count and tasks on node 0, so mdtest gets those two numbers from its
@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from suite_helpers import MPI_ENV, SUITE_BIN
+
+from tests.mpi_launch import SH_RANK, of_binary
 
 # one line of strace -f output: pid, syscall, arguments, result
 _CALL = re.compile(r"^\d+ +(\w+)\((.*)\) += (-?\d+)")
@@ -51,9 +53,9 @@ PLACEMENTS = (
     Placement("np4-cyclic-2x2", 4, 2, False),
 )
 
-_WRAPPER = """#!/bin/sh
+_WRAPPER = f"""#!/bin/sh
 # rank -> host name, then the traced command in its own UTS namespace
-r=${OMPI_COMM_WORLD_RANK:-0}
+r={SH_RANK}
 case "$IOSCORE_PLACEMENT" in
   one) h=node0 ;;
   block) h=node$((r / IOSCORE_PER_NODE)) ;;
@@ -90,7 +92,8 @@ def launch(
     tag: str,
     timeout: float = 180,
 ) -> Launch:
-    """`mpirun -np N wrapper TOOL ARGS` in `workdir`; the traces go to workdir/<tag>.<rank>."""
+    """`LAUNCHER -n N wrapper TOOL ARGS` in `workdir`, under the launcher of TOOL's MPI; the
+    traces go to workdir/<tag>.<rank>."""
     wrapper = write_wrapper(workdir)
     env = {
         **MPI_ENV,
@@ -106,7 +109,9 @@ def launch(
     if placement.nodes > 1:  # what MPI_COMM_TYPE_SHARED would say on real nodes
         env["IOR_FAKE_NODES"] = str(placement.nodes)
         env["IOR_FAKE_TASK_PER_NODES"] = str(placement.ranks_on_node0())
-    cmd = ["mpirun", "-np", str(placement.np), "--oversubscribe", str(wrapper), *tool, *args]
+    mpi = of_binary(tool[0])  # a reference build may link another MPI than the suite's
+    env.update(mpi.env)
+    cmd = [*mpi.launch(placement.np), str(wrapper), *tool, *args]
     script = f"ulimit -f {1 << 20}; exec {shlex.join(cmd)}"
     proc = subprocess.run(
         ["sh", "-c", script],

@@ -28,6 +28,8 @@ from suite_helpers import (  # noqa: F401
     suite_bin,
 )
 
+from tests.mpi_launch import MPI, SH_RANK
+
 pytestmark = pytest.mark.usefixtures("suite_bin")
 
 COMMANDS_MD = Path(__file__).resolve().parents[2].parent / "shared" / "data"
@@ -442,13 +444,13 @@ def traced_accesses(tmp: Path, args: list[str], name: str) -> list[list[tuple[st
     wrapper = tmp / "traced.sh"
     wrapper.write_text(
         "#!/bin/sh\nexec strace -f -qq -s 0 -e trace=pread64,pwrite64,openat "
-        '-o "$TRACE.$OMPI_COMM_WORLD_RANK" "$@"\n'
+        f'-o "$TRACE.{SH_RANK}" "$@"\n'
     )
     wrapper.chmod(0o755)
     env = {**MPI_ENV, "TRACE": str(tmp / "trace")}
     limited = ["bash", "-c", 'ulimit -f 262144 && exec "$0" "$@"']
     proc = subprocess.run(
-        ["mpirun", "-np", "2", "-x", "TRACE", *limited, str(wrapper), str(SUITE_BIN), "ior", *args],
+        [*MPI.launch(2, ["TRACE"]), *limited, str(wrapper), str(SUITE_BIN), "ior", *args],
         cwd=tmp,
         env=env,
         capture_output=True,

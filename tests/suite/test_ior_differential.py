@@ -1,12 +1,13 @@
 """`ioscore-suite ior` against IOR itself: the same command line, the same work.
 
 Runs only when IOSCORE_REFERENCE_IOR names an IOR binary built from hpc/ior (IO500 pins
-5fcf0ba); skips with that reason otherwise. Both tools run the same shrunk command line under
-`mpirun -np 4 --oversubscribe`, every rank in its own UTS namespace (`unshare -u`) with a host
-name of its placement (round-robin: rank r on host r mod 2; blocks: ranks 2h, 2h+1 on host h),
-and under `strace`. What each rank did to the data files (open, pwrite64, pread64: file,
-offset, size, in order) must be identical. The cases proved here are also ordinary tests of
-ioscore's own behaviour in test_acceptance_ior.py, which CI runs without the reference.
+5fcf0ba); skips with that reason otherwise. Both tools run the same shrunk command line on 4
+ranks, each under its own MPI's launcher, every rank in its own UTS namespace (`unshare -u`)
+with a host name of its placement (round-robin: rank r on host r mod 2; blocks: ranks 2h,
+2h+1 on host h), and under `strace`. What each rank did to the data files (open, pwrite64,
+pread64: file, offset, size, in order) must be identical. The cases proved here are also
+ordinary tests of ioscore's own behaviour in test_acceptance_ior.py, which CI runs without the
+reference.
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ from pathlib import Path
 
 import pytest
 from suite_helpers import MPI_ENV, SUITE_BIN, suite_bin  # noqa: F401
+
+from tests.mpi_launch import SH_RANK, of_binary
 
 REFERENCE = os.environ.get("IOSCORE_REFERENCE_IOR", "")
 pytestmark = [
@@ -40,8 +43,8 @@ NP = 4
 FILE_BLOCKS = 1 << 16  # ulimit -f in 512-byte blocks: 32 MiB per file at most
 
 # Per rank: its host name from its placement, strace into trace.<rank>, then the tool.
-RANK_WRAPPER = """#!/bin/sh
-r=${OMPI_COMM_WORLD_RANK:?}
+RANK_WRAPPER = f"""#!/bin/sh
+r={SH_RANK}
 if [ "$PLACEMENT" = block ]; then h=$((r / 2)); else h=$((r % 2)); fi
 ulimit -f "$FILE_BLOCKS"
 exec unshare -u sh -c 'hostname "$0" && exec "$@"' "h$h" \\
@@ -95,10 +98,9 @@ def run_traced(
     wrapper.write_text(RANK_WRAPPER)
     wrapper.chmod(0o755)
     env = {**env, "PLACEMENT": placement, "TRACE_DIR": str(tmp), "FILE_BLOCKS": str(FILE_BLOCKS)}
-    full_env = {**MPI_ENV, **env}
-    cmd = ["mpirun", "-np", str(NP), "--oversubscribe"]
-    for k in env:
-        cmd += ["-x", k]
+    mpi = of_binary(tool[0])  # a reference build may link another MPI than the suite's
+    full_env = {**MPI_ENV, **mpi.env, **env}
+    cmd = mpi.launch(NP, forward=env)
     proc = subprocess.run(
         [*cmd, str(wrapper), *tool, *args],
         cwd=tmp,

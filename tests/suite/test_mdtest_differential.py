@@ -35,6 +35,8 @@ from mdtest_reference import (
 from suite_helpers import suite_bin  # noqa: F401
 from test_acceptance_mdtest import mdtest_lines, shrink
 
+from tests.mpi_launch import MPI, of_binary
+
 REFERENCE = os.environ.get("IOSCORE_REFERENCE_MDTEST", "")
 
 
@@ -43,7 +45,7 @@ def _why_not() -> str | None:
         return "IOSCORE_REFERENCE_MDTEST is not set (path of an mdtest build of hpc/ior)"
     if not os.access(REFERENCE, os.X_OK):
         return f"IOSCORE_REFERENCE_MDTEST={REFERENCE} is not an executable"
-    for tool in ("strace", "unshare", "mpirun"):
+    for tool in ("strace", "unshare", MPI.launcher, of_binary(REFERENCE).launcher):
         if shutil.which(tool) is None:
             return f"{tool} is not installed"
     probe = subprocess.run(["unshare", "-u", "true"], capture_output=True)

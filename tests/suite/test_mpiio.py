@@ -8,14 +8,12 @@ of test_integration). A byte flipped between write and read is caught by MPI-IO 
 from __future__ import annotations
 
 import json
-import os
-import signal
 from pathlib import Path
 
 import pytest
 from suite_helpers import Workspace, only_result_dir, run_helper, run_suite, small_ini
 from test_integration import HARD_SEGMENTS, XFERS_PER_RANK, check_ior_csv, check_mdtest_csv
-from test_verify_and_safety import flip_byte, start_suite, wait_for_pause
+from test_verify_and_safety import flip_byte, start_suite, stop, wait_for_pause
 
 pytestmark = pytest.mark.mpi
 
@@ -93,8 +91,7 @@ def test_mpiio_flipped_byte_is_caught(
         (pause / "ior-hard-read").unlink()
         _out, err = proc.communicate(timeout=90)
     finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
+        stop(proc)
     assert proc.returncode == 0, err
     doc = json.loads((only_result_dir(workspace) / "result.json").read_text())
     phases = {p["name"]: p for p in doc["phases"]}
@@ -189,8 +186,7 @@ def test_mpiio_error_stops_the_run_without_hanging(suite_bin: Path, workspace: W
         (pause / "ior-hard-read").unlink()
         _out, err = proc.communicate(timeout=60)
     finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
+        stop(proc)
     assert proc.returncode == 3, err
     doc = json.loads((only_result_dir(workspace) / "result.json").read_text())
     hard = {p["name"]: p for p in doc["phases"]}["ior-hard-read"]

@@ -9,9 +9,7 @@ from __future__ import annotations
 
 import gzip
 import json
-import os
 import shutil
-import signal
 import subprocess
 from pathlib import Path
 
@@ -24,7 +22,7 @@ from suite_helpers import (
     only_result_dir,
     run_suite,
 )
-from test_verify_and_safety import start_suite, wait_for_pause
+from test_verify_and_safety import start_suite, stop, wait_for_pause
 
 from ioscore.results import rank_csv
 
@@ -247,8 +245,7 @@ def test_summary_form_names_the_first_failed_rank(suite_bin: Path, workspace: Wo
         (pause / "ior-easy-read").unlink()
         proc.communicate(timeout=120)
     finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
+        stop(proc)
     doc = json.loads((only_result_dir(workspace) / "result.json").read_text())
     jsonschema.validate(doc, json.loads(SCHEMA_PATH.read_text()))
     read = next(p for p in doc["phases"] if p["name"] == "ior-easy-read")

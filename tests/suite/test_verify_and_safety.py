@@ -7,6 +7,7 @@ a data file between the write and the read phase exactly like silent corruption 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shlex
@@ -83,8 +84,7 @@ def test_flipped_bytes_are_caught(suite_bin: Path, workspace: Workspace) -> None
         (pause / "mdtest-hard-read").unlink()
         _out, err = proc.communicate(timeout=60)
     finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
+        stop(proc)
     assert proc.returncode == 0, err
     resdir = only_result_dir(workspace)
     doc = json.loads((resdir / "result.json").read_text())
@@ -105,13 +105,45 @@ def test_flipped_bytes_are_caught(suite_bin: Path, workspace: Workspace) -> None
     assert "; ERROR INVALID pause-dir is set" in txt
 
 
-def rank_pids(session: int) -> list[int]:
-    """The ranks of the launcher started as the leader of SESSION: Open MPI forks them itself,
-    hydra through a proxy process, so they are found by name, not as the launcher's children."""
-    out = subprocess.run(
-        ["pgrep", "-s", str(session), "-x", SUITE_BIN.name], capture_output=True, text=True
-    )
-    return sorted(int(p) for p in out.stdout.split())
+def _descendants(pid: int) -> list[int]:
+    """Every process below PID, by parenthood (/proc/N/stat's ppid)."""
+    children: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue  # gone meanwhile
+        children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
+    found, todo = [], [pid]
+    while todo:
+        below = children.get(todo.pop(), [])
+        found += below
+        todo += below
+    return found
+
+
+def rank_pids(launcher: int) -> list[int]:
+    """The ranks the launcher process started: Open MPI forks them itself, hydra through a proxy
+    that puts each rank in a session of its own, so they are found by parenthood and name."""
+    ranks = []
+    for pid in _descendants(launcher):
+        try:
+            if Path(f"/proc/{pid}/comm").read_text().strip() == SUITE_BIN.name[:15]:
+                ranks.append(pid)
+        except OSError:
+            continue
+    return sorted(ranks)
+
+
+def stop(proc: subprocess.Popen[str]) -> None:
+    """Kill a launch that is still running: its ranks (outside its session under hydra) first."""
+    if proc.poll() is not None:
+        return
+    for pid in _descendants(proc.pid):
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
 
 
 def test_killed_rank_stops_run_and_cleanup_removes_only_ours(
@@ -129,8 +161,7 @@ def test_killed_rank_stops_run_and_cleanup_removes_only_ours(
         os.kill(pids[-1], signal.SIGKILL)  # one rank dies
         proc.communicate(timeout=60)
     finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
+        stop(proc)
     assert proc.returncode != 0  # the other rank was stopped too
     doc = json.loads((resdir / "result.json").read_text())
     jsonschema.validate(doc, json.loads(SCHEMA_PATH.read_text()))

@@ -1,8 +1,8 @@
 """`ioscore run CONFIG --ranks N [--ppn M] [--scheduler ...] [--dry-run]`.
 
 Renders ioscore/templates/<scheduler>.sh (package data) with string.Template (every value
-shell-quoted), shows it with --dry-run, otherwise runs it (local) or submits it (sbatch, qsub,
-flux batch).
+shell-quoted; the launch words from ioscore.launchers, --launcher), shows it with --dry-run,
+otherwise runs it (local) or submits it (sbatch, qsub, flux batch).
 
 The run's timestamp is chosen here and passed to the suite (--timestamp), so the run directory
 is known before the job starts: the job script is written there as job.sh and submitted from
@@ -25,7 +25,9 @@ from pathlib import Path
 from string import Template
 from typing import Any
 
+from ioscore import launchers
 from ioscore.acceptance.plan import Plan, PlanError, PlanTest, load_plan
+from ioscore.launchers import Launcher, LauncherError
 from ioscore.results import ResultFormatError
 from ioscore.results.parse_ini import get_option, parse_ini
 
@@ -47,6 +49,7 @@ def add_parser(sub: Any) -> None:
     parser.add_argument("--ranks", type=int, help="total MPI ranks (INI runs; a plan has a layout)")
     parser.add_argument("--ppn", type=int, help="ranks per node (default: all on one node)")
     parser.add_argument("--scheduler", choices=SCHEDULERS, default="local")
+    launchers.add_argument(parser)
     parser.add_argument("--dry-run", action="store_true", help="print the job script only")
     parser.add_argument("--suite", default="ioscore-suite", help="path of the suite binary")
     parser.add_argument("--walltime", default="02:00:00", help="HH:MM:SS (batch schedulers)")
@@ -179,25 +182,26 @@ def _read_template(scheduler: str, template_dir: Path) -> tuple[Path, Template]:
         raise RunError(f"cannot read template {template_file}: {exc.strerror}") from None
 
 
-def layout_values(ranks: int, ppn: int | None) -> dict[str, str]:
-    """ranks, ppn, nodes and mpirun's flags of one launch (ppn None: all on one node)."""
-    if ranks < 1:
-        raise RunError("--ranks must be >= 1")
+def layout_values(ranks: int, ppn: int | None, launcher: Launcher, local: bool) -> dict[str, str]:
+    """ranks, ppn, nodes and the launch words of one launch (ppn None: all on one node)."""
+    try:
+        launch = launcher.argv(ranks, ppn, local=local)
+    except LauncherError as exc:
+        raise RunError(str(exc)) from None
     per_node = ppn if ppn is not None else ranks
-    if per_node < 1:
-        raise RunError("--ppn must be >= 1")
-    mpirun_flags = "--oversubscribe"
-    if hasattr(os, "geteuid") and os.geteuid() == 0:
-        mpirun_flags += " --allow-run-as-root"  # Open MPI refuses root without it
-    if ppn is not None:
-        mpirun_flags += f" --map-by ppr:{per_node}:node"
     return {
         "ranks": str(ranks),
         "ppn": str(per_node),
         "nodes": str(math.ceil(ranks / per_node)),
-        "mpirun": "mpirun",
-        "mpirun_flags": mpirun_flags,
+        "launch": shlex.join(launch),
     }
+
+
+def _choose_launcher(name: str | None, scheduler: str, suite: str) -> Launcher:
+    try:
+        return launchers.choose(name, scheduler, suite)
+    except LauncherError as exc:
+        raise RunError(str(exc)) from None
 
 
 def _job_values(
@@ -233,10 +237,13 @@ def render_script(
     suite_args: list[str] | None = None,
     template_dir: Path = TEMPLATE_DIR,
     timestamp: str | None = None,
+    launcher: Launcher | None = None,
 ) -> str:
-    """The job script; the suite gets --timestamp (now, unless suite_args carry one)."""
+    """The job script; the suite gets --timestamp (now, unless suite_args carry one).
+    Without `launcher`, the scheduler's own or the suite's MPI's (ioscore.launchers)."""
     _check_job_options(scheduler, job_name, partition, account)
-    layout = layout_values(ranks, ppn)
+    launcher = launcher or _choose_launcher(None, scheduler, suite)
+    layout = layout_values(ranks, ppn, launcher, scheduler == "local")
     template_file, template = _read_template(scheduler, template_dir)
     config = config.resolve()
     suite_args = list(suite_args or [])
@@ -267,6 +274,7 @@ def render_plan_script(
     account: str | None = None,
     template_dir: Path = TEMPLATE_DIR,
     keep_data: bool = False,
+    launcher: Launcher | None = None,
 ) -> str:
     """One job running an acceptance plan's tests in order, each part its own launch.
 
@@ -283,6 +291,8 @@ def render_plan_script(
     directory inside it).
     """
     _check_job_options(scheduler, job_name, partition, account)
+    launcher = launcher or _choose_launcher(None, scheduler, suite)
+    local = scheduler == "local"
     template_file, template = _read_template(scheduler, template_dir)
     lines = template.template.splitlines()
     launch_at = [i for i, line in enumerate(lines) if "${suite}" in line]
@@ -293,7 +303,7 @@ def render_plan_script(
     # The job asks for the largest test's nodes and ranks per node; each launch says its own.
     nodes = max(test.nodes for test in plan.tests)
     ppn = max(test.ppn for test in plan.tests)
-    layout = layout_values(nodes * ppn, ppn)
+    layout = layout_values(nodes * ppn, ppn, launcher, local)
     common = {
         **_job_values(scheduler, walltime, job_name, partition, account),
         **layout,
@@ -323,7 +333,7 @@ def render_plan_script(
         inside = root.relative_to(datadir.resolve()).parts[0]
         body.append(f"echo {shlex.quote(inside)} >> {before}  # the results stay")
     for number, test in enumerate(plan.tests, 1):
-        values = {**common, **layout_values(test.ranks, test.ppn)}
+        values = {**common, **layout_values(test.ranks, test.ppn, launcher, local)}
         body += ["", f"# test {number}: {test.name}", f"echo {shlex.quote(f'== test {test.name}')}"]
         body += _test_lines(test, root, launch_line, values, template_file)
     if not keep_data:
@@ -411,6 +421,7 @@ def handle(args: argparse.Namespace) -> int:
             args.account,
             suite_args,
             timestamp=timestamp,
+            launcher=_choose_launcher(args.launcher, args.scheduler, args.suite),
         )
         run_dir = Path(run_dir_of(args.config.resolve(), timestamp))
     except (RunError, ResultFormatError) as exc:
@@ -515,6 +526,7 @@ def handle_plan(args: argparse.Namespace) -> int:
             args.partition,
             args.account,
             keep_data=args.keep_data,
+            launcher=_choose_launcher(args.launcher, args.scheduler, args.suite),
         )
     except (RunError, PlanError) as exc:
         print(f"ioscore run: {exc}", file=sys.stderr)

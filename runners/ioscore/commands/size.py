@@ -6,7 +6,8 @@ ioscore.acceptance.sizing for the arithmetic) from a short probe run or existing
     ioscore size ... --plan plan.toml --test fpp                    # write -b/-s/-n into it
 
 The probe is a fixed-time IOR write (-D, wear-out) and a fixed-time mdtest create/remove on
---probe-dir with --probe-ranks ranks on this node; its files are removed afterwards. RAM is
+--probe-dir with --probe-ranks ranks on this node, started by the launcher of the suite's MPI
+(or --launcher); its files are removed afterwards. RAM is
 this node's MemTotal (`ioscore sysinfo`'s probe) unless --ram says otherwise.
 """
 
@@ -22,11 +23,12 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from ioscore import launchers
 from ioscore.acceptance.plan import PlanError, load_plan, update_test_options
 from ioscore.acceptance.results import load_launch
 from ioscore.acceptance.sizing import format_size, parse_size, size_ior, size_mdtest
-from ioscore.commands.run import RunError, layout_values
 from ioscore.commands.sysinfo import Probe, memory_info
+from ioscore.launchers import LauncherError
 from ioscore.results import ResultFormatError
 
 
@@ -47,6 +49,7 @@ def add_parser(sub: Any) -> None:
     parser.add_argument("--probe-block", default="4g", help="probe -b cap per rank (4g)")
     parser.add_argument("--probe-files", type=int, default=100000, help="probe mdtest -n cap")
     parser.add_argument("--suite", default="ioscore-suite", help="path of the suite binary")
+    launchers.add_argument(parser)
     parser.add_argument("--ram", help="client RAM per node (e.g. 256g); default MemTotal here")
     parser.add_argument("--multiple", type=float, default=3.0, help="data per node >= K x RAM")
     parser.add_argument("--seconds", type=float, default=300.0, help="fixed-data test length")
@@ -64,13 +67,14 @@ class SizeError(Exception):
 
 def _probe(args: argparse.Namespace) -> list[Path]:
     """Fixed-time IOR write and mdtest create/remove; returns their result directories."""
-    if shutil.which("mpirun") is None:
-        raise SizeError("mpirun not found: give --from RESULT instead of a probe")
     if not args.probe_dir.is_dir():
         raise SizeError(f"--probe-dir {args.probe_dir}: no such directory")
+    launcher = launchers.choose(args.launcher, "local", args.suite)
+    if shutil.which(launcher.program) is None:
+        raise SizeError(f"{launcher.program} not found: give --from RESULT instead of a probe")
+    launch = launcher.argv(args.probe_ranks, None, local=True)
     work = Path(tempfile.mkdtemp(prefix="ioscore-size-probe-", dir=args.probe_dir))
     results = Path(tempfile.mkdtemp(prefix="ioscore-size-results-"))
-    flags = layout_values(args.probe_ranks, None)["mpirun_flags"].split()
     launches = {
         "ior": [
             "-F",
@@ -104,10 +108,7 @@ def _probe(args: argparse.Namespace) -> list[Path]:
     try:
         for program, program_args in launches.items():
             command = [
-                "mpirun",
-                *flags,
-                "-np",
-                str(args.probe_ranks),
+                *launch,
                 args.suite,
                 program,
                 *program_args,
@@ -203,7 +204,7 @@ def handle(args: argparse.Namespace) -> int:
                 raise SizeError("no mdtest rate to size -n from: probe or --from an mdtest run")
             update_test_options(args.plan, args.test, values)
             result["plan_updated"] = {"plan": str(args.plan), "test": args.test, **values}
-    except (SizeError, ValueError, RunError, PlanError, ResultFormatError) as exc:
+    except (SizeError, ValueError, PlanError, ResultFormatError, LauncherError) as exc:
         print(f"ioscore size: {exc}", file=sys.stderr)
         return 2
     finally:

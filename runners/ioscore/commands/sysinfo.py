@@ -171,20 +171,33 @@ def memory_info(probe: Probe) -> dict[str, Any]:
     return {"net_capacity_bytes": int(match.group(1)) * 1024 if match else None}
 
 
+_MPI_VERSIONS = (
+    (r"Open MPI\)?\s+v?([\d.]+\w*)", "Open MPI"),
+    (r"(?:MPICH|HYDRA)[^\n]*?[Vv]ersion:?\s+([\d.]+\w*)", "MPICH"),
+    (r"Intel\(R\) MPI Library[^\n]*?(\d[\d.]+)", "Intel MPI"),
+    (r"MVAPICH2? Version:?\s+([\d.]+\w*)", "MVAPICH"),
+    # hydra's own `mpiexec --version` (MPICH's, also MVAPICH's): the version on the next line
+    (r"HYDRA build details:\s*Version:\s+([\d.]+\w*)", "MPICH"),
+)
+
+
+def identify_mpi(text: str) -> tuple[str, str] | None:
+    """(implementation, version) named by a launcher's `--version` or a library string."""
+    for pattern, name in _MPI_VERSIONS:
+        match = re.search(pattern, text)
+        if match:
+            return name, match.group(1)
+    return None
+
+
 def mpi_info(probe: Probe) -> dict[str, Any]:
     for argv in (["mpirun", "--version"], ["mpiexec", "--version"], ["mpichversion"]):
         output = probe.command(argv, "mpi")
         if not output:
             continue
-        for pattern, name in (
-            (r"Open MPI\)?\s+v?([\d.]+\w*)", "Open MPI"),
-            (r"(?:MPICH|HYDRA)[^\n]*?[Vv]ersion:?\s+([\d.]+\w*)", "MPICH"),
-            (r"Intel\(R\) MPI Library[^\n]*?(\d[\d.]+)", "Intel MPI"),
-            (r"MVAPICH2? Version:?\s+([\d.]+\w*)", "MVAPICH"),
-        ):
-            match = re.search(pattern, output)
-            if match:
-                return {"implementation": name, "version": match.group(1), "probe": argv[0]}
+        found = identify_mpi(output)
+        if found:
+            return {"implementation": found[0], "version": found[1], "probe": argv[0]}
         first = output.strip().splitlines()[0] if output.strip() else ""
         return {"implementation": None, "version": None, "probe": argv[0], "raw": first}
     return {"implementation": None, "version": None}

@@ -8,5 +8,6 @@ ${scheduler_extra}
 set -euo pipefail
 ${keep_job_files}
 cd ${workdir}
-flux run -N ${nodes} -n ${ranks} --tasks-per-node=${ppn} ${suite} ${config} ${suite_args}
+# the ranks start with the launcher's own words (ioscore run --launcher: openmpi, mpich, srun, flux)
+${launch} ${suite} ${config} ${suite_args}
 echo "ioscore: results, job.sh and job.out are in $$run_dir"

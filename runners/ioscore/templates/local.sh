@@ -4,5 +4,6 @@ set -euo pipefail
 ${keep_job_files}
 cd ${workdir}
 echo "ioscore: ${ranks} ranks (${ppn} per node), config ${config}"
-${mpirun} ${mpirun_flags} -np ${ranks} ${suite} ${config} ${suite_args}
+# the ranks start with the launcher's own words (ioscore run --launcher: openmpi, mpich, srun, flux)
+${launch} ${suite} ${config} ${suite_args}
 echo "ioscore: results, job.sh and job.out are in $$run_dir"
