@@ -151,7 +151,12 @@ demo_dir="$IOSCORE_VAR/demo"
 echo "== 1/5 a short, NON-COMPLIANT suite run (2 ranks, 3 s stonewall) in $demo_dir"
 mkdir -p "$demo_dir/demo-data" "$demo_dir/demo-results"
 before=$(ls "$demo_dir/demo-results")
-job_cmd=(mpirun --oversubscribe -np 2 "$repo_root/suite/build/ioscore-suite" "$repo_root/examples/demo.ini")
+# The launcher of the MPI the suite was linked with (Open MPI's mpirun, MPICH's mpiexec, ...).
+suite_bin="$repo_root/suite/build/ioscore-suite"
+read -ra launch <<<"$(python -c 'import shlex, sys
+from ioscore.launchers import choose
+print(shlex.join(choose(None, "local", sys.argv[1]).argv(2, local=True)))' "$suite_bin")"
+job_cmd=("${launch[@]}" "$suite_bin" "$repo_root/examples/demo.ini")
 job_out=$(mktemp)
 # The INI's ./demo-data and ./demo-results are relative to where mpirun starts. No file of
 # the demo run may grow past 1 GiB (ulimit -f counts KiB), whatever the INI says.
