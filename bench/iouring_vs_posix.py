@@ -69,7 +69,8 @@ def measure(args: argparse.Namespace, where: Path, label: str, direct: bool) -> 
                 cells.setdefault(f"ratio {access}", []).append(ratio)
     mode = "O_DIRECT" if direct else "buffered"
     print(
-        f"\n{label} ({mode}), {args.np} rank(s), 4 KiB random, depth {args.depth}, {args.reps} pairs"
+        f"\n{label} ({mode}), {args.np} rank(s), 4 KiB random, depth {args.depth}, "
+        f"{args.reps} pairs"
     )
     print(f"{'':<8}{'io_uring kIOPS':>15}{'POSIX kIOPS':>13}{'ratio':>8}{'pairs':>14}"
           f"{'p99 uring':>11}{'p99 POSIX':>11}")  # fmt: skip

@@ -86,7 +86,12 @@ static int iouring_open(struct ios_backend *be, const char *path, int flags, int
 {
     struct iouring_state *st = state(be);
     if (!st->ready) {
-        int rc = io_uring_queue_init((unsigned)iouring_depth(be), &st->ring, 0);
+        /* one thread submits and reaps: completions run when it waits, not by interrupting
+         * it (kernels before 6.1 refuse the flags; then the plain ring) */
+        int rc = io_uring_queue_init((unsigned)iouring_depth(be), &st->ring,
+                                     IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN);
+        if (rc == -EINVAL)
+            rc = io_uring_queue_init((unsigned)iouring_depth(be), &st->ring, 0);
         if (rc < 0)
             return rc;
         st->ready = 1;
