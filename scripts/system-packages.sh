@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Install the Debian packages a profile needs, when they are missing.
-#   scripts/system-packages.sh demo   -> MPI, C toolchain, zlib (gzip per-rank files), Python venv support
+#   scripts/system-packages.sh demo   -> MPI, C toolchain, zlib (gzip per-rank files), liburing (the
+#                                        io_uring backend, -a IOURING), Python venv support
 #   scripts/system-packages.sh test   -> demo + Chromium (browser tests), clang-format (lint),
 #                                        docker-compose (compose validation), fio (bench anchor),
 #                                        mkfs for ext4/xfs/btrfs (find tests on loop mounts),
@@ -10,7 +11,7 @@
 set -euo pipefail
 
 profile=${1:-demo}
-packages=(openmpi-bin libopenmpi-dev zlib1g-dev pkg-config gcc make python3-venv)
+packages=(openmpi-bin libopenmpi-dev zlib1g-dev liburing-dev pkg-config gcc make python3-venv)
 case "$profile" in
   demo) ;;
   test) packages+=(chromium fonts-liberation clang-format docker-compose fio e2fsprogs xfsprogs btrfs-progs

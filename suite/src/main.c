@@ -17,6 +17,7 @@
 #include "ioscore/config.h"
 #include "ioscore/run.h"
 #include "ioscore/score.h"
+#include "ioscore/backend.h"
 #include "ioscore/version.h"
 
 /* Real IO500 configs are a few KiB; anything far larger is not one (and is not read whole). */
@@ -314,7 +315,8 @@ int main(int argc, char **argv)
         return finish(rc == 1 ? 0 : rc);
     if (cli.version) {
         if (run.rank == 0)
-            printf("%s\nMPI: %s\n", run.version, ios_mpi_library());
+            printf("%s\nMPI: %s\nio_uring: %s\n", run.version, ios_mpi_library(),
+                   ios_backends_optional()[0] ? "yes (-a IOURING)" : "no (built without liburing)");
         return finish(0);
     }
     if (cli.list) {

@@ -1,4 +1,5 @@
 /* Backend registry: option tables, refusals of unavailable backends, MPI-IO hints files. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,12 +56,77 @@ static void scratch_file(char *path, size_t len, const char *text)
     close(fd);
 }
 
+#ifdef IOS_HAVE_LIBURING
+/* io_uring: options and bounds, queued transfers land at their offsets, short reads surface. */
+static void test_iouring(void)
+{
+    struct ios_backend be;
+    CHECK(create("IOURING", &be) == 0 && be.ops == &ios_backend_iouring && !direct(&be));
+    CHECK(be.ops->depth(&be) == 16 && (be.ops->caps & IOS_CAP_ASYNC));
+    CHECK(create("IOURING --iouring.depth=8 --iouring.odirect", &be) == 0);
+    CHECK(be.ops->depth(&be) == 8 && direct(&be) && be.alignment == 4096);
+    CHECK(create("IOURING --iouring.depth=0", &be) != 0);
+    CHECK_STR_CONTAINS(err, "1..4096");
+    CHECK(create("IOURING --iouring.depth=4097", &be) != 0);
+    CHECK(create("IOURING --iouring.depth", &be) != 0);
+    CHECK_STR_CONTAINS(err, "needs a value");
+    CHECK(create("IOURING --iouring.depth=4", &be) == 0);
+
+    char path[256];
+    scratch_file(path, sizeof path, "");
+    int64_t h = -1;
+    CHECK(be.ops->open(&be, path, IOS_OPEN_READ | IOS_OPEN_WRITE, &h) == 0);
+    /* 8 blocks of 4 KiB queued in reverse order, 4 in flight at most */
+    static char blocks[8][4096], back[4096];
+    uint64_t tags[8];
+    ssize_t res[8];
+    int done = 0, queued = 0;
+    for (int k = 0; k < 8; k++)
+        memset(blocks[k], 'a' + k, sizeof blocks[k]);
+    while (done < 8) {
+        while (queued < 8 && queued - done < 4) {
+            int k = 7 - queued;
+            CHECK(be.ops->queue(&be, h, 1, blocks[k], 4096, (off_t)k * 4096, (uint64_t)k) == 0);
+            queued++;
+        }
+        int got = be.ops->reap(&be, 1, tags, res, 8);
+        CHECK(got >= 1);
+        for (int c = 0; c < got; c++)
+            CHECK(tags[c] < 8 && res[c] == 4096);
+        done += got > 0 ? got : 8;
+    }
+    for (int k = 0; k < 8; k++) {
+        CHECK(pread((int)h, back, sizeof back, (off_t)k * 4096) == 4096);
+        CHECK(memcmp(back, blocks[k], sizeof back) == 0);
+    }
+    /* a read across the end returns what is there; one past the end returns 0 */
+    CHECK(be.ops->pread(&be, h, back, 4096, 8 * 4096 - 1000) == 1000);
+    CHECK(back[999] == 'h');
+    CHECK(be.ops->queue(&be, h, 0, back, 4096, 9 * 4096, 42) == 0);
+    CHECK(be.ops->reap(&be, 1, tags, res, 8) == 1 && tags[0] == 42 && res[0] == 0);
+    CHECK(be.ops->close(&be, h) == 0);
+    /* a read of a closed descriptor reports its error */
+    CHECK(be.ops->open(&be, path, IOS_OPEN_READ, &h) == 0);
+    CHECK(be.ops->queue(&be, h, 0, back, 4096, 0, 1) == 0);
+    CHECK(be.ops->reap(&be, 1, tags, res, 8) == 1 && res[0] == 4096);
+    CHECK(be.ops->pwrite(&be, h, back, 4096, 0) == -EBADF); /* opened for reading */
+    CHECK(be.ops->close(&be, h) == 0);
+    unlink(path);
+}
+#endif
+
 int main(void)
 {
     struct ios_backend be;
     char path[256], api[512];
 
     /* the built-in backends and their published options */
+#ifdef IOS_HAVE_LIBURING
+    test_iouring();
+#else
+    CHECK(create("IOURING", &be) != 0);
+    CHECK_STR_CONTAINS(err, "liburing");
+#endif
     CHECK(create("POSIX", &be) == 0 && be.ops == &ios_backend_posix && !direct(&be));
     CHECK(create("posix --posix.odirect", &be) == 0 && direct(&be) && be.alignment == 4096);
     struct ios_backend copy = be; /* phases get the backend by value: the values go along */

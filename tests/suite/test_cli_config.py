@@ -126,11 +126,13 @@ def test_version_is_git_describe(suite_bin: Path) -> None:
     described = subprocess.run(
         ["git", "describe", "--always", "--dirty"], cwd=REPO_ROOT, capture_output=True, text=True
     ).stdout.strip()
-    version, mpi = proc.stdout.splitlines()
+    version, mpi, uring = proc.stdout.splitlines()
     # the binary embeds the describe of its build; the tree may have changed since
     assert version.split("-dirty")[0] == described.split("-dirty")[0]
     # the second line names the MPI the tests built it with, as the library itself says
     assert mpi.startswith(f"MPI: {MPI.library}")
+    # the third says whether the io_uring backend is built in (liburing found at build time)
+    assert uring in ("io_uring: yes (-a IOURING)", "io_uring: no (built without liburing)")
 
 
 def test_result_json_records_the_mpi_library(suite_bin: Path, workspace: Workspace) -> None:

@@ -4,7 +4,6 @@ test-only straggler delay (--debug-delay-rank/--debug-delay-us) and rank 0's liv
 from __future__ import annotations
 
 import json
-import math
 import re
 from pathlib import Path
 from typing import Any
@@ -48,17 +47,23 @@ def loop_rate(rank: dict[str, Any]) -> float:
 
 def check_latency(lat: dict[str, Any], with_buckets: bool) -> None:
     assert lat["unit"] == "s"
-    assert 0 < lat["p50"] <= lat["p90"] <= lat["p99"] <= lat["max"]
+    assert 0 < lat["p50"] <= lat["p90"] <= lat["p99"] <= lat["p99_9"] <= lat["p99_99"]
+    assert lat["p99_99"] <= lat["max"]
     if with_buckets:
+        assert lat["histogram"] == {"layout": "log-linear", "sub_buckets": 64, "rel_error": 1 / 128}
         bounds = [b["le"] for b in lat["buckets"]]
         assert bounds == sorted(bounds) and len(set(bounds)) == len(bounds)
         assert all(b["count"] > 0 for b in lat["buckets"])
         assert sum(b["count"] for b in lat["buckets"]) == lat["ops"]
-        # power-of-two ns bounds; the max lies in the last non-empty bucket
+        # log-linear ns bounds: integers below 128 ns, then 64 per power of two; the max lies
+        # in the last non-empty bucket
         for le in bounds:
-            exponent = round(math.log2(le * 1e9))
-            assert le == pytest.approx(2.0**exponent * 1e-9, rel=1e-12)
-        assert bounds[-1] / 2 <= lat["max"] <= bounds[-1]
+            ns = round(le * 1e9)
+            assert le == pytest.approx(ns * 1e-9, rel=1e-12)
+            if ns > 128:
+                width = 1 << max(0, (ns - 1).bit_length() - 1 - 6)
+                assert ns % width == 0
+        assert bounds[-1] * (1 - 1 / 64) <= lat["max"] <= bounds[-1]
     else:
         assert "buckets" not in lat
 

@@ -32,6 +32,7 @@ from ioscore.report.acceptance_html import render_acceptance_html
 from ioscore.report.html import NO_RANK_DATA
 from ioscore.report.summary import has_rank_data
 from ioscore.results import ResultFormatError, RunResult, find_runs, load_run
+from ioscore.results.latency import format_latency_table, phase_latency
 from ioscore.results.parse_rankcsv import attach_rank_csvs
 
 EXIT_OK, EXIT_TARGET_FAILED, EXIT_UNREADABLE = 0, 1, 2
@@ -142,11 +143,19 @@ def handle(args: argparse.Namespace) -> int:
             "per_rank_data": has_rank_data(rows),
             "html": str(target),
             "phases": [row.to_dict() for row in rows],
+            "latency": {
+                phase.name: lat.to_dict()
+                for phase in run.phases.values()
+                if (lat := phase_latency(phase)) is not None
+            },
         }
         print(json.dumps(document, indent=2))
         return EXIT_OK
     print(f"{run_dir}: {run.format} version={run.version!r}")
     print(format_table(rows))
+    latency = format_latency_table(list(run.phases.values()))
+    if latency:
+        print(f"\noperation latency (merged over ranks)\n{latency}")
     if not has_rank_data(rows):
         print(NO_RANK_DATA)
     print(f"HTML report: {target}")

@@ -160,7 +160,7 @@ def latency_figure(phase: PhaseResult) -> go.Figure | None:
     )
     quantiles = ", ".join(
         f"{key} {_seconds_label(float(latency[key]))[1:]}"
-        for key in ("p50", "p90", "p99", "max")
+        for key in ("p50", "p90", "p99", "p99_9", "p99_99", "max")
         if isinstance(latency.get(key), (int, float))
     )
     figure.update_layout(

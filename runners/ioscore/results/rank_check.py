@@ -18,7 +18,9 @@ from ioscore.results.storable_json import Table, dict_table
 RANK_REQUIRED = ("rank", "host", "start", "first_done", "end", "items", "bytes", "rate")
 RANK_KEYS = frozenset((*RANK_REQUIRED, "verify_errors", "latency"))
 LATENCY_REQUIRED = ("unit", "ops", "p50", "p90", "p99", "max")
-LATENCY_KEYS = frozenset((*LATENCY_REQUIRED, "buckets"))
+# p99_9 and p99_99 came with the log-linear histogram: older results have neither
+LATENCY_OPTIONAL = ("p99_9", "p99_99")
+LATENCY_KEYS = frozenset((*LATENCY_REQUIRED, *LATENCY_OPTIONAL, "op", "histogram", "buckets"))
 BUCKET_KEYS = frozenset(("le", "count"))
 
 
@@ -45,6 +47,20 @@ def _object_problem(obj: Any, required: tuple[str, ...], allowed: frozenset[str]
     return None
 
 
+def _histogram_problem(histogram: Any) -> str | None:
+    keys = ("layout", "sub_buckets", "rel_error")
+    problem = _object_problem(histogram, keys, frozenset(keys))
+    if problem:
+        return problem
+    if histogram["layout"] != "log-linear" or type(histogram["layout"]) is not str:
+        return "layout must be 'log-linear'"
+    if not (_count(histogram["sub_buckets"]) and histogram["sub_buckets"] >= 1):
+        return "sub_buckets must be an integer >= 1"
+    if not (_number(histogram["rel_error"]) and histogram["rel_error"] > 0):
+        return "rel_error must be a number > 0"
+    return None
+
+
 def _latency_problem(latency: Any) -> str | None:
     problem = _object_problem(latency, LATENCY_REQUIRED, LATENCY_KEYS)
     if problem:
@@ -53,9 +69,15 @@ def _latency_problem(latency: Any) -> str | None:
         return "latency unit must be 's'"
     if not _count(latency["ops"]):
         return "latency ops must be an integer >= 0"
-    for key in ("p50", "p90", "p99", "max"):
-        if not (_number(latency[key]) and latency[key] >= 0):
+    for key in ("p50", "p90", "p99", "max", *LATENCY_OPTIONAL):
+        if key in latency and not (_number(latency[key]) and latency[key] >= 0):
             return f"latency {key} must be a number >= 0"
+    if "op" in latency and type(latency["op"]) is not str:
+        return "latency op must be a string"
+    if "histogram" in latency:
+        problem = _histogram_problem(latency["histogram"])
+        if problem:
+            return f"latency histogram {problem}"
     buckets = latency.get("buckets", [])
     if type(buckets) is not list:
         return "latency buckets must be an array"

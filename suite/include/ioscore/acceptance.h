@@ -28,8 +28,9 @@ struct ios_ior_hint {
 };
 
 struct ios_ior_params {
-    char api[16]; /* -a: POSIX or MPIIO */
+    char api[16]; /* -a: POSIX, MPIIO or IOURING */
     int odirect;  /* -B, --posix.odirect */
+    int depth;    /* --iouring.depth: transfers in flight with -a IOURING (0: its default) */
     uint64_t block, xfer, segments;
     int fpp;                /* -F */
     int reorder;            /* -C: read the data of rank (r + Q * tasks per node) mod N */

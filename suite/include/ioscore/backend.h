@@ -21,6 +21,7 @@
 #define IOS_CAP_NAMESPACE 0x2   /* a real directory tree exists: find can scan it */
 #define IOS_CAP_COLLECTIVE 0x4  /* collective I/O: ior-hard collective = TRUE */
 #define IOS_CAP_GPU_BUFFERS 0x8 /* I/O from GPU memory: [global] io-buffers-on-gpu = TRUE */
+#define IOS_CAP_ASYNC 0x10      /* queue/reap: several transfers in flight (depth) */
 /* With IOS_CAP_COLLECTIVE, open, fsync and close of an IOS_OPEN_SHARED file are collective
  * calls too: every rank makes them. */
 
@@ -76,6 +77,13 @@ struct ios_backend_ops {
     int (*hints)(const struct ios_backend *be, const struct ios_hint **hints);
     /* IOS_CAP_COLLECTIVE: switches collective reads and writes on. */
     void (*set_collective)(struct ios_backend *be);
+    /* IOS_CAP_ASYNC: up to depth() transfers in flight. queue() adds one, tagged, to be
+     * submitted by the next reap() (0, or -errno); reap() submits and returns between min and
+     * max completions, each a tag and its result (bytes or -errno); < 0: the queue failed. */
+    int (*depth)(const struct ios_backend *be);
+    int (*queue)(struct ios_backend *be, int64_t handle, int write, void *buf, size_t n, off_t off,
+                 uint64_t tag);
+    int (*reap)(struct ios_backend *be, int min, uint64_t *tags, ssize_t *results, int max);
 };
 
 /* Room for the largest backend's option values (MPIIO: the hints and the hints file name). */
@@ -146,6 +154,11 @@ int ios_posix_sync_all(struct ios_backend *be);
 
 extern const struct ios_backend_ops ios_backend_posix;
 extern const struct ios_backend_ops ios_backend_dummy;
+#ifdef IOS_HAVE_LIBURING
+extern const struct ios_backend_ops ios_backend_iouring;
+#endif
+/* The optional backends this build has, for --version ("IOURING" or ""). */
+const char *ios_backends_optional(void);
 extern const struct ios_backend_ops ios_backend_mpiio;
 
 #endif

@@ -109,8 +109,10 @@ struct ios_phase_result {
     int has_find;
     int n_keys; /* phase-specific result.txt keys, in order */
     struct ios_kv keys[IOS_MAX_KEYS];
-    struct ios_latency latency;    /* merged over ranks; latency.ops == 0: not measured */
-    struct ios_latency *lat_ranks; /* n_ranks histograms, or NULL */
+    struct ios_latency latency;             /* merged over ranks; latency.ops == 0: not measured */
+    struct ios_latency_summary *lat_ranks;  /* each rank's own percentiles (n_ranks), or NULL */
+    int lat_series_len;                     /* seconds of the latency time series */
+    struct ios_latency_summary *lat_series; /* merged over ranks, per second, or NULL */
     /* Summary form (more ranks than the rank-detail threshold, include/ioscore/rank_summary.h):
      * ranks/hosts/lat_ranks hold only the named (slowest and fastest) ranks, rank_ids their
      * rank numbers, ts_per_rank is NULL. Full form: summary and rank_ids are NULL. */

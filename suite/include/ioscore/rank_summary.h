@@ -43,7 +43,7 @@ struct ios_rs_rank {
     double rate; /* bytes or items per second of its own span, as result.json's "rate" */
     char host[IOS_HOST_MAX];
     struct ios_rank_stats stats;
-    struct ios_latency lat;
+    struct ios_latency_summary lat;
 };
 
 /* The sums, extremes and counts the score and validity rules need (src/core/gather.c). */

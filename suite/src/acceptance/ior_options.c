@@ -63,7 +63,8 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: mpiexec -n N ioscore-suite ior [IOR options] [--resultdir DIR]\n"
-            "  -a POSIX|MPIIO  API (POSIX)        -b N  block size per rank and segment (1m)\n"
+            "  -a POSIX|MPIIO|IOURING  API (POSIX), --iouring.depth=N in flight (16)\n"
+            "  -b N  block size per rank and segment (1m)\n"
             "  -t N  transfer size (256k)         -s N  segments (1)\n"
             "  -F  file per process               -C  read the data of rank r + Q*tasksPerNode\n"
             "  -Q N  task per node offset (1)     -e  fsync inside the write timing\n"
@@ -162,6 +163,13 @@ static int set_value(struct ios_ior_params *p, char letter, const char *v, int r
             snprintf(p->api, sizeof p->api, "POSIX");
         else if (ios_streq_nocase(v, "MPIIO"))
             snprintf(p->api, sizeof p->api, "MPIIO");
+        else if (ios_streq_nocase(v, "DUMMY")) /* no I/O: the harness's own cost */
+            snprintf(p->api, sizeof p->api, "DUMMY");
+        else if (ios_streq_nocase(v, "IOURING") && ios_backends_optional()[0])
+            snprintf(p->api, sizeof p->api, "IOURING");
+        else if (ios_streq_nocase(v, "IOURING"))
+            return fail(rank, "-a IOURING: this build has no io_uring backend (%s%s)",
+                        "built without liburing; Debian: liburing-dev", "");
         else
             return fail(rank, "not supported: -a %s%s (this build offers POSIX and MPIIO)", v, "");
         return 0;
@@ -297,6 +305,15 @@ static int parse_long(struct ios_ior_params *p, const char *word, const char *ne
     const char *eq = strchr(word, '=');
     size_t name_len = eq ? (size_t)(eq - word) : strlen(word);
     const char *value = eq ? eq + 1 : next;
+    if (strncmp(word, "--iouring.depth", name_len) == 0 && name_len == 15) {
+        long n;
+        if (!value || parse_count(value, 1, 4096, &n) != 0)
+            return fail(rank, "--iouring.depth %s%s: expected a number in 1..4096",
+                        value ? value : "", "");
+        *used = !eq;
+        p->depth = (int)n;
+        return 0;
+    }
     if (strncmp(word, "--posix.odirect", name_len) == 0 && name_len == 15) {
         int flag = ios_backend_flag(word);
         if (flag < 0)
@@ -355,8 +372,10 @@ static int check_params(struct ios_ior_params *p, int rank)
     if (p->xfer > (1ull << 30))
         return fail(rank, "transfer size above 1 GiB is not supported (one buffer per rank)%s%s",
                     "", "");
-    if (p->odirect && strcmp(p->api, "POSIX") != 0)
-        return fail(rank, "-B/--posix.odirect needs -a POSIX (got -a %s)%s", p->api, "");
+    if (p->odirect && strcmp(p->api, "POSIX") != 0 && strcmp(p->api, "IOURING") != 0)
+        return fail(rank, "-B/--posix.odirect needs -a POSIX or IOURING (got -a %s)%s", p->api, "");
+    if (p->depth && strcmp(p->api, "IOURING") != 0)
+        return fail(rank, "--iouring.depth needs -a IOURING (got -a %s)%s", p->api, "");
     if (p->odirect && p->xfer % 4096 != 0)
         return fail(rank,
                     "O_DIRECT (-B/--posix.odirect) needs a transfer size that is a multiple "

@@ -729,8 +729,12 @@ int ios_ior_run(struct ios_run *run, const struct ios_ior_params *p)
 {
     static struct ior_phase phases[4 * IOS_IOR_MAX_REPS];
     struct ios_backend be;
-    char err[IOS_MSG_MAX], api[64];
-    snprintf(api, sizeof api, "%s%s", p->api, p->odirect ? " --posix.odirect" : "");
+    char err[IOS_MSG_MAX], api[96];
+    int uring = strcmp(p->api, "IOURING") == 0;
+    snprintf(api, sizeof api, "%s%s", p->api,
+             p->odirect ? (uring ? " --iouring.odirect" : " --posix.odirect") : "");
+    if (uring && p->depth)
+        snprintf(api + strlen(api), sizeof api - strlen(api), " --iouring.depth=%d", p->depth);
     if (ios_backend_create(api, &be, err, sizeof err) != 0) {
         if (run->rank == 0)
             fprintf(stderr, "ioscore-suite ior: ERROR: %s\n", err);

@@ -10,8 +10,20 @@ static const struct ios_backend_ops *const all_backends[] = {
     &ios_backend_posix,
     &ios_backend_mpiio,
     &ios_backend_dummy,
+#ifdef IOS_HAVE_LIBURING
+    &ios_backend_iouring,
+#endif
 };
 #define N_BACKENDS (sizeof all_backends / sizeof all_backends[0])
+
+const char *ios_backends_optional(void)
+{
+#ifdef IOS_HAVE_LIBURING
+    return "IOURING";
+#else
+    return "";
+#endif
+}
 
 /* Backends and options of the reference (IOR) that need client libraries this build lacks. */
 struct unavailable {
@@ -36,6 +48,9 @@ static const struct unavailable unavailable[] = {
     {"S3-libs3", "a build against libs3"},
     {"PMDK", "a build against PMDK (libpmem)"},
     {"AIO", "a build against libaio"},
+#ifndef IOS_HAVE_LIBURING
+    {"IOURING", "a build with liburing (Debian: liburing-dev; make IOURING=yes)"},
+#endif
     {"MMAP", "IOR's MMAP backend, which ioscore does not implement (use POSIX)"},
     {"GPUDirect", "a build against NVIDIA GPUDirect Storage (libcufile)"},
     {"libnfs", "a build against libnfs"},

@@ -73,15 +73,16 @@ static void gather_full(struct ios_run *run, struct ios_phase_ctx *ctx)
             for (int b = 0; b < max_len; b++)
                 res->ts_aggregate[b] += res->ts_per_rank[(size_t)r * (size_t)max_len + (size_t)b];
 
-    /* operation latency: the merged histogram (MPI_Reduce) and every rank's own */
-    ios_latency_reduce(&ctx->instr.lat, &res->latency);
+    /* operation latency: every rank's own percentiles; the histograms merge in gather_latency */
+    struct ios_latency_summary own;
+    ios_latency_summarize(&ctx->instr.lat, &own);
     if (run->rank == 0) {
         res->lat_ranks = calloc((size_t)n, sizeof *res->lat_ranks);
         if (!res->lat_ranks)
             ios_fatal("out of memory (latency)");
     }
-    MPI_Gather(&ctx->instr.lat, (int)sizeof ctx->instr.lat, MPI_BYTE, res->lat_ranks,
-               (int)sizeof ctx->instr.lat, MPI_BYTE, 0, MPI_COMM_WORLD);
+    MPI_Gather(&own, (int)sizeof own, MPI_BYTE, res->lat_ranks, (int)sizeof own, MPI_BYTE, 0,
+               MPI_COMM_WORLD);
 
     /* the first error message of any rank, for the reports */
     char *all = NULL;
@@ -217,7 +218,7 @@ static void gather_summary(struct ios_run *run, struct ios_phase_ctx *ctx)
     mine.rate = ios_rank_rate(&ctx->mine, ctx->phase->metric);
     snprintf(mine.host, sizeof mine.host, "%s", run->host);
     mine.stats = ctx->mine;
-    mine.lat = ctx->instr.lat;
+    ios_latency_summarize(&ctx->instr.lat, &mine.lat);
 
     /* each host's ranks into its leader, then the leaders into rank 0 (src/core/placement.c) */
     MPI_Comm host = run->node_comm, leaders = run->leaders_comm;
@@ -286,10 +287,19 @@ static void gather_summary(struct ios_run *run, struct ios_phase_ctx *ctx)
         MPI_Reduce(buckets, res->ts_aggregate, max_len, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
     free(buckets);
 
-    ios_latency_reduce(&ctx->instr.lat, &res->latency);
     first_error(run, ctx, first_failed);
     if (run->rank_detail_full)
         stream_full_file(run, res, &mine, t0);
+}
+
+/* Both forms: the latency histograms of the phase and of each of its seconds, merged over
+ * every rank through the per-host reduction; fixed-size messages whatever the rank count. */
+static void gather_latency(struct ios_run *run, struct ios_phase_ctx *ctx)
+{
+    struct ios_phase_result *res = ctx->res;
+    ios_latency_reduce(&ctx->instr.lat, &res->latency, 1, run->node_comm, run->leaders_comm);
+    res->lat_series_len = ios_lat_series_reduce(&ctx->instr.series, run->node_comm,
+                                                run->leaders_comm, &res->lat_series);
 }
 
 static int summary_form(const struct ios_run *run)
@@ -365,6 +375,7 @@ void ios_gather_phase(struct ios_run *run, struct ios_phase_ctx *ctx)
         gather_summary(run, ctx);
     else
         gather_full(run, ctx);
+    gather_latency(run, ctx);
     if (run->rank == 0) {
         struct ios_rank_totals totals = ios_phase_totals(res);
         compute_score(ctx, &totals);

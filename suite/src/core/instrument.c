@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -32,6 +33,8 @@ void ios_instrument_cfg_init(struct ios_instrument_cfg *cfg, int rank, int quiet
     cfg->delay_rank = delay_rank;
     cfg->delay_us = delay_us;
     cfg->stderr_is_tty = rank == 0 && isatty(STDERR_FILENO);
+    const char *trace = getenv("IOSCORE_LATENCY_TRACE");
+    cfg->trace = cfg->enabled && trace && *trace ? trace : NULL;
     MPI_Comm_dup(MPI_COMM_WORLD, &cfg->comm);
 }
 
@@ -50,6 +53,18 @@ void ios_instrument_start(struct ios_instrument *in, const struct ios_instrument
     in->phase = phase;
     in->delay = cfg && cfg->delay_rank == rank && cfg->delay_us > 0;
     in->req = MPI_REQUEST_NULL;
+    if (cfg && cfg->trace) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s.%s.%d", cfg->trace, phase, rank);
+        in->trace = fopen(path, "w");
+        if (!in->trace)
+            fprintf(stderr, "ioscore-suite: WARNING: cannot write the latency trace %s\n", path);
+    }
+}
+
+void ios_instrument_trace(struct ios_instrument *in, int sec, uint64_t ns)
+{
+    fprintf(in->trace, "%d %llu\n", sec, (unsigned long long)ns);
 }
 
 void ios_instrument_progress_start(struct ios_instrument *in, int bandwidth, double deadline_s,
@@ -135,6 +150,10 @@ void ios_instrument_tick(struct ios_instrument *in, uint64_t now)
 
 void ios_instrument_finish(struct ios_instrument *in)
 {
+    if (in->trace) {
+        fclose(in->trace);
+        in->trace = NULL;
+    }
     if (!in->cfg || !in->cfg->progress)
         return;
     /* Ranks may have started different numbers of reductions; the k-th reductions match on the
@@ -155,24 +174,52 @@ void ios_instrument_finish(struct ios_instrument *in)
     }
 }
 
-double ios_latency_bucket_le(int b)
+const double ios_lat_quantiles[IOS_LAT_QUANTILES] = {0.50, 0.90, 0.99, 0.999, 0.9999};
+const char *const ios_lat_quantile_keys[IOS_LAT_QUANTILES] = {"p50", "p90", "p99", "p99_9",
+                                                              "p99_99"};
+
+uint64_t ios_latency_bucket_low(int b)
 {
-    return ldexp(1.0, b) * 1e-9;
+    if (b < 2 * IOS_LAT_SUB)
+        return (uint64_t)b;
+    int shift = b / IOS_LAT_SUB - 1;
+    return (uint64_t)(b % IOS_LAT_SUB + IOS_LAT_SUB) << shift;
 }
 
-static double percentile(const struct ios_latency *lat, double q)
+uint64_t ios_latency_bucket_high(int b)
 {
-    /* the smallest bucket holding the ceil(q * ops)-th operation */
-    uint64_t rank = (uint64_t)ceil(q * (double)lat->ops), seen = 0;
+    if (b < 2 * IOS_LAT_SUB)
+        return (uint64_t)b + 1;
+    return ios_latency_bucket_low(b) + (1ull << (b / IOS_LAT_SUB - 1));
+}
+
+double ios_latency_bucket_le(int b)
+{
+    return (double)ios_latency_bucket_high(b) * 1e-9;
+}
+
+double ios_latency_bucket_value(int b)
+{
+    if (b < 2 * IOS_LAT_SUB)
+        return (double)b;
+    uint64_t low = ios_latency_bucket_low(b);
+    uint64_t width = 1ull << (b / IOS_LAT_SUB - 1);
+    return (double)low + (double)(width - 1) / 2.0;
+}
+
+double ios_latency_quantile(const struct ios_latency *lat, double q)
+{
+    /* nearest rank: the bucket holding the ceil(q * ops)-th smallest operation */
+    uint64_t rank = (uint64_t)ceil(q * (double)lat->ops - 1e-9), seen = 0;
     if (rank == 0)
         rank = 1;
-    double max = (double)lat->max_ns * 1e-9;
+    double max = (double)lat->max_ns;
     for (int b = 0; b < IOS_LAT_BUCKETS; b++) {
         seen += lat->count[b];
         if (seen >= rank)
-            return fmin(ios_latency_bucket_le(b), max);
+            return fmin(ios_latency_bucket_value(b), max) * 1e-9;
     }
-    return max;
+    return max * 1e-9;
 }
 
 void ios_latency_summarize(const struct ios_latency *lat, struct ios_latency_summary *out)
@@ -181,17 +228,121 @@ void ios_latency_summarize(const struct ios_latency *lat, struct ios_latency_sum
     out->ops = lat->ops;
     if (lat->ops == 0)
         return;
-    out->p50 = percentile(lat, 0.50);
-    out->p90 = percentile(lat, 0.90);
-    out->p99 = percentile(lat, 0.99);
+    for (int k = 0; k < IOS_LAT_QUANTILES; k++)
+        out->q[k] = ios_latency_quantile(lat, ios_lat_quantiles[k]);
     out->max = (double)lat->max_ns * 1e-9;
 }
 
-void ios_latency_reduce(const struct ios_latency *mine, struct ios_latency *merged)
+void ios_latency_merge(struct ios_latency *into, const struct ios_latency *from)
 {
-    memset(merged, 0, sizeof *merged);
-    MPI_Reduce(mine->count, merged->count, IOS_LAT_BUCKETS, MPI_UINT64_T, MPI_SUM, 0,
-               MPI_COMM_WORLD);
-    MPI_Reduce(&mine->ops, &merged->ops, 1, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
-    MPI_Reduce(&mine->max_ns, &merged->max_ns, 1, MPI_UINT64_T, MPI_MAX, 0, MPI_COMM_WORLD);
+    for (int b = 0; b < IOS_LAT_BUCKETS; b++)
+        into->count[b] += from->count[b];
+    into->ops += from->ops;
+    if (from->max_ns > into->max_ns)
+        into->max_ns = from->max_ns;
+}
+
+/* Room for seconds 0 .. n-1 (n <= IOS_LAT_SERIES_MAX), the new ones empty. */
+static void series_reserve(struct ios_lat_series *s, int n)
+{
+    if (n <= s->cap)
+        return;
+    int cap = s->cap ? s->cap : 16;
+    while (cap < n)
+        cap *= 2;
+    if (cap > IOS_LAT_SERIES_MAX)
+        cap = IOS_LAT_SERIES_MAX;
+    struct ios_latency *bigger = realloc(s->sec, (size_t)cap * sizeof *bigger);
+    if (!bigger) {
+        fprintf(stderr, "ioscore-suite: ERROR: out of memory (latency time series)\n");
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    memset(bigger + s->cap, 0, (size_t)(cap - s->cap) * sizeof *bigger);
+    s->sec = bigger;
+    s->cap = cap;
+}
+
+void ios_lat_series_add(struct ios_lat_series *s, int sec, uint64_t ns)
+{
+    if (sec < 0)
+        sec = 0;
+    if (sec >= IOS_LAT_SERIES_MAX)
+        sec = IOS_LAT_SERIES_MAX - 1;
+    if (sec >= s->cap)
+        series_reserve(s, sec + 1);
+    ios_latency_add(&s->sec[sec], ns);
+    if (sec + 1 > s->n)
+        s->n = sec + 1;
+}
+
+void ios_lat_series_free(struct ios_lat_series *s)
+{
+    free(s->sec);
+    memset(s, 0, sizeof *s);
+}
+
+static void merge_op(void *in, void *inout, int *len, MPI_Datatype *type)
+{
+    (void)type;
+    const struct ios_latency *a = in;
+    struct ios_latency *b = inout;
+    for (int i = 0; i < *len; i++)
+        ios_latency_merge(&b[i], &a[i]);
+}
+
+void ios_latency_reduce(const struct ios_latency *mine, struct ios_latency *merged, int n,
+                        MPI_Comm node, MPI_Comm leaders)
+{
+    if (n <= 0)
+        return;
+    int world = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &world);
+    MPI_Datatype type;
+    MPI_Op op;
+    MPI_Type_contiguous((int)sizeof *mine, MPI_BYTE, &type);
+    MPI_Type_commit(&type);
+    MPI_Op_create(merge_op, 1, &op);
+    struct ios_latency *host = NULL;
+    if (leaders != MPI_COMM_NULL) {
+        host = calloc((size_t)n, sizeof *host);
+        if (!host) {
+            fprintf(stderr, "ioscore-suite: ERROR: out of memory (latency)\n");
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        }
+    }
+    MPI_Reduce(mine, host, n, type, op, 0, node);
+    if (leaders != MPI_COMM_NULL)
+        MPI_Reduce(host, world == 0 ? merged : NULL, n, type, op, 0, leaders);
+    free(host);
+    MPI_Op_free(&op);
+    MPI_Type_free(&type);
+}
+
+int ios_lat_series_reduce(struct ios_lat_series *s, MPI_Comm node, MPI_Comm leaders,
+                          struct ios_latency_summary **out)
+{
+    int n = 0, world = 0;
+    *out = NULL;
+    MPI_Comm_rank(MPI_COMM_WORLD, &world);
+    MPI_Allreduce(&s->n, &n, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (n == 0)
+        return 0;
+    series_reserve(s, n); /* every rank sends n seconds; the ones it never reached are empty */
+    struct ios_latency *merged = world == 0 ? calloc((size_t)n, sizeof *merged) : NULL;
+    if (world == 0 && !merged) {
+        fprintf(stderr, "ioscore-suite: ERROR: out of memory (latency time series)\n");
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    ios_latency_reduce(s->sec, merged, n, node, leaders);
+    if (world == 0) {
+        *out = calloc((size_t)n, sizeof **out);
+        if (!*out) {
+            fprintf(stderr, "ioscore-suite: ERROR: out of memory (latency time series)\n");
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        }
+        for (int k = 0; k < n; k++)
+            ios_latency_summarize(&merged[k], &(*out)[k]);
+    }
+    free(merged);
+    return n;
 }

@@ -1,7 +1,7 @@
 /*
  * The operation loop every IOR- and mdtest-style phase shares: time each operation into the
- * latency histogram, bucket it into the time series, and stop at the stonewall deadline.
- * Wear-out is the same loop without a deadline, run up to the busiest rank's count.
+ * latency histogram, bucket it (count and latency) into the time series, and stop at the stonewall
+ * deadline. Wear-out is the same loop without a deadline, run up to the busiest rank's count.
  */
 #include "ioscore/run.h"
 
@@ -17,12 +17,20 @@ uint64_t ios_run_ops(struct ios_phase_ctx *ctx, ios_op_fn op, void *state, uint6
     while (*ok && i < to) {
         uint64_t t0 = ios_op_begin(&ctx->instr);
         int rc = op(state, i);
-        ios_op_end(&ctx->instr, t0);
+        uint64_t ns = ios_op_end(&ctx->instr, t0);
         int stop = rc != 0 ? STOP_FAILED : 0;
+        if (rc != 0 && ctx->instr.trace)
+            ios_instrument_trace(&ctx->instr, -1, ns);
         if (rc == 0) {
             i++;
             double now = ios_wtime();
             ios_timeseries_add(&ctx->ts, now);
+            if (ctx->instr.cfg && ctx->instr.cfg->enabled) {
+                int sec = (int)(now - ctx->ts.t0);
+                ios_lat_series_add(&ctx->instr.series, sec, ns);
+                if (ctx->instr.trace)
+                    ios_instrument_trace(&ctx->instr, sec, ns);
+            }
             if (deadline > 0 && now - ctx->mine.loop_start > deadline &&
                 (!ctx->lockstep || ctx->run->rank == 0))
                 stop |= STOP_DEADLINE;

@@ -50,9 +50,22 @@ void ios_rank_synthetic(int64_t rank, int64_t n, int hosts, enum ios_metric metr
     s->loop_end = s->end;
     s->end_before_barrier = s->end;
     out->rate = ios_rank_rate(s, metric);
+    /* every operation of a rank takes the same time: 1 ms times 1 .. 4 */
+    double op_s = 1e-3 * (double)(1 + rank % 4);
     out->lat.ops = (uint64_t)s->items;
-    out->lat.count[20 + rank % 4] = out->lat.ops;
-    out->lat.max_ns = 1000000;
+    for (int k = 0; k < IOS_LAT_QUANTILES; k++)
+        out->lat.q[k] = op_s;
+    out->lat.max = op_s;
+}
+
+/* A synthetic rank's operations into a histogram, all at once. */
+static void add_latency(struct ios_latency *lat, const struct ios_rs_rank *r)
+{
+    uint64_t ns = (uint64_t)llround(r->lat.max * 1e9);
+    lat->count[ios_latency_bucket(ns)] += r->lat.ops;
+    lat->ops += r->lat.ops;
+    if (ns > lat->max_ns)
+        lat->max_ns = ns;
 }
 
 void ios_rank_simulate_phase(int64_t n, int hosts, const struct ios_phase *p,
@@ -60,11 +73,12 @@ void ios_rank_simulate_phase(int64_t n, int hosts, const struct ios_phase *p,
 {
     struct ios_rank_summary *sum = calloc(1, sizeof *sum);
     struct ios_rank_sketch *node = malloc(sizeof *node);
+    struct ios_latency *node_lat = malloc(sizeof *node_lat);
     if (hosts < 1)
         hosts = 1;
     if (sum)
         sum->hosts = calloc((size_t)hosts, sizeof *sum->hosts);
-    if (!sum || !node || !sum->hosts)
+    if (!sum || !node || !node_lat || !sum->hosts)
         ios_fatal("out of memory (simulation)");
     /* the earliest start (the real run's MPI_Allreduce) */
     double t0 = INFINITY;
@@ -78,16 +92,20 @@ void ios_rank_simulate_phase(int64_t n, int hosts, const struct ios_phase *p,
     int used = 0;
     for (int h = 0; h < hosts && (int64_t)h * per < n; h++, used++) {
         ios_rank_sketch_init(node, t0);
+        memset(node_lat, 0, sizeof *node_lat);
         for (int64_t k = (int64_t)h * per; k < n && k < (int64_t)(h + 1) * per; k++) {
             ios_rank_synthetic(k, n, hosts, p->metric, &r);
             if (k == (int64_t)h * per)
                 ios_rs_host_init(&sum->hosts[h], r.host);
             ios_rank_sketch_add(node, &r);
             ios_rs_host_add(&sum->hosts[h], &r);
+            add_latency(node_lat, &r);
         }
         ios_rank_sketch_merge(&sum->sketch, node);
+        ios_latency_merge(&res->latency, node_lat); /* the leaders' reduction */
     }
     free(node);
+    free(node_lat);
     sum->n_hosts = ios_rs_hosts_normalize(sum->hosts, used);
     res->phase = p;
     res->ran = 1;

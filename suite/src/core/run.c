@@ -95,6 +95,7 @@ struct ios_phase_result *ios_run_one_phase(struct ios_run *run, const struct ios
     ios_gather_phase(run, &ctx);
     ios_report_phase(run, res);
     ios_timeseries_free(&ctx.ts);
+    ios_lat_series_free(&ctx.instr.series);
 
     /* I/O errors stop the run; every rank agrees through rank 0's view */
     int failed = run->rank == 0 && res->failed_ranks > 0;

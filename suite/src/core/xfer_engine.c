@@ -17,21 +17,12 @@ struct xfer_state {
     void *buf;
 };
 
-/* One transfer number i; 0, or -1 after recording the error. */
-static int transfer_op(void *state, uint64_t i)
+/* Checks and counts a finished transfer (n: bytes or -errno) at offset off; 0, or -1 after
+ * recording the error. */
+static int transfer_done(struct xfer_state *st, const void *buf, uint64_t off, ssize_t n)
 {
-    struct xfer_state *st = state;
     struct ios_phase_ctx *ctx = st->ctx;
     struct ios_xfer_job *job = st->job;
-    uint64_t off = job->offset(job, i);
-    ssize_t n;
-    if (job->write) {
-        if (ios_packet_varies_per_item(job->packet))
-            ios_pattern_update(st->buf, job->xfer, ctx->seed, ctx->run->rank, job->packet, off);
-        n = ctx->be.ops->pwrite(&ctx->be, job->handle, st->buf, job->xfer, (off_t)off);
-    } else {
-        n = ctx->be.ops->pread(&ctx->be, job->handle, st->buf, job->xfer, (off_t)off);
-    }
     const char *what = job->write ? "write" : "read";
     if (n < 0) {
         ios_phase_error(ctx, (int)n, "%s %s at offset %" PRIu64, what, job->path, off);
@@ -45,7 +36,7 @@ static int transfer_op(void *state, uint64_t i)
         return -1;
     }
     if (job->verify &&
-        !ios_pattern_matches(st->buf, job->xfer, ctx->seed, job->target, job->packet, off)) {
+        !ios_pattern_matches(buf, job->xfer, ctx->seed, job->target, job->packet, off)) {
         if (ctx->mine.verify_errors == 0)
             fprintf(stderr,
                     "ioscore-suite: %s: rank %d: data mismatch in %s at offset %" PRIu64
@@ -56,6 +47,135 @@ static int transfer_op(void *state, uint64_t i)
     ctx->mine.items += 1;
     ctx->mine.bytes += (double)job->xfer;
     return 0;
+}
+
+/* Stamps a write buffer for the transfer at offset off. */
+static void transfer_prepare(struct xfer_state *st, void *buf, uint64_t off)
+{
+    struct ios_xfer_job *job = st->job;
+    if (job->write && ios_packet_varies_per_item(job->packet))
+        ios_pattern_update(buf, job->xfer, st->ctx->seed, st->ctx->run->rank, job->packet, off);
+}
+
+/* One transfer number i; 0, or -1 after recording the error. */
+static int transfer_op(void *state, uint64_t i)
+{
+    struct xfer_state *st = state;
+    struct ios_phase_ctx *ctx = st->ctx;
+    struct ios_xfer_job *job = st->job;
+    uint64_t off = job->offset(job, i);
+    ssize_t n;
+    transfer_prepare(st, st->buf, off);
+    if (job->write)
+        n = ctx->be.ops->pwrite(&ctx->be, job->handle, st->buf, job->xfer, (off_t)off);
+    else
+        n = ctx->be.ops->pread(&ctx->be, job->handle, st->buf, job->xfer, (off_t)off);
+    return transfer_done(st, st->buf, off, n);
+}
+
+/*
+ * Transfers from .. to-1 with up to the backend's depth in flight (IOS_CAP_ASYNC), as
+ * ios_run_ops does them one by one: each transfer's latency runs from its queueing to its
+ * completion, it counts in the time series when it completes, the deadline is looked at after
+ * each completion, and a failure stops the queueing. What is in flight is always waited for.
+ * Returns the number of transfers queued (all completed, unless one failed).
+ */
+static uint64_t run_queued(struct xfer_state *st, uint64_t from, uint64_t to, double deadline,
+                           int *ok)
+{
+    struct ios_phase_ctx *ctx = st->ctx;
+    struct ios_xfer_job *job = st->job;
+    struct ios_backend *be = &ctx->be;
+    struct ios_instrument *in = &ctx->instr;
+    int timed = in->cfg && in->cfg->enabled;
+    int depth = be->ops->depth(be);
+    void **bufs = calloc((size_t)depth, sizeof *bufs);
+    uint64_t *t0 = calloc((size_t)depth, sizeof *t0), *offs = calloc((size_t)depth, sizeof *offs);
+    uint64_t *tags = calloc((size_t)depth, sizeof *tags);
+    ssize_t *res = calloc((size_t)depth, sizeof *res);
+    int *free_slots = calloc((size_t)depth, sizeof *free_slots);
+    if (!bufs || !t0 || !offs || !tags || !res || !free_slots)
+        ios_fatal("out of memory (transfer queue)");
+    int n_free = depth;
+    for (int k = 0; k < depth; k++) {
+        bufs[k] = ios_alloc_buffer(be, job->xfer);
+        if (job->write)
+            memcpy(bufs[k], st->buf, job->xfer);
+        free_slots[k] = depth - 1 - k;
+    }
+    uint64_t next = from;
+    int stop = 0;
+    while (n_free < depth || (*ok && !stop && next < to)) {
+        while (*ok && !stop && next < to && n_free > 0) {
+            int k = free_slots[--n_free];
+            offs[k] = job->offset(job, next);
+            transfer_prepare(st, bufs[k], offs[k]);
+            t0[k] = timed ? ios_now_ns() : 0;
+            int rc = be->ops->queue(be, job->handle, job->write, bufs[k], job->xfer, (off_t)offs[k],
+                                    (uint64_t)k);
+            if (rc != 0) {
+                free_slots[n_free++] = k;
+                ios_phase_error(ctx, rc, "queue a transfer of %s", job->path);
+                *ok = 0;
+                break;
+            }
+            next++;
+        }
+        if (n_free == depth)
+            break;
+        int got = be->ops->reap(be, 1, tags, res, depth);
+        if (got < 0) { /* the ring itself failed: nothing more completes */
+            ios_phase_error(ctx, got, "wait for transfers of %s", job->path);
+            *ok = 0;
+            break;
+        }
+        for (int c = 0; c < got; c++) {
+            int k = (int)tags[c];
+            free_slots[n_free++] = k;
+            uint64_t now_ns = timed ? ios_now_ns() : 0;
+            if (timed)
+                ios_latency_add(&in->lat, now_ns - t0[k]);
+            if (transfer_done(st, bufs[k], offs[k], res[c]) != 0) {
+                *ok = 0;
+                if (in->trace)
+                    ios_instrument_trace(in, -1, now_ns - t0[k]);
+                continue;
+            }
+            double now = ios_wtime();
+            ios_timeseries_add(&ctx->ts, now);
+            if (timed) {
+                int sec = (int)(now - ctx->ts.t0);
+                ios_lat_series_add(&in->series, sec, now_ns - t0[k]);
+                if (in->trace)
+                    ios_instrument_trace(in, sec, now_ns - t0[k]);
+                if (in->t0_ns)
+                    ios_instrument_tick(in, now_ns);
+            }
+            if (deadline > 0 && now - ctx->mine.loop_start > deadline && !stop) {
+                stop = 1;
+                ctx->mine.hit_deadline = 1;
+            }
+        }
+    }
+    for (int k = 0; k < depth; k++)
+        free(bufs[k]);
+    free(bufs);
+    free(t0);
+    free(offs);
+    free(tags);
+    free(res);
+    free(free_slots);
+    return next;
+}
+
+/* The transfers from .. to-1, queued when the backend can, else one by one. */
+static uint64_t run_transfers(struct xfer_state *st, uint64_t from, uint64_t to, double deadline,
+                              int *ok)
+{
+    struct ios_phase_ctx *ctx = st->ctx;
+    if ((ctx->be.ops->caps & IOS_CAP_ASYNC) && !ctx->lockstep && ctx->be.ops->depth(&ctx->be) > 1)
+        return run_queued(st, from, to, deadline, ok);
+    return ios_run_ops(ctx, transfer_op, st, from, to, deadline, ok);
 }
 
 /*
@@ -103,7 +223,7 @@ void ios_xfer_run(struct ios_phase_ctx *ctx, struct ios_xfer_job *job)
     ios_instrument_progress_start(&ctx->instr, 1, job->deadline, job->progress_total,
                                   &ctx->mine.items, &ctx->mine.bytes);
     int ok = ctx->mine.io_error == 0;
-    uint64_t j = ios_run_ops(ctx, transfer_op, &st, 0, job->count, job->deadline, &ok);
+    uint64_t j = run_transfers(&st, 0, job->count, job->deadline, &ok);
     ctx->mine.first_done = ios_wtime();
     ctx->mine.items_at_deadline = (double)j;
     ctx->mine.bytes_at_deadline = (double)j * (double)job->xfer;
@@ -111,7 +231,7 @@ void ios_xfer_run(struct ios_phase_ctx *ctx, struct ios_xfer_job *job)
         unsigned long long mine = j;
         MPI_Allreduce(&mine, &job->max_pairs, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
         if (job->wearout) /* every rank continues to the busiest rank's count */
-            j = ios_run_ops(ctx, transfer_op, &st, j, job->max_pairs, 0, &ok);
+            j = run_transfers(&st, j, job->max_pairs, 0, &ok);
         ctx->res->stonewall_time = ctx->mine.first_done - ctx->mine.loop_start;
         ctx->res->has_stonewall = 1;
         ctx->res->deadline_s = job->deadline;

@@ -60,30 +60,82 @@ static void write_config(struct ios_json *j, const struct ios_run *run)
     ios_json_end_object(j);
 }
 
-/* {"unit": "s", "ops", "p50", "p90", "p99", "max"[, "buckets": non-empty {"le", "count"}]} */
-static void write_latency(struct ios_json *j, const struct ios_latency *lat, int with_buckets)
+/* The operation a phase times, for "latency"."op": the mdtest operation or IOR's access. */
+static const char *latency_op(const struct ios_phase *p)
 {
+    enum ios_md_op op = ios_phase_md_op(p);
+    return op != IOS_MD_NONE ? ios_md_op_name(op) : ios_phase_access(p);
+}
+
+static void write_quantiles(struct ios_json *j, const struct ios_latency_summary *sum)
+{
+    ios_json_int(j, "ops", (int64_t)sum->ops);
+    for (int k = 0; k < IOS_LAT_QUANTILES; k++)
+        ios_json_double(j, ios_lat_quantile_keys[k], sum->q[k]);
+    ios_json_double(j, "max", sum->max);
+}
+
+/* A rank's {"unit": "s", "ops", "p50", "p90", "p99", "p99_9", "p99_99", "max"}. */
+static void write_rank_latency(struct ios_json *j, const struct ios_latency_summary *sum)
+{
+    ios_json_begin_object(j, "latency");
+    ios_json_string(j, "unit", "s");
+    write_quantiles(j, sum);
+    ios_json_end_object(j);
+}
+
+/* The phase's merged histogram: its percentiles, its layout and its non-empty buckets
+ * {"le", "count"} (results before the log-linear layout have power-of-two "le"s and no
+ * "histogram" member). */
+static void write_latency(struct ios_json *j, const struct ios_phase_result *res)
+{
+    const struct ios_latency *lat = &res->latency;
     struct ios_latency_summary sum;
     ios_latency_summarize(lat, &sum);
     ios_json_begin_object(j, "latency");
     ios_json_string(j, "unit", "s");
-    ios_json_int(j, "ops", (int64_t)sum.ops);
-    ios_json_double(j, "p50", sum.p50);
-    ios_json_double(j, "p90", sum.p90);
-    ios_json_double(j, "p99", sum.p99);
-    ios_json_double(j, "max", sum.max);
-    if (with_buckets) {
-        ios_json_begin_array(j, "buckets");
-        for (int b = 0; b < IOS_LAT_BUCKETS; b++) {
-            if (lat->count[b] == 0)
-                continue;
-            ios_json_begin_object(j, NULL);
-            ios_json_double(j, "le", ios_latency_bucket_le(b));
-            ios_json_int(j, "count", (int64_t)lat->count[b]);
-            ios_json_end_object(j);
-        }
+    ios_json_string(j, "op", latency_op(res->phase));
+    write_quantiles(j, &sum);
+    ios_json_begin_object(j, "histogram");
+    ios_json_string(j, "layout", "log-linear");
+    ios_json_int(j, "sub_buckets", IOS_LAT_SUB);
+    ios_json_double(j, "rel_error", IOS_LAT_REL_ERROR);
+    ios_json_end_object(j);
+    ios_json_begin_array(j, "buckets");
+    for (int b = 0; b < IOS_LAT_BUCKETS; b++) {
+        if (lat->count[b] == 0)
+            continue;
+        ios_json_begin_object(j, NULL);
+        ios_json_double(j, "le", ios_latency_bucket_le(b));
+        ios_json_int(j, "count", (int64_t)lat->count[b]);
+        ios_json_end_object(j);
+    }
+    ios_json_end_array(j);
+    ios_json_end_object(j);
+}
+
+/* "timeseries"."latency": per second, the merged percentiles and the max of that second
+ * (arrays as long as "aggregate"; 0 where a second had no operation). */
+static void write_latency_series(struct ios_json *j, const struct ios_phase_result *res)
+{
+    const struct ios_latency_summary *sec = res->lat_series;
+    int n = res->lat_series_len;
+    ios_json_begin_object(j, "latency");
+    ios_json_string(j, "unit", "s");
+    ios_json_begin_array(j, "ops");
+    for (int t = 0; t < n; t++)
+        ios_json_int(j, NULL, (int64_t)sec[t].ops);
+    ios_json_end_array(j);
+    for (int k = 0; k < IOS_LAT_QUANTILES; k++) {
+        ios_json_begin_array(j, ios_lat_quantile_keys[k]);
+        for (int t = 0; t < n; t++)
+            ios_json_double(j, NULL, sec[t].q[k]);
         ios_json_end_array(j);
     }
+    ios_json_begin_array(j, "max");
+    for (int t = 0; t < n; t++)
+        ios_json_double(j, NULL, sec[t].max);
+    ios_json_end_array(j);
     ios_json_end_object(j);
 }
 
@@ -139,14 +191,14 @@ static void write_phase(struct ios_json *j, const struct ios_phase_result *res)
         ios_json_double(j, "rate", span > 0 ? amount / span : 0.0);
         ios_json_int(j, "verify_errors", (int64_t)s->verify_errors);
         if (res->lat_ranks && res->lat_ranks[r].ops > 0)
-            write_latency(j, &res->lat_ranks[r], 0);
+            write_rank_latency(j, &res->lat_ranks[r]);
         ios_json_end_object(j);
     }
     ios_json_end_array(j);
     if (res->summary)
         ios_rank_summary_json(j, res->summary);
     if (res->latency.ops > 0)
-        write_latency(j, &res->latency, 1);
+        write_latency(j, res);
     ios_json_begin_object(j, "timeseries");
     ios_json_double(j, "bucket_s", 1.0);
     ios_json_begin_array(j, "aggregate");
@@ -162,6 +214,8 @@ static void write_phase(struct ios_json *j, const struct ios_phase_result *res)
         ios_json_end_array(j);
     }
     ios_json_end_array(j);
+    if (res->lat_series_len > 0)
+        write_latency_series(j, res);
     ios_json_end_object(j);
     ios_json_begin_object(j, "extra");
     if (res->has_find) {

@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "ioscore/report.h"
@@ -89,6 +90,37 @@ static void warn_unwritten(int rc, const char *phase, const char *suffix)
                 strerror(-rc));
 }
 
+/* "12.3 us": a latency in seconds with a unit that keeps it readable. */
+static void latency_text(double s, char *buf, size_t len)
+{
+    if (s < 1e-6)
+        snprintf(buf, len, "%.0f ns", s * 1e9);
+    else if (s < 1e-3)
+        snprintf(buf, len, "%.4g us", s * 1e6);
+    else if (s < 1)
+        snprintf(buf, len, "%.4g ms", s * 1e3);
+    else
+        snprintf(buf, len, "%.4g s", s);
+}
+
+/* One comment line of the merged latency percentiles (a comment, so that readers of
+ * result.txt in IO500's layout pass over it). */
+static void latency_line(const struct ios_run *run, const struct ios_phase_result *res)
+{
+    struct ios_latency_summary sum;
+    ios_latency_summarize(&res->latency, &sum);
+    char line[400], v[32];
+    int n = snprintf(line, sizeof line, "; latency: ops %llu", (unsigned long long)sum.ops);
+    for (int k = 0; k < IOS_LAT_QUANTILES && n > 0 && (size_t)n < sizeof line; k++) {
+        latency_text(sum.q[k], v, sizeof v);
+        n += snprintf(line + n, sizeof line - (size_t)n, "  %s %s", ios_lat_quantile_keys[k], v);
+    }
+    latency_text(sum.max, v, sizeof v);
+    if (n > 0 && (size_t)n < sizeof line)
+        snprintf(line + n, sizeof line - (size_t)n, "  max %s", v);
+    ios_result_line(run, "%s", line);
+}
+
 void ios_report_phase(const struct ios_run *run, const struct ios_phase_result *res)
 {
     const struct ios_phase *p = res->phase;
@@ -102,6 +134,8 @@ void ios_report_phase(const struct ios_run *run, const struct ios_phase_result *
     snprintf(score, sizeof score, "%f", res->score);
     if (p->type != IOS_PHASE_DUMMY)
         ios_result_key(run, "score", score);
+    if (res->latency.ops > 0)
+        latency_line(run, res);
     summary_line(run, "%s %20s %15s %s : time %.3f seconds%s",
                  p->score_group != IOS_GROUP_NONE ? "[RESULT]" : "[      ]", p->name, score,
                  ios_phase_unit(p), res->t_delta, res->valid ? "" : " [INVALID]");
