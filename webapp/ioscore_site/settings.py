@@ -95,6 +95,7 @@ PROJECT_APPS = [
     "validation",
     "rankings",
     "acceptance",
+    "io500archive",
 ]
 
 INSTALLED_APPS = [

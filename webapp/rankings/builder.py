@@ -10,7 +10,7 @@ The work is split along its seams:
 The next release always carries over what is stored, so committee corrections survive.
 
 IO500's history (SC17-ISC21) is not rebuilt: a release holding lists the website published
-(``ListOrigin.IO500_WEBSITE``, written by ``rankings.published``) keeps them exactly, and the
+(``ListOrigin.IO500_WEBSITE``, written by ``io500archive.published``) keeps them exactly, and the
 builder only carries them into the next release. Where the published lists contradict the
 spec's rules, the published behaviour is what later lists continue from:
 * carry-over: the committee restarted the ranked lists at SC19 (the SC19 IO500 list held SC19
