@@ -22,10 +22,10 @@ from datetime import UTC, datetime
 from django.utils import timezone
 
 from io500archive.records import RECORD_PHASES, PublishedLists, PublishedRow, number
+from rankings.maintenance.persistence import replace_entries
+from rankings.maintenance.ranking import metric_ranks
 from rankings.models import ListEntry, ListOrigin, ListState, RankedList
-from rankings.persistence import replace_entries
 from rankings.phases import field_name
-from rankings.ranking import metric_ranks
 from submissions import canonical_names
 from submissions.models import ListType, Release, Submission, SystemDescription
 

@@ -37,7 +37,7 @@ from django.db.models.functions import Lower
 
 from submissions.models import LEVEL_ORDER, Release, ReproducibilityLevel, Submission
 
-from .list_index import search_keys
+from .maintenance.list_index import search_keys
 from .models import ListEntry, ListFacet
 from .phases import PHASES, field_name, unit
 

@@ -245,7 +245,7 @@ class ListEntry(models.Model):
 
 
 class ListSearchText(models.Model):
-    """One distinct search text of a list and its key (``rankings.list_index``)."""
+    """One distinct search text of a list and its key (``rankings.maintenance.list_index``)."""
 
     ranked_list = models.ForeignKey(RankedList, on_delete=models.CASCADE, related_name="+")
     search_key = models.BigIntegerField()
@@ -321,7 +321,7 @@ class Correction(models.Model):
 
 class ListStatistic(models.Model):
     """What the trends chart draws for one metric of one list, stored when the list's entries
-    are written (``rankings.list_statistics``), so the page reads a few rows per release
+    are written (``rankings.maintenance.list_statistics``), so the page reads a few rows per release
     instead of every entry's value (320 ms at 100,000 submissions).
 
     The box describes the list's new entries (those first entered in its release) with a

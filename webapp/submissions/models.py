@@ -45,7 +45,7 @@ class Release(models.Model):
 
 
 class ListRule(models.TextChoices):
-    """Who enters a list (the membership rules of rankings.membership, spec §2, §3, §5)."""
+    """Who enters a list (rankings.maintenance.membership, spec §2, §3, §5)."""
 
     HISTORICAL = "historical", "every accepted run, carried forever"
     FULL = "full", "every valid run"

@@ -23,7 +23,6 @@ from submissions import public_version
 from submissions.models import Release
 
 from .. import page_cache
-from ..builder import empty_reason
 from ..listview import (
     COLUMNS,
     DEFAULT_COLUMNS,
@@ -34,6 +33,7 @@ from ..listview import (
     entry_queryset,
     facet_values,
 )
+from ..maintenance.builder import empty_reason
 from ..models import Correction, ListEntry, RankedList
 from ..records import RECORD_FIELDS, csv_cell, entry_record
 from ..rows import render_rows

@@ -41,6 +41,7 @@ from typing import Any, NamedTuple
 from django.db import connection, transaction
 from django.utils import timezone
 
+from rankings.models import ListEntry, ListOrigin, RankedList
 from submissions.models import ListRule, ListType, Release, Submission
 
 from . import list_index, list_order
@@ -58,7 +59,6 @@ from .membership import (
     keep_for,
     on_ten_nodes,
 )
-from .models import ListEntry, ListOrigin, RankedList
 from .persistence import BuildReport, entry_rows, entry_values
 from .ranking import AWARDS, Candidate, Facts, RankedEntry, award_holders
 

@@ -15,14 +15,14 @@ from datetime import date
 from django.db import connection, transaction
 from django.utils import timezone
 
+from rankings.models import Correction, CorrectionKind, ListEntry, ListState, RankedList
+from rankings.phases import PHASE_FIELDS
 from submissions import public_version
 from submissions.models import ListType, Release
 
 from . import list_index, list_order
 from .list_statistics import EntryValues, store_statistics
 from .loading import stored_entries
-from .models import Correction, CorrectionKind, ListEntry, ListState, RankedList
-from .phases import PHASE_FIELDS
 from .ranking import DISPLAY_FIELDS, RankedEntry
 
 

@@ -56,17 +56,17 @@ from datetime import date
 from django.db.models import Q
 from django.utils import timezone
 
+from rankings.models import ListEntry, ListOrigin, RankedList
 from submissions.models import ListRule, ListType, Release, Submission
 
-from .acceptance import place_fresh
 from .eras import list_types_for
 from .list_lock import lists_locked
 from .list_statistics import fill_missing
 from .loading import load_facts, load_pins, stored_candidates, stored_entries
 from .membership import ListSpec, Members, ReleaseBuilder
 from .membership import empty_reason as reason_for_spec
-from .models import ListEntry, ListOrigin, RankedList
 from .persistence import BuildReport, apply
+from .placing import place_fresh
 from .ranking import Candidate
 
 __all__ = ["BuildReport", "build_lists", "empty_reason", "update_lists"]

@@ -26,8 +26,8 @@ from typing import Any, NamedTuple
 from django.db import transaction
 from django.db.models import Count, Exists, Max, OuterRef
 
-from .models import ListEntry, ListStatistic, RankedList
-from .phases import PHASE_FIELDS, PHASES
+from rankings.models import ListEntry, ListStatistic, RankedList
+from rankings.phases import PHASE_FIELDS, PHASES
 
 # Every metric the chart can show -> its ListEntry column.
 METRIC_FIELDS: dict[str, str] = {

@@ -24,7 +24,7 @@ from typing import NamedTuple
 
 from django.db import connection
 
-from .models import ListEntry, ListFacet, ListSearchText
+from rankings.models import ListEntry, ListFacet, ListSearchText
 
 _ENTRY = ListEntry._meta.db_table
 _TEXT = ListSearchText._meta.db_table
