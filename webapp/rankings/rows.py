@@ -14,9 +14,9 @@ from typing import Any
 from django.urls import reverse
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
+from portal.templatetags.formatting import num
 
 from .listview import LEVEL_LABELS, Column
-from .templatetags.formatting import num
 
 # Column key -> attribute of an entry from listview.annotated_entries.
 ATTRIBUTES = {"release": "origin_acronym", "vendor": "storage_vendor", "procs": "total_procs"}
