@@ -262,7 +262,6 @@ def test_every_archive_run_is_valid_by_the_rules_of_its_era(data: Path) -> None:
     as information."""
     from io500archive.importer import Importer, locate
     from io500archive.layout import scan_archive
-
     from ioscore.results.rules import CheckContext, Severity, check
     from submissions.releases import to_library
 

@@ -10,8 +10,8 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from portal.templatetags import formatting as fmt
 
+from portal.templatetags import formatting as fmt
 from rankings import run_page
 from rankings.charts import DESCRIPTION_FIELDS
 from tests.webapp.helpers import EXAMPLE_SYSTEM, QUESTIONNAIRE

@@ -42,7 +42,7 @@ def _user_roles(user: Any) -> list[str]:
 
 
 def permission_denied(request: HttpRequest, exception: Exception) -> HttpResponse:
-    from rankings.templatetags.portal import login_url
+    from portal.templatetags.navigation import login_url
 
     user = getattr(request, "user", None)
     role = getattr(exception, "role", "")
@@ -61,7 +61,7 @@ def page_not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
     message = "" if isinstance(exception, Resolver404) else str(exception)
     if message.startswith("No ") and message.endswith(" matches the given query."):
         message = "no such " + message[3:].split(" matches")[0].lower()
-    from rankings.templatetags.portal import login_url
+    from portal.templatetags.navigation import login_url
 
     context = {"message": message, "path": request.path, "login_url": login_url(request)}
     return render(request, "404.html", context, status=404)

@@ -14,6 +14,7 @@ from typing import Any
 from django.urls import reverse
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
+
 from portal.templatetags.formatting import num
 
 from .listview import LEVEL_LABELS, Column

@@ -12,10 +12,9 @@ import functools
 from collections.abc import Iterable
 from typing import Any
 
-from portal.templatetags import formatting
-
 from ioscore import system_description
 from ioscore.results import SCORED_PHASES
+from portal.templatetags import formatting
 from submissions import fields
 from submissions.models import ReproducibilityLevel, Status
 from submissions.questionnaire import LEVEL_KEY, OPTIONAL, QUESTIONS

@@ -6,6 +6,7 @@ from typing import Any
 
 from django import template
 from django.utils.html import format_html, format_html_join
+
 from portal.templatetags import formatting
 
 register = template.Library()
