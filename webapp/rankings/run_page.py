@@ -14,6 +14,7 @@ from typing import Any
 
 from ioscore import system_description
 from ioscore.results import SCORED_PHASES
+from ioscore_site.finite_json import finite
 from portal.templatetags import formatting
 from submissions import fields
 from submissions.models import ReproducibilityLevel, Status
@@ -312,8 +313,6 @@ def run_charts(submission: Any, phases: list[Any], user: Any) -> dict[str, Any]:
     """The result page's charts for a run that is on no list yet (the submitter's page): the
     radar against the best published value of each phase (or this run's, where it is higher),
     time series and rank spread."""
-    from ioscore_site.finite_json import finite
-
     from . import charts
     from .visibility import visible_submissions
 

@@ -34,6 +34,8 @@ Public API (the service imports these names; keep them stable):
   ``ARCHIVE_SUFFIXES``, ``MIN_WRITE_SECONDS`` / ``MIN_WRITE_SECONDS_SCC``.
 * Stragglers and imbalance (one rule for the CLI report and the service): ``phase_spread``,
   ``work_rates``, ``median_without``.
+* Rates in a phase's unit: ``rate_scale``, ``throughput_series`` (the aggregate time series).
+* Packing a run directory for upload: ``pack_directory``, ``sha256_of``.
 * ``ResultFormatError``: unreadable, unknown, truncated or wrongly encoded input; its message
   names the file and line (attributes ``path``, ``line``, ``reason``).
 
@@ -84,6 +86,7 @@ from ioscore.results.model import (
     Scores,
     Severity,
 )
+from ioscore.results.packing import pack_directory, sha256_of
 from ioscore.results.parse_rankcsv import (
     finite_number,
     phase_ranks_from_csv,
@@ -110,6 +113,7 @@ from ioscore.results.scoring import recompute_extended_scores, recompute_scores
 from ioscore.results.storable_json import UnstorableJSON
 from ioscore.results.storable_json import loads as loads_storable_json
 from ioscore.results.stragglers import median_without, phase_spread, rate_histogram, work_rates
+from ioscore.results.throughput import rate_scale, throughput_series
 
 __all__ = [
     "ARCHIVE_SUFFIXES",
@@ -164,17 +168,21 @@ __all__ = [
     "load_summary_lines",
     "loads_storable_json",
     "median_without",
+    "pack_directory",
     "phase_ranks_from_csv",
     "phase_spread",
     "rank_csv",
     "rate_histogram",
+    "rate_scale",
     "recompute_extended_scores",
     "recompute_scores",
     "score_hash",
+    "sha256_of",
     "storable_text",
     "suite_rank_file",
     "summarise_ranks",
     "summary_form",
+    "throughput_series",
     "verify_hashes",
     "work_rates",
 ]
