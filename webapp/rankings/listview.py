@@ -93,6 +93,15 @@ LEVEL_LABELS = dict(ReproducibilityLevel.choices)
 MAX_INT32 = 2**31 - 1  # the columns the numeric filters compare with are 32-bit
 
 
+# Columns where smaller is better or that count resources: ascending first, like the ranks.
+ASCENDING_FIRST = ("rank", "bw_rank", "md_rank", "client_nodes", "procs")
+
+
+def descending_by_default(key: str) -> bool:
+    """A column's first sort direction: measured values highest first, the rest ascending."""
+    return COLUMNS[key].numeric and key not in ASCENDING_FIRST
+
+
 class ViewStateError(ValueError):
     """A query-string value we cannot use; the message names the parameter."""
 
@@ -142,14 +151,9 @@ class ViewState:
         direction = (query.get("dir") or "").strip()
         if direction not in ("", "asc", "desc"):
             state.errors.append(f"parameter 'dir' must be 'asc' or 'desc', got {direction!r}")
-        numeric_default_desc = COLUMNS[state.sort].numeric and state.sort not in (
-            "rank",
-            "bw_rank",
-            "md_rank",
-            "client_nodes",
-            "procs",
+        state.descending = direction == "desc" or (
+            direction == "" and descending_by_default(state.sort)
         )
-        state.descending = direction == "desc" or (direction == "" and numeric_default_desc)
         # "cols=a,b" (permalinks) or repeated "col=a&col=b" (the column checkboxes).
         picked = query.getlist("col") if hasattr(query, "getlist") else []
         cols = ",".join(picked) if picked else query.get("cols")

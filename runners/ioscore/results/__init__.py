@@ -35,6 +35,7 @@ Public API (the service imports these names; keep them stable):
 * Stragglers and imbalance (one rule for the CLI report and the service): ``phase_spread``,
   ``work_rates``, ``median_without``.
 * Rates in a phase's unit: ``rate_scale``, ``throughput_series`` (the aggregate time series).
+* ``gc_paused()``: cyclic garbage collection off while many acyclic objects are built.
 * Packing a run directory for upload: ``pack_directory``, ``sha256_of``.
 * ``ResultFormatError``: unreadable, unknown, truncated or wrongly encoded input; its message
   names the file and line (attributes ``path``, ``line``, ``reason``).
@@ -53,6 +54,7 @@ from ioscore.results.archive import (
 )
 from ioscore.results.archive import Member as ArchiveMember
 from ioscore.results.errors import ResultFormatError
+from ioscore.results.gc_pause import gc_paused
 from ioscore.results.hashing import (
     HashCheck,
     config_hash,
@@ -157,6 +159,7 @@ __all__ = [
     "find_job_files",
     "find_runs",
     "finite_number",
+    "gc_paused",
     "get_release",
     "inspect_archive",
     "is_macos_metadata",

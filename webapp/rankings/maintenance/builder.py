@@ -48,14 +48,13 @@ back to the update described above.
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
 from datetime import date
 
 from django.db.models import Q
 from django.utils import timezone
 
+from ioscore.results import gc_paused
 from rankings.models import ListEntry, ListOrigin, RankedList
 from submissions.models import ListRule, ListType, Release, Submission
 
@@ -88,7 +87,7 @@ def build_lists(
     today: date | None = None,
 ) -> BuildReport:
     """Build (or verify) the lists of every release, or of one release when given."""
-    with lists_locked(), cyclic_gc_paused():
+    with lists_locked(), gc_paused():
         return _build(release_acronym, correction_reason, today or timezone.now().date())
 
 
@@ -146,26 +145,10 @@ def _build(release_acronym: str | None, correction_reason: str | None, today: da
     return report
 
 
-@contextmanager
-def cyclic_gc_paused() -> Iterator[None]:
-    """No cyclic garbage collection while the lists are built: the builder holds a million
-    small objects (facts, candidates, entries) and makes no cycles worth collecting, but every
-    collection of the oldest generation walks them all; at 100,000 submissions that was half
-    of an update's Python time. What is garbage is collected after, as usual."""
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
-
-
 def update_lists(submission_ids: Iterable[int], today: date | None = None) -> BuildReport:
     """Bring the lists up to date after these submissions were accepted (or changed), writing
     only the lists they concern; the result equals what ``build_lists()`` would store."""
-    with lists_locked(), cyclic_gc_paused():
+    with lists_locked(), gc_paused():
         return _update(set(submission_ids), today or timezone.now().date())
 
 

@@ -30,6 +30,7 @@ from ..listview import (
     PAGE_SIZES,
     ListRows,
     ViewState,
+    descending_by_default,
     entry_queryset,
     facet_values,
 )
@@ -130,15 +131,7 @@ def _render_list(
                     sort=c.key,
                     dir="asc"
                     if state.sort == c.key and state.descending
-                    else (
-                        "desc"
-                        if state.sort == c.key
-                        or (
-                            c.numeric
-                            and c.key not in ("rank", "bw_rank", "md_rank", "client_nodes", "procs")
-                        )
-                        else "asc"
-                    ),
+                    else ("desc" if state.sort == c.key or descending_by_default(c.key) else "asc"),
                     page="",
                 )
                 for c in columns
