@@ -1,4 +1,4 @@
-"""The structured system description (leaderboard spec §4): one schema for CLI and service.
+"""The structured system description (LEADERBOARD-RULES §4): one schema for CLI and service.
 
 `ioscore sysinfo` writes documents of this schema, `ioscore upload --system` sends them, and
 the service validates them with the same file, so a submitter sees locally what the server

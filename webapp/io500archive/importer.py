@@ -221,7 +221,7 @@ class Importer:
         # Archive folder names standing for a file system: a record or list row "stating"
         # one of them as the FS type (nrsv) stated the FS name, not its type.
         self.fs_folders: set[str] = set()
-        # Student Cluster Competition entries are only ever on the SCC list (spec §6).
+        # Student Cluster Competition entries are only ever on the SCC list (LEADERBOARD-RULES §6).
         scc_slugs = set(ListType.objects.filter(rule=ListRule.SCC).values_list("slug", flat=True))
         self.scc_ids = {
             row.web_id

@@ -1,4 +1,4 @@
-"""`ioscore sysinfo [--datadir D]`: describe this client node as leaderboard spec §4 JSON.
+"""`ioscore sysinfo [--datadir D]`: describe this client node as LEADERBOARD-RULES §4 JSON.
 
 Every probe is optional: a missing file or tool is recorded under "unavailable" with the
 reason, never an error. Only reads /proc, /sys, /etc and runs `--version`-style commands.

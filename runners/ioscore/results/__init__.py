@@ -16,7 +16,7 @@ Public API (the service imports these names; keep them stable):
   ``CheckContext`` carries the release, target list, declared nodes/ppn and the SCC flag;
   ``is_valid(issues)`` is True when no issue is INVALID.
 * ``job_file_issues(root) -> list[Issue]``: the job script and job output an upload must
-  carry (spec §9.3), searched below ``root``; ``find_job_files`` lists them.
+  carry (LEADERBOARD-RULES §9.3), searched below ``root``; ``find_job_files`` lists them.
 * ``get_release(acronym)`` / ``Release``: accepted tags and the run-date window of a release.
 * ``storable_text(text)``: valid UTF-8 without NUL, the form of every string the library
   reports (and the service stores).
@@ -25,7 +25,7 @@ Public API (the service imports these names; keep them stable):
 * Untrusted JSON: ``loads_storable_json(text, max_depth)`` (raises ``UnstorableJSON``).
 * IO500 pieces the importer reuses: ``load_summary_lines``, ``rank_csv``, ``finite_number``;
   ``phase_ranks_from_csv`` (a phase's CSV ranks, summarised above the threshold).
-* The summary form (issue 21): ``RANK_DETAIL_THRESHOLD`` (the suite's default: ranks up to
+* The summary form: ``RANK_DETAIL_THRESHOLD`` (the suite's default: ranks up to
   which a phase keeps every rank), ``summarise_ranks`` / ``bounded_ranks`` (the one
   summariser: quantiles, named slowest/fastest ranks, rate histogram, per-host aggregates),
   ``summary_form`` (a whole phase above the threshold as the suite writes it).

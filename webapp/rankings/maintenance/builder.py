@@ -1,4 +1,4 @@
-"""The list builder (spec leaderboard.md §2, §3, §8): for every release in date order and
+"""The list builder (LEADERBOARD-RULES §2, §3, §8): for every release in date order and
 every list type of its era, propose the entries and write them.
 
 The work is split along its seams:

@@ -1,4 +1,4 @@
-"""A fresh acceptance placed into the newest release's stored lists (issue 21): what
+"""A fresh acceptance placed into the newest release's stored lists: what
 ``update_lists`` would write, without proposing every list again.
 
 ``builder.update_lists`` proposes each list of a release from the previous release's stored
