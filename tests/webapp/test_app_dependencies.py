@@ -97,7 +97,6 @@ SERVICE_ROOMS: dict[str, set[str]] = {
         "accounts",
         "portal",
         "submissions",
-        "rankings",
         "rankings.models",
         "rankings.maintenance",
         *SERVICE_LIBRARY,
