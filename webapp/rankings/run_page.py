@@ -2,7 +2,7 @@
 phase model, the system description as labelled groups, the questionnaire with its questions
 and level explanations, rule results in plain words, and the timeline of states.
 
-Used by the public result page and the submitter's run page (through ``{% load portal %}``),
+Used by the public result page and the submitter's run page (through ``{% load run_partials %}``),
 so both say the same thing the same way.
 """
 

@@ -1,5 +1,5 @@
 """The run-page partials shared by the public result page and the submitter's run page
-(``{% load portal %}``); the site's navigation is ``portal.templatetags.navigation``."""
+(``{% load run_partials %}``); the site's navigation is ``portal.templatetags.navigation``."""
 
 from __future__ import annotations
 
