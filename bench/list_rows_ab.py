@@ -10,10 +10,9 @@ existing generated database (issue 21):
 * ``--compare count``: a filtered page whose count is a scalar subquery over its scan
   (``ListRows``) against the window aggregate ``count(*) OVER ()`` it replaced;
 * ``--compare search``: a search through the list's stored distinct texts
-  (``rankings.list_index``: entries picked by the keys of the matching texts) against a LIKE
-  on every entry's text. The list-order index no longer carries the text; to compare with
-  the former design (an index-only LIKE scan), create its index on the copy first (and drop
-  it after)::
+  (``rankings.maintenance.list_index``: entries picked by the keys of the matching texts) against a
+  LIKE on every entry's text. The list-order index no longer carries the text; to compare with the
+  former design (an index-only LIKE scan), create its index on the copy first (and drop it after)::
 
       CREATE INDEX entry_list_position_old ON rankings_listentry (ranked_list_id, position)
           INCLUDE (id, fs_type, storage_vendor, client_nodes, level, origin_release_id,

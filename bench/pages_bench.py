@@ -377,7 +377,7 @@ def main() -> None:
     from django.test import Client
     from django.test.utils import setup_test_environment
 
-    from rankings.builder import build_lists
+    from rankings.maintenance.builder import build_lists
     from rankings.models import ListEntry, RankedList
     from submissions.models import Submission
 

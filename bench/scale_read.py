@@ -38,6 +38,7 @@ from typing import Any
 
 from ioscore.results import parse_json, storable_json, synthetic
 from ioscore.results.errors import read_text
+from ioscore.results.gc_pause import gc_paused
 from ioscore.results.limits import MAX_JSON_DEPTH, MAX_RESULT_JSON_BYTES
 from ioscore.results.stragglers import run_spreads
 
@@ -67,7 +68,7 @@ def measure(path: Path, whole_schema: bool) -> dict[str, Any]:
     times["held_mb"] = _status_mb("RssAnon")  # what the model (still alive) holds, + Python
     del run, spreads
     start = time.process_time()
-    with parse_json._without_gc_pauses():  # as parse_result_json decodes
+    with gc_paused():  # as parse_result_json decodes
         text = read_text(path, max_bytes=MAX_RESULT_JSON_BYTES, max_line=None)
         document = storable_json.loads(text, MAX_JSON_DEPTH)
     times["load_s"] = time.process_time() - start

@@ -263,7 +263,7 @@ def requests_per_second(
 
 def accept_one() -> dict[str, Any]:
     """Accept one more submission in the newest release and update the lists incrementally."""
-    from rankings.builder import update_lists
+    from rankings.maintenance.builder import update_lists
     from rankings.models import ListState, RankedList
     from submissions.models import PhaseResult, Release, Submission
 
@@ -337,8 +337,8 @@ def run_size(args: argparse.Namespace, size: int) -> dict[str, Any]:
     from django.test import Client
     from django.test.utils import setup_test_environment
 
-    from rankings.builder import build_lists
-    from rankings.list_statistics import fill_missing
+    from rankings.maintenance.builder import build_lists
+    from rankings.maintenance.list_statistics import fill_missing
     from rankings.models import ListEntry, RankedList
     from submissions.models import Submission
 

@@ -76,7 +76,7 @@ def child(src: Path, url: str, build: str) -> None:
         if build == "production":
             result = accept_better_production()
         elif build:
-            from rankings.builder import build_lists
+            from rankings.maintenance.builder import build_lists
             from rankings.models import RankedList
 
             with transaction.atomic():
@@ -97,7 +97,7 @@ def accept_better_production() -> dict[str, Any]:
     """Accept, in the newest release, a copy of its best Production entry with a rated
     questionnaire, submitted a minute later at 1.5 times the score, and update the lists
     (as ``service_scale.accept_one``, with the models both sides have)."""
-    from rankings.builder import update_lists
+    from rankings.maintenance.builder import update_lists
     from rankings.models import ListEntry, ListState, RankedList
     from submissions.models import PhaseResult, Questionnaire, Release, Submission
 

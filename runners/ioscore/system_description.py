@@ -1,4 +1,4 @@
-"""The structured system description (leaderboard spec §4): one schema for CLI and service.
+"""The structured system description (LEADERBOARD-RULES §4): one schema for CLI and service.
 
 `ioscore sysinfo` writes documents of this schema, `ioscore upload --system` sends them, and
 the service validates them with the same file, so a submitter sees locally what the server
@@ -69,3 +69,20 @@ def validate(data: Any) -> list[Problem]:
         path = ".".join(str(part) for part in error.absolute_path)
         problems.append(Problem(path, error.message))
     return problems
+
+
+def merge(base: Any, detected: Any) -> Any:
+    """Deep merge: what the site admin wrote (``base``) wins; detection fills the gaps.
+
+    Lists of node groups merge item by item, so a base listing one client node group gets the
+    detected OS and processor facts it leaves out.
+    """
+    if isinstance(base, dict) and isinstance(detected, dict):
+        merged = dict(detected)
+        for key, value in base.items():
+            merged[key] = merge(value, detected[key]) if key in detected else value
+        return merged
+    if isinstance(base, list) and isinstance(detected, list):
+        tail = base[len(detected) :] if len(base) > len(detected) else []
+        return [merge(b, d) for b, d in zip(base, detected, strict=False)] + tail
+    return base

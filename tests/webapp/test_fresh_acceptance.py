@@ -1,4 +1,4 @@
-"""A fresh acceptance placed by itself (``rankings.acceptance``): each case checks which
+"""A fresh acceptance placed by itself (``rankings.maintenance.placing``): each case checks which
 path placed the run (the placing path, or the full update it falls back to) and that a
 full ``build_lists()`` afterwards changes nothing, the same lists built from nothing are
 the same rows, and the statistics and list index are the stored rows' own
@@ -31,7 +31,8 @@ def world() -> World:
 @pytest.fixture
 def paths(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Which path each ``update_lists`` took: "placed" or "full"."""
-    from rankings import acceptance, builder
+    from rankings.maintenance import builder
+    from rankings.maintenance import placing as acceptance
 
     taken: list[str] = []
 
@@ -77,7 +78,7 @@ def listed(release: Any, name: str) -> Any:
 def test_a_new_run_is_placed_with_ranks_ties_and_awards(
     world: World, releases: dict[str, Any], paths: list[str]
 ) -> None:
-    from rankings.builder import update_lists
+    from rankings.maintenance.builder import update_lists
     from rankings.models import ListEntry
 
     isc24 = releases["ISC24"]
@@ -104,7 +105,7 @@ def test_a_new_run_is_placed_with_ranks_ties_and_awards(
 def test_a_lower_run_of_a_kept_system_is_recorded_as_displaced(
     world: World, releases: dict[str, Any], paths: list[str]
 ) -> None:
-    from rankings.builder import update_lists
+    from rankings.maintenance.builder import update_lists
 
     isc24 = releases["ISC24"]
     kept = listed(isc24, "fs-4-b").pk
@@ -119,7 +120,7 @@ def test_a_lower_run_of_a_kept_system_is_recorded_as_displaced(
 def test_a_better_run_takes_its_system_s_place_on_research(
     world: World, releases: dict[str, Any], paths: list[str]
 ) -> None:
-    from rankings.builder import update_lists
+    from rankings.maintenance.builder import update_lists
 
     isc24 = releases["ISC24"]
     old = listed(isc24, "fs-4-b").pk
@@ -135,7 +136,7 @@ def test_a_better_run_takes_its_system_s_place_on_research(
 def test_a_pin_keeps_a_lower_run_and_a_pinned_entry_keeps_its_place(
     world: World, releases: dict[str, Any], paths: list[str]
 ) -> None:
-    from rankings.builder import update_lists
+    from rankings.maintenance.builder import update_lists
     from rankings.models import StoragePin
     from submissions.models import ListType
 
@@ -158,7 +159,7 @@ def test_a_pin_keeps_a_lower_run_and_a_pinned_entry_keeps_its_place(
 def test_runs_of_merged_storage_systems_share_one_entry(
     world: World, releases: dict[str, Any], paths: list[str]
 ) -> None:
-    from rankings.builder import build_lists, update_lists
+    from rankings.maintenance.builder import build_lists, update_lists
     from submissions.models import StorageSystem
 
     isc24 = releases["ISC24"]
@@ -175,7 +176,7 @@ def test_runs_of_merged_storage_systems_share_one_entry(
 def test_several_runs_at_once_and_ten_node_lists(
     world: World, releases: dict[str, Any], paths: list[str]
 ) -> None:
-    from rankings.builder import update_lists
+    from rankings.maintenance.builder import update_lists
 
     isc24 = releases["ISC24"]
     shared = world.storage("twin-fs")
@@ -192,7 +193,7 @@ def test_a_better_production_run_sends_the_replaced_one_to_research(
     world: World, releases: dict[str, Any], paths: list[str]
 ) -> None:
     """The replaced Production entry is Research material again (a run of the release)."""
-    from rankings.builder import update_lists
+    from rankings.maintenance.builder import update_lists
 
     isc24 = releases["ISC24"]
     old = listed(isc24, "fs-4-c").pk
@@ -214,7 +215,7 @@ def test_a_better_production_run_sends_the_replaced_one_to_research(
 def test_a_replaced_ten_node_production_run_returns_to_both_research_lists(
     world: World, releases: dict[str, Any], paths: list[str]
 ) -> None:
-    from rankings.builder import update_lists
+    from rankings.maintenance.builder import update_lists
 
     isc24 = releases["ISC24"]
     shared = world.storage("ten-fs")
@@ -235,7 +236,7 @@ def test_a_carried_production_entry_replaced_goes_where_its_carry_allows(
 ) -> None:
     """SC23's fs-3-c run is carried onto ISC24 Production; replaced there it is not a run
     of ISC24, and SC23's Research list did not hold it: it enters no Research list."""
-    from rankings.builder import update_lists
+    from rankings.maintenance.builder import update_lists
 
     sc23, isc24 = releases["SC23"], releases["ISC24"]
     old = listed(sc23, "fs-3-c").pk
@@ -259,7 +260,7 @@ def test_an_older_release_s_better_production_run_sends_the_replaced_one_on_to_r
 ) -> None:
     """Not the newest release: the full update; the replaced entry enters SC23's Research
     list and the ISC24 Research list that carries it."""
-    from rankings.builder import update_lists
+    from rankings.maintenance.builder import update_lists
 
     sc23, isc24 = releases["SC23"], releases["ISC24"]
     old = listed(sc23, "fs-3-c").pk
@@ -280,7 +281,7 @@ def test_an_older_release_s_better_production_run_sends_the_replaced_one_on_to_r
 def test_a_locked_list_falls_back_and_is_reported_stale(
     world: World, releases: dict[str, Any], paths: list[str]
 ) -> None:
-    from rankings.builder import update_lists
+    from rankings.maintenance.builder import update_lists
     from rankings.models import ListState, RankedList
 
     isc24 = releases["ISC24"]
@@ -297,7 +298,7 @@ def test_a_locked_list_falls_back_and_is_reported_stale(
 def test_an_scc_run_creating_the_scc_list_falls_back(
     world: World, releases: dict[str, Any], paths: list[str]
 ) -> None:
-    from rankings.builder import update_lists
+    from rankings.maintenance.builder import update_lists
     from submissions.models import Submission
 
     isc24 = releases["ISC24"]
@@ -312,7 +313,7 @@ def test_an_scc_run_creating_the_scc_list_falls_back(
 def test_no_key_left_between_the_neighbours_falls_back_and_renumbers(
     world: World, releases: dict[str, Any], paths: list[str]
 ) -> None:
-    from rankings.builder import update_lists
+    from rankings.maintenance.builder import update_lists
     from rankings.models import ListEntry
 
     isc24 = releases["ISC24"]
@@ -331,7 +332,7 @@ def test_no_key_left_between_the_neighbours_falls_back_and_renumbers(
 def test_a_list_without_statistics_falls_back(
     world: World, releases: dict[str, Any], paths: list[str]
 ) -> None:
-    from rankings.builder import update_lists
+    from rankings.maintenance.builder import update_lists
     from rankings.models import ListStatistic
 
     isc24 = releases["ISC24"]
@@ -345,7 +346,7 @@ def test_a_list_without_statistics_falls_back(
 def test_a_run_on_no_list_changes_nothing(
     world: World, releases: dict[str, Any], paths: list[str]
 ) -> None:
-    from rankings.builder import update_lists
+    from rankings.maintenance.builder import update_lists
 
     isc24 = releases["ISC24"]
     sub = world.submission(isc24, 8.0, storage=world.storage("pending-fs"), status="submitted")
@@ -359,7 +360,7 @@ def test_a_list_missing_from_the_release_falls_back_and_is_built(
     world: World, releases: dict[str, Any], paths: list[str]
 ) -> None:
     """Not one the run enters: the full update builds every missing list of the release."""
-    from rankings.builder import update_lists
+    from rankings.maintenance.builder import update_lists
     from rankings.models import RankedList
 
     isc24 = releases["ISC24"]

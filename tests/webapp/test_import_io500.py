@@ -260,9 +260,9 @@ def test_every_archive_run_is_valid_by_the_rules_of_its_era(data: Path) -> None:
     """Each run judged as the service judges it (release of the run, SCC only when on the SCC
     list): bash-era write minimum as the script applied it, the isc21+ validate() message
     as information."""
+    from io500archive.importer import Importer, locate
+    from io500archive.layout import scan_archive
     from ioscore.results.rules import CheckContext, Severity, check
-    from submissions.importer import Importer, locate
-    from submissions.io500_layout import scan_archive
     from submissions.releases import to_library
 
     _import(data)

@@ -22,7 +22,7 @@ from .test_rankings import World
 pytestmark = pytest.mark.django_db
 
 EXCLUDED = {"id"}
-# A list's order without its keys (rankings.list_order): an incremental write keeps the
+# A list's order without its keys (rankings.maintenance.list_order): an incremental write keeps the
 # other rows' keys where a fresh build spaces them evenly.
 KEYS = {"id", "ranked_list_id", "position"}
 
@@ -79,7 +79,7 @@ def written(before: Rows) -> set[str]:
 @pytest.fixture
 def loaded(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The stored lists the builder reads back (to carry them, or to compare a proposal)."""
-    from rankings import builder, loading, persistence
+    from rankings.maintenance import builder, loading, persistence
 
     names: list[str] = []
 
@@ -101,7 +101,7 @@ def loaded(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 def ranked(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The lists the builder ranked (an update decides membership first, then ranks only
     the lists it writes)."""
-    from rankings.membership import ReleaseBuilder
+    from rankings.maintenance.membership import ReleaseBuilder
     from submissions.models import Release
 
     names: list[str] = []
@@ -124,8 +124,8 @@ def statistics() -> list[tuple[Any, ...]]:
 
 
 def assert_equals_full_rebuild() -> None:
-    from rankings.builder import build_lists
-    from rankings.list_statistics import store_statistics
+    from rankings.maintenance.builder import build_lists
+    from rankings.maintenance.list_statistics import store_statistics
     from rankings.models import RankedList
 
     stored = snapshot()
@@ -167,7 +167,7 @@ def releases(world: World) -> dict[str, Any]:
     """Two legacy releases and three of the current era (Production/Research lists), with
     runs on every kind of list, built once with the full builder as on 2023-01-01: the
     legacy lists are published (locked), the current era's are drafts."""
-    from rankings.builder import build_lists
+    from rankings.maintenance.builder import build_lists
 
     days = {
         "SC21": date(2021, 11, 16),
@@ -195,7 +195,7 @@ def releases(world: World) -> dict[str, Any]:
 def test_a_new_run_in_the_newest_release_writes_only_that_release_s_lists(
     world: World, releases: dict[str, Any], loaded: list[str]
 ) -> None:
-    from rankings.builder import update_lists
+    from rankings.maintenance.builder import update_lists
 
     before = entry_ids()
     sub = world.submission(
@@ -213,7 +213,7 @@ def test_a_new_run_in_the_newest_release_writes_only_that_release_s_lists(
     assert set(report.rewritten) == expected and report.created == []
     assert written(before) == expected
     assert set(report.unchanged) == {"ISC24/production", "ISC24/ten-node-production"}
-    # A fresh run of the newest release is placed by itself (rankings.acceptance): no list
+    # A fresh run of the newest release is placed by itself (rankings.maintenance.placing): no list
     # is read back whole, neither the previous release's to carry nor the ones it joins.
     assert loaded == []
     assert_equals_full_rebuild()
@@ -222,7 +222,7 @@ def test_a_new_run_in_the_newest_release_writes_only_that_release_s_lists(
 def test_a_run_of_an_older_release_rewrites_the_lists_that_carry_it(
     world: World, releases: dict[str, Any], ranked: list[str]
 ) -> None:
-    from rankings.builder import update_lists
+    from rankings.maintenance.builder import update_lists
 
     before = entry_ids()
     sub = world.submission(releases["SC23"], 50.0, storage=world.storage("late-fs"), nodes=16)
@@ -244,7 +244,7 @@ def test_a_lower_run_of_a_listed_storage_system_rewrites_the_list_it_is_displace
 ) -> None:
     """Not on the de-duplicated list, yet it changes it: the winner records what it
     displaced (spec §3)."""
-    from rankings.builder import update_lists
+    from rankings.maintenance.builder import update_lists
     from rankings.models import ListEntry
     from submissions.models import StorageSystem
 
@@ -265,7 +265,7 @@ def test_a_lower_run_of_a_listed_storage_system_rewrites_the_list_it_is_displace
 
 
 def test_a_withdrawn_run_leaves_its_lists(world: World, releases: dict[str, Any]) -> None:
-    from rankings.builder import update_lists
+    from rankings.maintenance.builder import update_lists
     from rankings.models import ListEntry
     from submissions.models import Submission
 
@@ -279,7 +279,7 @@ def test_a_withdrawn_run_leaves_its_lists(world: World, releases: dict[str, Any]
 
 
 def test_nothing_to_update(world: World, releases: dict[str, Any]) -> None:
-    from rankings.builder import update_lists
+    from rankings.maintenance.builder import update_lists
 
     before = entry_ids()
     assert update_lists([]).lines()[0].startswith("created 0, rewritten 0")
@@ -305,7 +305,7 @@ def test_a_withdrawn_run_of_an_old_release_leaves_every_later_list(
     world: World, releases: dict[str, Any]
 ) -> None:
     """The ripple forward: its release's lists and every later list that carried it."""
-    from rankings.builder import update_lists
+    from rankings.maintenance.builder import update_lists
     from rankings.models import ListEntry
     from submissions.models import Submission
 
@@ -324,7 +324,7 @@ def test_a_withdrawn_run_of_an_old_release_leaves_every_later_list(
 def test_a_corrected_score_ripples_through_the_carried_entries(
     world: World, releases: dict[str, Any]
 ) -> None:
-    from rankings.builder import update_lists
+    from rankings.maintenance.builder import update_lists
     from rankings.models import ListEntry
     from submissions.models import Submission
 
@@ -344,7 +344,7 @@ def test_a_corrected_score_ripples_through_the_carried_entries(
 def test_a_run_moved_to_a_later_release_leaves_the_earlier_one(
     world: World, releases: dict[str, Any]
 ) -> None:
-    from rankings.builder import update_lists
+    from rankings.maintenance.builder import update_lists
     from rankings.models import ListEntry
     from submissions.models import Submission
 
@@ -363,7 +363,7 @@ def test_updating_twice_writes_nothing_the_second_time(
     world: World, releases: dict[str, Any]
 ) -> None:
     """A duplicate task message (acks_late, retries) is harmless."""
-    from rankings.builder import update_lists
+    from rankings.maintenance.builder import update_lists
 
     sub = world.submission(releases["SC23"], 42.0, storage=world.storage("twice-fs"))
     assert update_lists([sub.pk]).rewritten

@@ -1,4 +1,4 @@
-"""Each list's stored search texts and filter choices (``rankings.list_index``, issue 21): what
+"""Each list's stored search texts and filter choices (``rankings.maintenance.list_index``): what
 the builder, the website-list import and a canonical rename store equals what the entries
 hold at that moment, and a search through them gives exactly the LIKE's rows, also when two
 texts share a key."""
@@ -52,7 +52,7 @@ def assert_index_exact() -> None:
 
 
 def test_the_index_follows_builds_updates_corrections_and_renames() -> None:
-    from rankings.builder import build_lists, update_lists
+    from rankings.maintenance.builder import build_lists, update_lists
     from rankings.models import ListEntry
     from submissions.models import Submission, SystemDescription
 
@@ -85,7 +85,7 @@ def test_the_index_follows_builds_updates_corrections_and_renames() -> None:
     assert matching_texts("renamed one") == lists_of(old.pk) >= 2  # SC23, carried to ISC99
 
     # A canonical rename rewrites the entries' columns with UPDATE, then the index.
-    from rankings import canonical_rows
+    from rankings.maintenance import canonical_rows
 
     ListEntry.objects.filter(submission=old).update(storage_vendor="INSPUR")
     canonical_rows.apply_to_stored_rows()
@@ -203,7 +203,7 @@ def test_an_update_touches_only_the_texts_and_choices_it_adds_or_removes() -> No
     """update_lists keeps the index by the rows it adds and removes (list_index.update): a
     known text changes nothing, a new one is added, the last entry of a text takes it
     along, and an entry whose text another entry still holds leaves it."""
-    from rankings.builder import build_lists, update_lists
+    from rankings.maintenance.builder import build_lists, update_lists
     from rankings.models import RankedList
     from submissions.models import Submission, SystemDescription
 
@@ -242,7 +242,7 @@ def test_an_update_touches_only_the_texts_and_choices_it_adds_or_removes() -> No
 def test_an_update_recomputes_the_flags_of_a_shared_key() -> None:
     """A text added under a key the list has for another text, and a text removed from a
     shared key: the list's index is refreshed whole, so the flags are exact."""
-    from rankings.builder import build_lists, update_lists
+    from rankings.maintenance.builder import build_lists, update_lists
     from rankings.models import ListEntry, ListSearchText, RankedList
     from submissions.models import Submission
 

@@ -1,4 +1,4 @@
-"""How the list builder reads and runs at scale (issue 21): ``rankings.loading.rows_of``
+"""How the list builder reads and runs at scale (issue 21): ``rankings.maintenance.loading.rows_of``
 fetches rows past Django's iterator and time-zone loader and must give exactly what Django
 gives, and the builders pause the cyclic garbage collector only while they run."""
 
@@ -16,8 +16,8 @@ pytestmark = pytest.mark.django_db
 
 
 def test_rows_of_gives_the_values_django_gives() -> None:
-    from rankings.builder import build_lists
-    from rankings.loading import ENTRY_VALUE_FIELDS, json_list, rows_of
+    from rankings.maintenance.builder import build_lists
+    from rankings.maintenance.loading import ENTRY_VALUE_FIELDS, json_list, rows_of
     from rankings.models import ListEntry
 
     world = World()
@@ -41,8 +41,8 @@ def test_rows_of_gives_the_values_django_gives() -> None:
 def test_the_builders_pause_the_cyclic_gc_only_while_they_run(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from rankings import builder
-    from rankings.persistence import BuildReport
+    from rankings.maintenance import builder
+    from rankings.maintenance.persistence import BuildReport
 
     seen: list[bool] = []
 

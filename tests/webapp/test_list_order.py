@@ -1,4 +1,4 @@
-"""A stored list's order keys (``rankings.list_order``, issue 21): a whole list is written with
+"""A stored list's order keys (``rankings.maintenance.list_order``): a whole list is written with
 evenly gapped keys, an accepted run gets a key between its neighbours' and leaves every other
 row's key alone, and a spot without room left renumbers the list, in the right order."""
 
@@ -14,7 +14,7 @@ from .test_rankings import World
 
 
 def test_keys_between_neighbours() -> None:
-    from rankings.list_order import GAP, insert_keys, neighbours, spaced
+    from rankings.maintenance.list_order import GAP, insert_keys, neighbours, spaced
 
     assert spaced(3) == [GAP, 2 * GAP, 3 * GAP]
     stored = {1: 100, 2: 200, 3: 300}
@@ -55,7 +55,7 @@ def historical() -> Any:
 @pytest.fixture
 def draft_list() -> tuple[World, Any]:
     """A release whose lists are drafts (rewritten by an acceptance), four runs built."""
-    from rankings.builder import build_lists
+    from rankings.maintenance.builder import build_lists
 
     world = World()
     isc99 = world.release("ISC99", date(2099, 6, 1))
@@ -67,7 +67,7 @@ def draft_list() -> tuple[World, Any]:
 
 @pytest.mark.django_db
 def test_a_whole_list_is_written_with_gapped_keys(draft_list: tuple[World, Any]) -> None:
-    from rankings.list_order import spaced
+    from rankings.maintenance.list_order import spaced
     from rankings.models import ListEntry
 
     the_list = historical()
@@ -78,7 +78,7 @@ def test_a_whole_list_is_written_with_gapped_keys(draft_list: tuple[World, Any])
 
 @pytest.mark.django_db
 def test_an_accepted_run_moves_no_other_key(draft_list: tuple[World, Any]) -> None:
-    from rankings.builder import update_lists
+    from rankings.maintenance.builder import update_lists
     from rankings.models import ListEntry
 
     world, isc99 = draft_list
@@ -112,8 +112,8 @@ def test_inserts_at_one_spot_renumber_the_list_when_no_room_is_left(
 ) -> None:
     """With a gap of 4, keys 4 and 8 have room for two runs between them (6, then 7); the
     third renumbers the list, and the order stays the ranking's throughout."""
-    from rankings import list_order
-    from rankings.builder import build_lists, update_lists
+    from rankings.maintenance import list_order
+    from rankings.maintenance.builder import build_lists, update_lists
     from rankings.models import ListEntry
 
     world, isc99 = draft_list
@@ -186,7 +186,7 @@ def test_the_migration_spaces_each_list_in_its_order_and_back(
     when the stored positions were not 1..N), with room in the pages; reversed, 1..N."""
     from django.db import connection
 
-    from rankings.list_order import spaced
+    from rankings.maintenance.list_order import spaced
     from rankings.models import ListEntry
 
     order = {

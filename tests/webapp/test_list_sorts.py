@@ -27,10 +27,10 @@ def the_list() -> Any:
     """One list of ``ENTRIES`` runs whose every sortable column has ties and, where the
     column allows it, nulls; two of its releases share a date; one level is unknown."""
     from accounts.models import Site
-    from rankings import list_index
+    from rankings.maintenance import list_index
+    from rankings.maintenance.ranking import metric_ranks
     from rankings.models import ListEntry, ListState, RankedList
     from rankings.phases import PHASE_FIELDS
-    from rankings.ranking import metric_ranks
     from submissions.models import LEVEL_ORDER, ListType, Release, Submission
 
     rng = random.Random(4)

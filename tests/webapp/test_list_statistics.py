@@ -1,4 +1,4 @@
-"""The trends statistics stored with each list (``rankings.list_statistics``, issue 21): equal
+"""The trends statistics stored with each list (``rankings.maintenance.list_statistics``): equal
 to what the entries give, written whenever a list's entries are (full build, incremental
 update, correction), filled for lists stored before them, and what the trends page draws.
 """
@@ -23,7 +23,7 @@ pytestmark = pytest.mark.django_db
 
 
 def _row(sid: int, origin: int, value: float | None, **fields: Any) -> SimpleNamespace:
-    from rankings.list_statistics import METRIC_FIELDS
+    from rankings.maintenance.list_statistics import METRIC_FIELDS
 
     values: dict[str, float | None] = {field: None for field in METRIC_FIELDS.values()}
     values.update(score=value, bw=value, md=value)
@@ -39,7 +39,7 @@ def _row(sid: int, origin: int, value: float | None, **fields: Any) -> SimpleNam
 
 
 def test_quantiles_interpolate_as_plotly_linear_and_numpy_default() -> None:
-    from rankings.list_statistics import quantile
+    from rankings.maintenance.list_statistics import quantile
 
     for values in ([1.0, 2.0], [3.0, 1.0, 7.0, 5.0, 2.0], [0.5, 9.0, 9.0, 10.0, 40.0, 41.0]):
         ordered = sorted(values)
@@ -50,7 +50,7 @@ def test_quantiles_interpolate_as_plotly_linear_and_numpy_default() -> None:
 
 
 def test_boxes_of_known_values_count_only_new_positive_entries() -> None:
-    from rankings.list_statistics import compute
+    from rankings.maintenance.list_statistics import compute
     from rankings.models import RankedList
 
     the_list = RankedList(release_id=2)  # unsaved: compute reads only its release
@@ -129,7 +129,7 @@ def built(world: World) -> dict[str, Any]:
     """Two releases of the current era: four Research runs in the first (scores 10..40), one
     new 10-node run in the second (its 10-node list has a single entry), no Production run
     (empty Production lists). Built as on 2023-01-01: the lists are drafts."""
-    from rankings.builder import build_lists
+    from rankings.maintenance.builder import build_lists
 
     made = {
         "ISC23": world.release("ISC23", date(2023, 5, 23)),
@@ -143,7 +143,7 @@ def built(world: World) -> dict[str, Any]:
 
 
 def test_built_lists_store_what_their_entries_give(built: dict[str, Any]) -> None:
-    from rankings.list_statistics import METRIC_FIELDS
+    from rankings.maintenance.list_statistics import METRIC_FIELDS
     from rankings.models import ListStatistic, RankedList
 
     assert _box(_stored("ISC23", "historical")) == (4, [10.0, 17.5, 25.0, 32.5, 40.0])
@@ -166,7 +166,7 @@ def test_built_lists_store_what_their_entries_give(built: dict[str, Any]) -> Non
 def test_incremental_update_and_correction_rewrite_the_statistics(
     world: World, built: dict[str, Any]
 ) -> None:
-    from rankings.builder import build_lists, update_lists
+    from rankings.maintenance.builder import build_lists, update_lists
     from rankings.models import ListState, RankedList
 
     late = world.submission(built["SC23"], 5.0, storage=world.storage("fs-new"), nodes=16)

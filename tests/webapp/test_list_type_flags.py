@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from rankings.builder import empty_reason
-from rankings.eras import list_types_for
+from rankings.maintenance.builder import empty_reason
+from rankings.maintenance.eras import list_types_for
 from submissions.models import ListEra, ListRule, ListType
 
 from .test_rankings import World, build, entries

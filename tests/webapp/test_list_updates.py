@@ -48,7 +48,7 @@ def _slugs_holding(submission_id: int, timeout: float = 60.0) -> set[str]:
 def draft_lists_and_a_run_under_review(cast: Any) -> Any:
     """A release whose lists are drafts of three runs, and a fourth run under review that
     enters the historical, full, research and ten-node-research lists when accepted."""
-    from rankings.builder import build_lists
+    from rankings.maintenance.builder import build_lists
 
     world = World()
     release = world.release("ISC24", date(2024, 5, 14))
@@ -131,7 +131,7 @@ def test_a_second_writer_waits_for_the_lists_lock() -> None:
     """While one builder holds the lock, another connection cannot take it."""
     from django.db import connection
 
-    from rankings.list_lock import LISTS, LOCK_NAMESPACE, lists_locked
+    from rankings.maintenance.list_lock import LISTS, LOCK_NAMESPACE, lists_locked
 
     def other_connection_gets_it() -> bool:
         got: list[bool] = []

@@ -134,7 +134,7 @@ def test_pin_a_run_for_its_storage_system(cast: Any) -> None:
 
 
 def test_corrections_check_then_apply_with_reason_and_approver(cast: Any) -> None:
-    from rankings.builder import build_lists
+    from rankings.maintenance.builder import build_lists
 
     world = World()
     sc19 = world.release("SC19", date(2019, 11, 19))

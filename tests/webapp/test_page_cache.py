@@ -217,7 +217,7 @@ def test_a_canonical_rename_shows_at_once(scene: dict[str, Any]) -> None:
     from django.core.management import call_command
 
     from accounts.models import Site
-    from rankings import list_index
+    from rankings.maintenance import list_index
     from rankings.models import ListEntry
     from submissions.models import SystemDescription
 

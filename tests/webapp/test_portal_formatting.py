@@ -1,4 +1,4 @@
-"""The one formatting module (rankings/templatetags/formatting.py) and the run-page helpers
+"""The one formatting module (portal/templatetags/formatting.py) and the run-page helpers
 (rankings/run_page.py): numbers rounded to what they measure with their units, ISO dates in
 UTC, rule values in words, description and questionnaire with human labels."""
 
@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
+from portal.templatetags import formatting as fmt
 from rankings import run_page
 from rankings.charts import DESCRIPTION_FIELDS
-from rankings.templatetags import formatting as fmt
 from tests.webapp.helpers import EXAMPLE_SYSTEM, QUESTIONNAIRE
 
 

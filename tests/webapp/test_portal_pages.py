@@ -155,7 +155,7 @@ def test_missing_result_says_what_was_not_found() -> None:
 
 def test_server_error_page_needs_no_database() -> None:
     # No django_db mark: any query here would fail the test.
-    from ioscore_site.errors import server_error
+    from portal.errors import server_error
 
     response = server_error(RequestFactory().get("/lists/"))
     assert response.status_code == 500

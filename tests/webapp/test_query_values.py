@@ -17,7 +17,7 @@ VALUES = ["--1", "-1", "+-3", "²", "١٢", "1e3", "", " 2"]
 
 @pytest.fixture
 def lists() -> None:
-    from rankings.builder import build_lists
+    from rankings.maintenance.builder import build_lists
 
     world = World()
     release = world.release("SC19", date(2019, 11, 19))

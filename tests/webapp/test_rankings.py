@@ -140,7 +140,7 @@ def entries(release: str, slug: str) -> list[Any]:
 
 
 def build(**kwargs: Any) -> Any:
-    from rankings.builder import build_lists
+    from rankings.maintenance.builder import build_lists
 
     return build_lists(**kwargs)
 
@@ -162,7 +162,7 @@ def test_ties_share_a_rank_and_earlier_submission_comes_first(world: World) -> N
 def test_metric_ranks_count_the_greater_values_whatever_the_order() -> None:
     """The BW and MD ranks of a list in score order: equal values share the rank of the
     first of them in value order, and a value's place among its equals does not matter."""
-    from rankings.ranking import metric_ranks
+    from rankings.maintenance.ranking import metric_ranks
 
     values = [3.0, 1.0, 3.0, 2.0, 5.0, 1.0, 0.0, -0.0]
     assert metric_ranks(values) == [2, 5, 2, 4, 1, 5, 7, 7]

@@ -207,7 +207,7 @@ def test_trends_reads_the_stored_statistics_not_the_entries(populated: list[Any]
     from django.db.models import Max
     from django.test import Client
 
-    from rankings.list_statistics import fill_missing
+    from rankings.maintenance.list_statistics import fill_missing
     from rankings.models import RankedList
     from rankings.views.trends import _lists_with_entries
 
@@ -307,8 +307,8 @@ def test_search_and_filters_stay_on_the_entry_table(populated: list[Any]) -> Non
     from django.db.models.functions import Cast, Concat
     from django.http import QueryDict
 
-    from rankings import list_index
     from rankings.listview import ListRows, ViewState
+    from rankings.maintenance import list_index
     from rankings.models import ListEntry
 
     ListEntry.objects.update(system=Concat(Value("System "), Cast("submission_id", CharField())))

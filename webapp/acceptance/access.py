@@ -1,8 +1,8 @@
 """Who sees acceptance results: the site's members and admins, nobody else.
 
-Acceptance runs are private per-site history (issue 17): not the committee's business, never
-public. Everyone else gets a 404 for them, as for unreleased submissions (spec §7): a 403 would
-confirm that the run or the site's history exists.
+Acceptance runs are private per-site history: not the committee's business, never public.
+Everyone else gets a 404 for them, as for unreleased submissions (LEADERBOARD-RULES §7): a 403
+would confirm that the run or the site's history exists.
 """
 
 from __future__ import annotations

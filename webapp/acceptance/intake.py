@@ -28,7 +28,7 @@ from django.db import DataError, IntegrityError, transaction
 from django.db.models import Q
 
 from accounts.models import Site
-from ioscore.commands.upload import pack_directory, sha256_of
+from ioscore.results import pack_directory, sha256_of
 from submissions import archive_safety
 from submissions.intake import IntakeError, printable, spool
 from submissions.models import StorageSystem

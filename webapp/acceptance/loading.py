@@ -26,9 +26,9 @@ RESULT_NAME = "result.json"
 REPORT_NAME = "report.html"
 MAX_RESULT_FILES = 500  # launches per upload: a plan is tens of tests, not thousands
 MAX_RESULT_BYTES = 64 << 20  # one result.json (the library's own bound is the same)
-# All result.json files of one upload, parsed in the request. Measured: 21 MiB (4,000 ranks,
-# 200 time buckets, -i 3) loads in ~5 s and ~190 MB on a busy 2-core VM, so this bounds an
-# upload at roughly 15 s and 0.6 GB of one web thread.
+# All result.json files of one upload, parsed in the request: parsing time and memory grow
+# with the bytes, so this bounds the time and memory an upload takes of one web thread
+# (bench/ numbers in the commit that set it).
 MAX_TOTAL_RESULT_BYTES = 64 << 20
 
 # Stored unit per quantity, and its factor from the library's canonical B/s or ops/s.

@@ -1,4 +1,4 @@
-"""Acceptance runs: a site's private history of its storage acceptance tests (issue 17).
+"""Acceptance runs: a site's private history of its storage acceptance tests.
 
 Never ranked and never in a public list or API: every query goes through ``access``. One run is
 one upload of a plan's results (one or more tests, each one or more launches of

@@ -8,19 +8,19 @@ from __future__ import annotations
 
 import csv
 from pathlib import Path
-from urllib.parse import urlencode
 
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.db.models import Count, Max
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
-from django.shortcuts import redirect, render, resolve_url
+from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from accounts import roles
 from ioscore.results import DEFAULT_FRACTION
 from ioscore_site import ratelimit
+from portal.templatetags.navigation import login_url
 from rankings.records import csv_cell
 from submissions.intake import IntakeError
 from submissions.models import StorageSystem
@@ -59,8 +59,7 @@ def _private(request: HttpRequest) -> HttpResponse:
     not logged in is told what the page is and where to log in."""
     if request.user.is_authenticated:
         raise Http404("not found")
-    login_url = f"{resolve_url(settings.LOGIN_URL)}?{urlencode({'next': request.path})}"
-    return render(request, "acceptance/private.html", {"login_url": login_url}, status=404)
+    return render(request, "acceptance/private.html", {"login_url": login_url(request)}, status=404)
 
 
 def index(request: HttpRequest) -> HttpResponse:

@@ -21,7 +21,7 @@ TOKEN_ROLES = [(role, role) for role in roles.ALL_ROLES]
 
 
 class Site(models.Model):
-    """An institution operating systems; list column "Institution" (spec §4 Site)."""
+    """An institution operating systems; list column "Institution" (LEADERBOARD-RULES §4 Site)."""
 
     name = models.CharField(max_length=300, unique=True, help_text="institution full name")
     abbreviation = models.CharField(max_length=64, blank=True)

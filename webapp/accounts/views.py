@@ -13,8 +13,8 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from ioscore_site import ratelimit
-from submissions.forms import TokenForm
 
+from .forms import TokenForm
 from .models import ApiToken
 
 

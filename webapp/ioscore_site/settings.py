@@ -90,11 +90,13 @@ CSRF_TRUSTED_ORIGINS = [
 
 # Project apps; each owns its migrations package under the top-level migrations/ folder.
 PROJECT_APPS = [
+    "portal",
     "accounts",
     "submissions",
     "validation",
     "rankings",
     "acceptance",
+    "io500archive",
 ]
 
 INSTALLED_APPS = [
@@ -159,7 +161,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
-                "accounts.context_processors.role_flags",
+                "portal.context_processors.role_flags",
             ],
         },
     },
@@ -382,7 +384,7 @@ TIME_ZONE = "UTC"
 USE_I18N = False
 USE_TZ = True
 # Dates print as YYYY-MM-DD everywhere (ioscore_site/formats; the filters in
-# rankings/templatetags/formatting.py do the rest).
+# portal/templatetags/formatting.py do the rest).
 FORMAT_MODULE_PATH = ["ioscore_site.formats"]
 
 LOGGING = {

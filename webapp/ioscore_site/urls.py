@@ -36,7 +36,7 @@ urlpatterns = [
     path("", include("rankings.urls")),
 ]
 
-# Styled error pages (ioscore_site.errors): 403 names the role, 404 what was not found.
-handler403 = "ioscore_site.errors.permission_denied"
-handler404 = "ioscore_site.errors.page_not_found"
-handler500 = "ioscore_site.errors.server_error"
+# Styled error pages (portal.errors): 403 names the role, 404 what was not found.
+handler403 = "portal.errors.permission_denied"
+handler404 = "portal.errors.page_not_found"
+handler500 = "portal.errors.server_error"

@@ -10,7 +10,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 
 from accounts import roles
-from ioscore_site.errors import RoleRequired
+from accounts.refusals import RoleRequired
 
 
 def admin_only(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:

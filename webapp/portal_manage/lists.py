@@ -18,7 +18,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 
-from rankings.builder import BuildReport, build_lists
+from rankings.maintenance.builder import BuildReport, build_lists
 from rankings.models import Correction, StoragePin
 from submissions.models import ListType, Release, Submission
 

@@ -10,7 +10,14 @@ from django.db import connection
 from django.db.models import QuerySet
 
 from ioscore.results import PhaseResult as LibraryPhase
-from ioscore.results import RankSummary, median_without, phase_spread, work_rates
+from ioscore.results import (
+    RankSummary,
+    median_without,
+    phase_spread,
+    rate_scale,
+    throughput_series,
+    work_rates,
+)
 from submissions.models import PhaseResult, Submission
 from submissions.run_rows import library_phase
 
@@ -119,8 +126,6 @@ def timeseries_payload(phases: Iterable[LibraryPhase]) -> list[dict[str, Any]]:
     """Aggregate throughput over time per phase in the phase's unit (GiB/s or kIOPS), from the
     library's ``throughput_series`` (the CLI report's chart: partial last bucket, bytes per
     transfer), for runs that recorded a time series."""
-    from ioscore.report.charts import throughput_series  # imports plotly: only when needed
-
     out = []
     for phase in phases:
         series = throughput_series(phase)
@@ -133,8 +138,6 @@ def timeseries_payload(phases: Iterable[LibraryPhase]) -> list[dict[str, Any]]:
 def spread_payload(phases: Iterable[LibraryPhase]) -> list[dict[str, Any]]:
     """Work rate per rank, per phase, with the library's stragglers
     (``ioscore.results.stragglers``: the rule ``ioscore report`` applies) and their reasons."""
-    from ioscore.report.summary import rate_scale  # imports plotly: only when a page needs it
-
     out = []
     for phase in phases:
         rates = work_rates(phase)

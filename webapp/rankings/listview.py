@@ -37,7 +37,7 @@ from django.db.models.functions import Lower
 
 from submissions.models import LEVEL_ORDER, Release, ReproducibilityLevel, Submission
 
-from .list_index import search_keys
+from .maintenance.list_index import search_keys
 from .models import ListEntry, ListFacet
 from .phases import PHASES, field_name, unit
 
@@ -93,6 +93,15 @@ LEVEL_LABELS = dict(ReproducibilityLevel.choices)
 MAX_INT32 = 2**31 - 1  # the columns the numeric filters compare with are 32-bit
 
 
+# Columns where smaller is better or that count resources: ascending first, like the ranks.
+ASCENDING_FIRST = ("rank", "bw_rank", "md_rank", "client_nodes", "procs")
+
+
+def descending_by_default(key: str) -> bool:
+    """A column's first sort direction: measured values highest first, the rest ascending."""
+    return COLUMNS[key].numeric and key not in ASCENDING_FIRST
+
+
 class ViewStateError(ValueError):
     """A query-string value we cannot use; the message names the parameter."""
 
@@ -142,14 +151,9 @@ class ViewState:
         direction = (query.get("dir") or "").strip()
         if direction not in ("", "asc", "desc"):
             state.errors.append(f"parameter 'dir' must be 'asc' or 'desc', got {direction!r}")
-        numeric_default_desc = COLUMNS[state.sort].numeric and state.sort not in (
-            "rank",
-            "bw_rank",
-            "md_rank",
-            "client_nodes",
-            "procs",
+        state.descending = direction == "desc" or (
+            direction == "" and descending_by_default(state.sort)
         )
-        state.descending = direction == "desc" or (direction == "" and numeric_default_desc)
         # "cols=a,b" (permalinks) or repeated "col=a&col=b" (the column checkboxes).
         picked = query.getlist("col") if hasattr(query, "getlist") else []
         cols = ",".join(picked) if picked else query.get("cols")
@@ -543,8 +547,7 @@ class ListRows:
         scan as if the LIMIT stopped it early and walked the wide list-order index (twice
         as slow as reading the rows). Only (id, sort key, position) are carried into the
         top-N sort. The count is a scalar subquery over the CTE, not a window over it: the
-        window aggregate passed every matching row on to the sort (13,307 rows of a
-        100,000-entry list: 4.3 ms against 2.7)."""
+        window aggregate passed every matching row on to the sort."""
         start = item.start or 0
         if item.stop is not None and item.stop <= start:
             return []
@@ -565,10 +568,9 @@ class ListRows:
             f"ORDER BY sort_key {direction} NULLS LAST, position ASC{limit} OFFSET {int(start)}"
         )
         # The list's indexes and rows are read by every page, so they are in memory: at the
-        # default random_page_cost the planner read all 100,000 rows of a list in heap
-        # order (46 ms) rather than its FS type's 8,000 through their index (12 ms). Then
-        # it chose parallel workers for a whole-list scan, which on two cores busy with
-        # other requests took 49 ms instead of 32.
+        # default random_page_cost the planner read all rows of a large list in heap
+        # order rather than one FS type's through their index, and chose parallel workers
+        # for a whole-list scan, which lose on a few cores busy with other requests.
         with (
             transaction.atomic(using=self.matching.db),
             connections[self.matching.db].cursor() as cursor,
@@ -597,7 +599,7 @@ class ListRows:
 def facet_values(entries: QuerySet[ListEntry], list_id: int | None = None) -> dict[str, Any]:
     """Choices for the filter controls: what occurs in this list. Given the list whose
     entries these all are, from its stored distinct combinations (``list_index``: a few
-    thousand rows); else from one DISTINCT scan of the entries (48 ms for 100,000)."""
+    thousand rows); else from one DISTINCT scan of the entries."""
     if list_id is not None:
         rows = ListFacet.objects.filter(ranked_list_id=list_id)
     else:

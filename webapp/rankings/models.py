@@ -1,4 +1,4 @@
-"""Ranked lists, their entries and the public correction log (spec leaderboard.md §2, §3, §8).
+"""Ranked lists, their entries and the public correction log (LEADERBOARD-RULES §2, §3, §8).
 
 A ``RankedList`` is one list type in one release. Its ``ListEntry`` rows are a frozen snapshot:
 entry score, BW, MD and the 12 scored phase values are copied when the submission first enters
@@ -130,8 +130,8 @@ class ListEntry(models.Model):
     mdtest_easy_delete = models.FloatField(null=True)
     mdtest_hard_read = models.FloatField(null=True)
     mdtest_hard_delete = models.FloatField(null=True)
-    # Display columns flattened from the submission's description when the list is built,
-    # so the list page reads one table (see listview); a rename is a correction (spec §8).
+    # Display columns flattened from the submission's description when the list is built, so the
+    # list page reads one table (see listview); a rename is a correction (LEADERBOARD-RULES §8).
     institution = models.CharField(max_length=300, blank=True)
     system = models.CharField(max_length=200, blank=True)
     storage_vendor = models.CharField(max_length=200, blank=True)
@@ -146,7 +146,7 @@ class ListEntry(models.Model):
     # by PostgreSQL on every write (the builder's inserts, a canonicalisation's UPDATE), so it
     # cannot go stale. It is carried by the list-order index below, so a search reads that
     # index only. (A pg_trgm GIN index was slower: a name made of trigrams most entries share,
-    # like "cluster-0042", took 290 ms to look up in 2.5 million entries; bench/service_scale.)
+    # like "cluster-0042", was slow to look up in millions of entries; bench/service_scale.)
     search_text = models.GeneratedField(
         expression=_search_text_expression(),
         output_field=models.TextField(),
@@ -166,8 +166,8 @@ class ListEntry(models.Model):
     award_bw = models.BooleanField(default=False)
     award_md = models.BooleanField(default=False)
     pinned = models.BooleanField(default=False, help_text="kept by a committee pin")
-    # De-dup bookkeeping (spec §3: the builder flags candidates): submissions of the same
-    # storage system that this entry displaced on a de-duplicated list.
+    # De-dup bookkeeping (LEADERBOARD-RULES §3: the builder flags candidates): submissions of the
+    # same storage system that this entry displaced on a de-duplicated list.
     displaced = models.JSONField(default=list, blank=True)
 
     class Meta:
@@ -232,7 +232,7 @@ class ListEntry(models.Model):
                 models.Index(
                     fields=["ranked_list", column, "position"],
                     # The vendor's carries the release: the vendor and year filters read
-                    # only the index (a heap visit per entry of the vendor took 3-18 ms).
+                    # only the index (no heap visit per entry of the vendor).
                     include=["id", "origin_release"] if column == "storage_vendor" else ["id"],
                     name=f"entry_sort_{column}",
                 )
@@ -245,7 +245,7 @@ class ListEntry(models.Model):
 
 
 class ListSearchText(models.Model):
-    """One distinct search text of a list and its key (``rankings.list_index``)."""
+    """One distinct search text of a list and its key (``rankings.maintenance.list_index``)."""
 
     ranked_list = models.ForeignKey(RankedList, on_delete=models.CASCADE, related_name="+")
     search_key = models.BigIntegerField()
@@ -264,7 +264,7 @@ class ListFacet(models.Model):
 
 class StoragePin(models.Model):
     """Committee decision: on lists of this type, show this submission for its storage system
-    even when another of the same system scores higher (spec §3 de-dup)."""
+    even when another of the same system scores higher (LEADERBOARD-RULES §3 de-dup)."""
 
     list_type = models.ForeignKey(ListType, on_delete=models.CASCADE, related_name="+")
     storage_system = models.ForeignKey(StorageSystem, on_delete=models.CASCADE, related_name="+")
@@ -296,7 +296,7 @@ class CorrectionKind(models.TextChoices):
 
 
 class Correction(models.Model):
-    """A post-publication change of a list (spec §8), shown in the public changelog."""
+    """A post-publication change of a list (LEADERBOARD-RULES §8), shown in the public changelog."""
 
     ranked_list = models.ForeignKey(
         RankedList, on_delete=models.CASCADE, related_name="corrections"
@@ -321,8 +321,8 @@ class Correction(models.Model):
 
 class ListStatistic(models.Model):
     """What the trends chart draws for one metric of one list, stored when the list's entries
-    are written (``rankings.list_statistics``), so the page reads a few rows per release
-    instead of every entry's value (320 ms at 100,000 submissions).
+    are written (``rankings.maintenance.list_statistics``), so the page reads a few rows per release
+    instead of every entry's value.
 
     The box describes the list's new entries (those first entered in its release) with a
     positive value, as the chart shows them on a log axis; ``not_drawn`` counts the others.

@@ -2,12 +2,11 @@
 they show, in a fixed number of queries.
 
 ``api.PublicResultSerializer`` describes these records (the OpenAPI document) and is their
-reference: the API tests compare the two. Serialising model instances through it cost a model
-per phase (every JSON column decoded, the per-rank ``ranks``/``rank_summary``/``timeseries``
-included) and a DRF field call per value: 60 ms for a page of 100 results with 12 phases each
-at 10,000 submissions, nearly all of it Python. Here a page is three queries of plain rows (its
-ids; the submissions with their release, site, system and level; their phases) whatever its
-size.
+reference: the API tests compare the two. Serialising model instances through it cost a model per
+phase (every JSON column decoded, the per-rank ``ranks``/``rank_summary``/``timeseries`` included)
+and a DRF field call per value, nearly all of the page's time in Python. Here a page is three
+queries of plain rows (its ids; the submissions with their release, site, system and level; their
+phases) whatever its size.
 """
 
 from __future__ import annotations

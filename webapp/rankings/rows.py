@@ -15,41 +15,20 @@ from django.urls import reverse
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
-from .listview import LEVEL_LABELS, Column
-from .templatetags.formatting import num
+from portal.templatetags.formatting import num
+
+from .badges import LEVEL_MARKUP, NO_LEVEL, award_marks
+from .listview import Column
 
 # Column key -> attribute of an entry from listview.annotated_entries.
 ATTRIBUTES = {"release": "origin_acronym", "vendor": "storage_vendor", "procs": "total_procs"}
 LINKED = ("institution", "system")
 DASH = "\u2013"  # shown for missing values
-AWARD_MARKUP = (
-    (
-        "award_score",
-        '<span class="award" title="Award: highest score of the release" '
-        'aria-label="Score award">★</span>',
-    ),
-    (
-        "award_bw",
-        '<span class="award award-bw" title="Award: highest bandwidth of the release" '
-        'aria-label="Bandwidth award">BW</span>',
-    ),
-    (
-        "award_md",
-        '<span class="award award-md" title="Award: highest metadata rate of the '
-        'release" aria-label="Metadata award">MD</span>',
-    ),
-)
-NO_LEVEL = '<span class="muted" title="No reproducibility level">\u2013</span>'
-LEVEL_MARKUP = {
-    level: f'<span class="badge level-{level}" title="Reproducibility level (committee '
-    f'verdict)">{escape(label)}</span>'
-    for level, label in LEVEL_LABELS.items()
-}
 
 
 def _cell(entry: Any, key: str, numeric: bool, link: str) -> str:
     if key == "rank":
-        marks = "".join(markup for flag, markup in AWARD_MARKUP if getattr(entry, flag))
+        marks = award_marks(entry)
         if entry.carried_over:
             marks += (
                 f'<span class="carried" title="Carried over from '

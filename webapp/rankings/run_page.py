@@ -2,7 +2,7 @@
 phase model, the system description as labelled groups, the questionnaire with its questions
 and level explanations, rule results in plain words, and the timeline of states.
 
-Used by the public result page and the submitter's run page (through ``{% load portal %}``),
+Used by the public result page and the submitter's run page (through ``{% load run_partials %}``),
 so both say the same thing the same way.
 """
 
@@ -14,11 +14,11 @@ from typing import Any
 
 from ioscore import system_description
 from ioscore.results import SCORED_PHASES
+from ioscore_site.finite_json import finite
+from portal.templatetags import formatting
 from submissions import fields
 from submissions.models import ReproducibilityLevel, Status
 from submissions.questionnaire import LEVEL_KEY, OPTIONAL, QUESTIONS
-
-from .templatetags import formatting
 
 # --- phases ---------------------------------------------------------------------------------
 
@@ -313,8 +313,6 @@ def run_charts(submission: Any, phases: list[Any], user: Any) -> dict[str, Any]:
     """The result page's charts for a run that is on no list yet (the submitter's page): the
     radar against the best published value of each phase (or this run's, where it is higher),
     time series and rank spread."""
-    from ioscore_site.finite_json import finite
-
     from . import charts
     from .visibility import visible_submissions
 

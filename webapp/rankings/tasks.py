@@ -24,7 +24,7 @@ from django.utils import timezone
 
 from ioscore_site.after_commit import AfterCommitTask
 
-from .builder import update_lists
+from .maintenance.builder import update_lists
 from .models import PendingListUpdate
 
 log = logging.getLogger(__name__)

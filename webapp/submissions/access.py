@@ -1,4 +1,4 @@
-"""Who may see and do what (brief §6): one module, used by the API and the pages.
+"""Who may see and do what (LEADERBOARD-RULES §7): one module, used by the API and the pages.
 
 What "public" means is ``visibility``'s; this module decides per user and action.
 
@@ -36,7 +36,7 @@ def is_owner(user: Any, submission: Submission) -> bool:
 
 
 def can_edit(user: Any, submission: Submission) -> bool:
-    """Owners edit only drafts, failed validations and change requests (spec §7)."""
+    """Owners edit only drafts, failed validations and change requests (LEADERBOARD-RULES §7)."""
     return is_owner(user, submission) and submission.status in OWNER_EDITABLE
 
 

@@ -137,7 +137,7 @@ class SubmissionListCreate(APIView):
 def _visible_or_404(request: Request, pk: int) -> Submission:
     submission = get_object_or_404(Submission.objects.select_related("release"), pk=pk)
     if not access.can_view(request.user, submission):
-        # Unreleased data must not even be confirmed to exist (spec §7).
+        # Unreleased data must not even be confirmed to exist (LEADERBOARD-RULES §7).
         from django.http import Http404
 
         raise Http404

@@ -1,4 +1,4 @@
-"""The submitter's private contact (spec §4: e-mail private, encrypted at rest).
+"""The submitter's private contact (LEADERBOARD-RULES §4: e-mail private, encrypted at rest).
 
 The venv has no cryptography package, so this uses only the standard library: an
 encrypt-then-MAC construction with HMAC-SHA256 as the PRF — keystream blocks are

@@ -13,7 +13,7 @@ from typing import Any
 from django import forms
 from django.http import HttpRequest
 
-from ioscore.commands.sysinfo import merge
+from ioscore.system_description import merge
 
 from . import questionnaire as questions
 from .intake import IntakeError, parse_json_field

@@ -77,7 +77,7 @@ def parse_json_field(name: str, text: str | None) -> dict[str, Any] | None:
 
 
 def open_release() -> Release:
-    """The nearest release whose submission deadline has not passed (spec §7)."""
+    """The nearest release whose submission deadline has not passed (LEADERBOARD-RULES §7)."""
     release = (
         Release.objects.filter(submission_deadline__gte=timezone.now().date())
         .order_by("submission_deadline")

@@ -1,4 +1,4 @@
-"""Releases, systems and submissions (spec leaderboard.md §1, §4, §5, §7).
+"""Releases, systems and submissions (LEADERBOARD-RULES §1, §4, §5, §7).
 
 Field names here are a contract with the rankings app (lists, entries, corrections):
 keep them stable.
@@ -45,7 +45,7 @@ class Release(models.Model):
 
 
 class ListRule(models.TextChoices):
-    """Who enters a list (the membership rules of rankings.membership, spec §2, §3, §5)."""
+    """Who enters a list (rankings.maintenance.membership, LEADERBOARD-RULES §2, §3, §5)."""
 
     HISTORICAL = "historical", "every accepted run, carried forever"
     FULL = "full", "every valid run"
@@ -195,7 +195,7 @@ class Source(models.TextChoices):
 
 
 class Submission(models.Model):
-    """One benchmark run package + system description + questionnaire (spec §1, §7)."""
+    """One benchmark run package + system description + questionnaire (LEADERBOARD-RULES §1, §7)."""
 
     release = models.ForeignKey(Release, on_delete=models.PROTECT, related_name="submissions")
     owner = models.ForeignKey(
@@ -258,7 +258,7 @@ class Submission(models.Model):
     config_hash = models.CharField(max_length=100, blank=True)
     score_hash = models.CharField(max_length=100, blank=True)
 
-    # Submitter intent and committee decisions (spec §7 "acceptance records").
+    # Submitter intent and committee decisions (LEADERBOARD-RULES §7 "acceptance records").
     target_list = models.CharField(
         max_length=12, choices=TargetList.choices, default=TargetList.RESEARCH
     )
@@ -295,7 +295,7 @@ class Submission(models.Model):
 
 
 class SubmissionTransition(models.Model):
-    """Every state change: who, when, from, to, comment (spec §7)."""
+    """Every state change: who, when, from, to, comment (LEADERBOARD-RULES §7)."""
 
     submission = models.ForeignKey(Submission, on_delete=models.CASCADE, related_name="transitions")
     actor = models.ForeignKey(
@@ -361,7 +361,8 @@ class PhaseResult(models.Model):
 
 
 class SystemDescription(models.Model):
-    """The structured system tree (validated JSON, spec §4) and its flattened list columns."""
+    """The structured system tree (validated JSON, LEADERBOARD-RULES §4) and its flattened list
+    columns."""
 
     submission = models.OneToOneField(
         Submission, on_delete=models.CASCADE, related_name="system_description"
@@ -414,8 +415,8 @@ class SystemDescription(models.Model):
 
 
 class Questionnaire(models.Model):
-    """Reproducibility questionnaire (spec §5.1): the claim and the committee verdict are
-    separate fields; every change of either is kept in ``LevelChange``."""
+    """Reproducibility questionnaire (LEADERBOARD-RULES §5.1): the claim and the committee verdict
+    are separate fields; every change of either is kept in ``LevelChange``."""
 
     submission = models.OneToOneField(
         Submission, on_delete=models.CASCADE, related_name="questionnaire"

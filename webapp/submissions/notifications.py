@@ -1,5 +1,5 @@
-"""E-mail on every submission transition (spec §7: "notifications on every transition and
-comment", a comment always travels with a transition here).
+"""E-mail on every submission transition (LEADERBOARD-RULES §7: "notifications on every transition
+and comment", a comment always travels with a transition here).
 
 Who hears of what:
 * the owner (their account e-mail) and the submitter contact from the system description

@@ -1,7 +1,7 @@
 """How many public results there are, counted once per public-results version.
 
-Counting the public submissions is a pass over the submissions (28 ms at 100,000 as a join
-of every row to its release); the answer changes only when what is public does, and every
+Counting the public submissions is a pass over the submissions (a join of every row to its
+release); the answer changes only when what is public does, and every
 such change moves ``public_version.current()`` (the embargo's end through its date). So a
 count cached under the version is exact, never stale, and a repeat costs one cache read.
 The home page and the results API (also its ``after`` ranges) count here.

@@ -8,11 +8,11 @@ sees the new counter before the change it stands for, and every worker sees the 
 ends by date alone, with no write to bump anything.
 
 Bumps come from saves of a submission that is or was (when loaded) public, deletes of
-one, transitions into or out of ``accepted`` (``workflow.transition``), saves of what the
-public pages name beside the runs (releases, list types, sites, client systems: the admin's
-edits), imports (``io500_store``), the canonical renames (``rankings.canonical_rows``) and
-a list created published (``rankings.persistence``: a new tab beside its siblings).
-A write that changes a public row in place (``QuerySet.update``, ``bulk_update``) calls
+one, transitions into or out of ``accepted`` (``workflow.transition``), saves of what the public
+pages name beside the runs (releases, list types, sites, client systems: the admin's edits), imports
+(``io500archive.store``), the canonical renames (``rankings.maintenance.canonical_rows``) and a list
+created published (``rankings.maintenance.persistence``: a new tab beside its siblings). A write
+that changes a public row in place (``QuerySet.update``, ``bulk_update``) calls
 ``bump()`` itself, in its transaction.
 """
 
@@ -30,7 +30,7 @@ from .visibility import PUBLIC_STATUSES
 
 
 def current() -> str:
-    """One primary-key read (about 0.1 ms at any number of submissions)."""
+    """One primary-key read, whatever the number of submissions."""
     counter = PublicResultsVersion.objects.filter(pk=1).values_list("counter", flat=True).first()
     return f"{timezone.now().date().isoformat()}:{counter or 0}"
 

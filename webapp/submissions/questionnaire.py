@@ -1,4 +1,5 @@
-"""The reproducibility questionnaire (spec §5.1): its questions and the completeness rule."""
+"""The reproducibility questionnaire (LEADERBOARD-RULES §5.1): its questions and the completeness
+rule."""
 
 from __future__ import annotations
 
@@ -62,7 +63,8 @@ def problems(answers: Any) -> list[tuple[str, str]]:
     return found
 
 
-# What each question asks for (spec §5.1), shown as help beside the answer on the upload form.
+# What each question asks for (LEADERBOARD-RULES §5.1), shown as help beside the answer on the
+# upload form.
 QUESTION_HELP: dict[str, str] = {
     "purpose": "Typical applications on this system and how the data they produce is used.",
     "availability": "Deployment period (or the create/destroy pattern of a cloud system) "
@@ -87,7 +89,8 @@ QUESTION_HELP: dict[str, str] = {
     "feedback": "Anything you want the committee to know about the benchmark or the process.",
 }
 
-# The committee's levels (spec §5.2) and where each leads (§5.3), for the submitter's claim.
+# The committee's levels (LEADERBOARD-RULES §5.2) and where each leads (§5.3), for the submitter's
+# claim.
 LEVEL_HELP: dict[str, str] = {
     ReproducibilityLevel.UNDEFINED: "Client and/or server metadata is missing. The committee "
     "asks for more information and may reject the submission.",

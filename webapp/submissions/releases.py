@@ -8,8 +8,12 @@ publication (BoF) dates, which the library does not need. Imported releases are 
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import date
 from typing import Any
+
+from ioscore.results import BUILTIN_RELEASES
+from ioscore.results import Release as LibraryRelease
 
 # acronym -> publication date (= embargo end), the BoF at SC / ISC.
 PUBLICATION_DATES: dict[str, date] = {
@@ -43,10 +47,6 @@ REISSUE_OF = {"SC18*": "SC18"}
 
 
 def library_releases() -> dict[str, Any]:
-    from dataclasses import replace
-
-    from ioscore.results import BUILTIN_RELEASES
-
     table = {k: v for k, v in BUILTIN_RELEASES.items() if k in PUBLICATION_DATES}
     for reissue, original in REISSUE_OF.items():
         table[reissue] = replace(BUILTIN_RELEASES[original], acronym=reissue)
@@ -86,8 +86,6 @@ def model_defaults(acronym: str) -> dict[str, Any]:
 
 def to_library(release: Any) -> Any:
     """A ``submissions.Release`` row as the results library's ``Release`` (for ``check``)."""
-    from ioscore.results import Release as LibraryRelease
-
     builtin = library_releases().get(release.acronym)
     return LibraryRelease(
         acronym=release.acronym,

@@ -1,4 +1,4 @@
-"""Committee actions on a submission under review (spec §5.2, §5.3, §7)."""
+"""Committee actions on a submission under review (LEADERBOARD-RULES §5.2, §5.3, §7)."""
 
 from __future__ import annotations
 

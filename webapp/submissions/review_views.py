@@ -22,9 +22,9 @@ from django.utils import timezone
 from django.views.decorators.http import require_POST
 
 from accounts.models import Site
+from accounts.refusals import RoleRequired
 from accounts.roles import REVIEWER
 from ioscore.results import Severity
-from ioscore_site.errors import RoleRequired
 
 from . import access
 from .forms import ReviewForm

@@ -1,4 +1,4 @@
-"""The system description as an HTML form generated from its JSON Schema (spec §4).
+"""The system description as an HTML form generated from its JSON Schema (LEADERBOARD-RULES §4).
 
 The schema (``ioscore.system_description``, shared with the CLI) is the one owner of what a
 description holds: this module walks it and lays out one form field per leaf property,

@@ -1,4 +1,5 @@
-"""Committee edits of storage systems (spec §1): merge two into one, split one into two.
+"""Committee edits of storage systems (LEADERBOARD-RULES §1): merge two into one, split one into
+two.
 
 Both move submissions between storage systems and leave an audit record; nothing is deleted
 (a merged system stays, pointing at its survivor through ``merged_into``).

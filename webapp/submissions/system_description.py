@@ -1,4 +1,4 @@
-"""The structured system description (spec §4): schema validation, units, flattening.
+"""The structured system description (LEADERBOARD-RULES §4): schema validation, units, flattening.
 
 The tree is validated against the schema shared with the CLI (``ioscore.system_description``);
 the list columns of ``SystemDescription`` are derived from it here and nowhere else.

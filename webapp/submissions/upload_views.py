@@ -17,10 +17,10 @@ from django.db import DataError, transaction
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 
+from accounts.refusals import RoleRequired
 from accounts.roles import SUBMITTER
 from ioscore.results import Severity
 from ioscore_site import ratelimit
-from ioscore_site.errors import RoleRequired
 
 from . import access, archive_guide, contact, guided
 from .forms import MetadataForm, UploadForm

@@ -1,4 +1,4 @@
-"""What "public" means, in one place (spec §7: nothing unreleased is public).
+"""What "public" means, in one place (LEADERBOARD-RULES §7: nothing unreleased is public).
 
 * public: an accepted submission of a release whose date has passed (the embargo is over);
   a ranked list is public when published and its release's date has passed (the list's own

@@ -1,4 +1,5 @@
-"""The submission state machine (spec §7): allowed transitions, who may make them, the log.
+"""The submission state machine (LEADERBOARD-RULES §7): allowed transitions, who may make them, the
+log.
 
 Every change of ``Submission.status`` goes through ``transition()`` so that it is checked and
 logged (who, when, from, to, comment) in the same database transaction, and mailed to those

@@ -1,4 +1,4 @@
-"""Issues found by the automatic checks (spec §9), stored per submission."""
+"""Issues found by the automatic checks (LEADERBOARD-RULES §9), stored per submission."""
 
 from __future__ import annotations
 

@@ -1,9 +1,9 @@
 """What one validation run computes, without touching the database.
 
-``evaluate(archive, sandbox, context)`` unpacks the archive safely into ``sandbox``, selects
-the run, parses and checks it with ``ioscore.results``, and adds the archive- and
-metadata-level checks the service owns (spec §9: 1-3, 19, 20). The Celery task stores the
-``Outcome`` atomically.
+``evaluate(archive, sandbox, context)`` unpacks the archive safely into ``sandbox``, selects the
+run, parses and checks it with ``ioscore.results``, and adds the archive- and metadata-level checks
+the service owns (LEADERBOARD-RULES §9: 1-3, 19, 20). The Celery task stores the ``Outcome``
+atomically.
 """
 
 from __future__ import annotations

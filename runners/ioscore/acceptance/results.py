@@ -46,6 +46,7 @@ from ioscore.results.parse_json import (
     result_mode,
 )
 from ioscore.results.stragglers import work_rates
+from ioscore.results.throughput import throughput_series
 
 __all__ = [
     "PASS_RULE",
@@ -148,8 +149,6 @@ class Iteration:
 
     def bandwidth_series(self) -> tuple[list[float], list[float]]:
         """(bucket start times in s, all ranks' rate per bucket in the canonical unit)."""
-        from ioscore.report.charts import throughput_series  # plotly: only when charted
-
         series = throughput_series(self.phase)
         if series is None:
             return [], []

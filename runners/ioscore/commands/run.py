@@ -7,7 +7,7 @@ otherwise runs it (local) or submits it (sbatch, qsub, flux batch).
 The run's timestamp is chosen here and passed to the suite (--timestamp), so the run directory
 is known before the job starts: the job script is written there as job.sh and submitted from
 there, and the job tees everything it prints into job.out beside it. An upload needs both
-(leaderboard spec §9.3), so `ioscore upload RUN_DIR` works on what this command produced.
+(LEADERBOARD-RULES §9.3), so `ioscore upload RUN_DIR` works on what this command produced.
 """
 
 from __future__ import annotations

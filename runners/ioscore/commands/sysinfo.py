@@ -1,4 +1,4 @@
-"""`ioscore sysinfo [--datadir D]`: describe this client node as leaderboard spec §4 JSON.
+"""`ioscore sysinfo [--datadir D]`: describe this client node as LEADERBOARD-RULES §4 JSON.
 
 Every probe is optional: a missing file or tool is recorded under "unavailable" with the
 reason, never an error. Only reads /proc, /sys, /etc and runs `--version`-style commands.
@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ioscore.system_description import SCHEMA_VERSION as SYSTEM_SCHEMA_VERSION
+from ioscore.system_description import merge
 from ioscore.system_description import validate as validate_system
 
 SCHEMA = "ioscore-sysinfo/1"
@@ -375,23 +376,6 @@ def describe(raw: dict[str, Any]) -> dict[str, Any]:
     }
     described: dict[str, Any] = _drop_empty(document)
     return described
-
-
-def merge(base: Any, detected: Any) -> Any:
-    """Deep merge: what the site admin wrote (``base``) wins; detection fills the gaps.
-
-    Lists of node groups merge item by item, so a base listing one client node group gets the
-    detected OS and processor facts it leaves out.
-    """
-    if isinstance(base, dict) and isinstance(detected, dict):
-        merged = dict(detected)
-        for key, value in base.items():
-            merged[key] = merge(value, detected[key]) if key in detected else value
-        return merged
-    if isinstance(base, list) and isinstance(detected, list):
-        tail = base[len(detected) :] if len(base) > len(detected) else []
-        return [merge(b, d) for b, d in zip(base, detected, strict=False)] + tail
-    return base
 
 
 def add_parser(sub: Any) -> None:

@@ -11,13 +11,10 @@ response cannot create a second submission.
 from __future__ import annotations
 
 import argparse
-import gzip
-import hashlib
 import io
 import json
 import os
 import sys
-import tarfile
 import tempfile
 import time
 import uuid
@@ -35,8 +32,8 @@ from ioscore.commands.validate import (
     issue_lines,
     validate_path,
 )
-from ioscore.results import ResultFormatError, Severity
-from ioscore.results.archive import is_archive, is_macos_metadata
+from ioscore.results import ResultFormatError, Severity, pack_directory, sha256_of
+from ioscore.results.archive import is_archive
 
 FINAL_STATES = {
     "validation_failed",
@@ -57,29 +54,6 @@ class UploadError(Exception):
         self.exit_code = exit_code
 
 
-def pack_directory(source: Path, target: Path) -> None:
-    """tar.gz of `source` (sorted, no owners, fixed mtime: same input -> same bytes)."""
-
-    def clean(info: tarfile.TarInfo) -> tarfile.TarInfo | None:
-        if is_macos_metadata(Path(info.name).name) or not (info.isfile() or info.isdir()):
-            return None
-        info.uid = info.gid = 0
-        info.uname = info.gname = ""
-        info.mtime = 0
-        return info
-
-    with (
-        open(target, "wb") as raw,
-        gzip.GzipFile(filename="", fileobj=raw, mode="wb", mtime=0) as gz,
-        tarfile.open(fileobj=gz, mode="w", format=tarfile.PAX_FORMAT) as tar,
-    ):
-        for path in sorted(source.rglob("*")):
-            if path.is_symlink():
-                continue
-            arcname = str(Path(source.name) / path.relative_to(source))
-            tar.add(path, arcname=arcname, recursive=False, filter=clean)
-
-
 @contextmanager
 def as_archive(path: Path) -> Iterator[Path]:
     """An archive as it is, or a directory packed into a temporary one."""
@@ -90,14 +64,6 @@ def as_archive(path: Path) -> Iterator[Path]:
         archive = Path(temp) / f"{path.resolve().name or 'result'}.tar.gz"
         pack_directory(path.resolve(), archive)
         yield archive
-
-
-def sha256_of(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for chunk in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
 
 
 class ProgressBar:

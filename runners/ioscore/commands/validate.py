@@ -1,7 +1,7 @@
 """`ioscore validate DIR|ARCHIVE [--release SC25] [--upload] [--json]`.
 
 `--upload` checks the path as the service will check an upload of it: also the job script and
-the job output (spec §9.3), which `ioscore upload` always requires.
+the job output (LEADERBOARD-RULES §9.3), which `ioscore upload` always requires.
 Exit status: 0 valid, 1 invalid, 2 unreadable (or an unknown release).
 """
 

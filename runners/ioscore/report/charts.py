@@ -10,7 +10,6 @@ from typing import Any
 
 import plotly.graph_objects as go
 
-from ioscore.report.summary import rate_scale
 from ioscore.results.model import PhaseResult, RunResult
 from ioscore.results.stragglers import (
     host_rates,
@@ -19,6 +18,7 @@ from ioscore.results.stragglers import (
     rate_histogram,
     work_rates,
 )
+from ioscore.results.throughput import rate_scale, throughput_series
 
 STRAGGLER_COLOUR = "#d62728"
 NORMAL_COLOUR = "#1f77b4"
@@ -29,28 +29,6 @@ _LAYOUT: dict[str, Any] = {
     "template": "plotly_white",
     "margin": {"l": 60, "r": 20, "t": 50, "b": 50},
 }
-
-
-def throughput_series(phase: PhaseResult) -> tuple[list[float], list[float]] | None:
-    """(bucket start s, rate in the phase unit) from the aggregate time series, or None."""
-    series = phase.timeseries
-    if not series or not series.get("aggregate") or not series.get("bucket_s"):
-        return None
-    bucket = float(series["bucket_s"])
-    per_item = 1.0  # MD phases: items are operations
-    if phase.unit == "GiB/s":
-        items, size = phase.extra.get("items"), phase.extra.get("bytes")
-        if not items or size is None:
-            return None
-        per_item = float(size) / float(items)  # a phase has one transfer size
-    scale = rate_scale(phase.unit)
-    times = [i * bucket for i in range(len(series["aggregate"]))]
-    rates = []
-    for start, count in zip(times, series["aggregate"], strict=True):
-        # The last bucket is usually partial: divide by the part of it the phase covered.
-        covered = bucket if phase.time is None else min(bucket, phase.time - start)
-        rates.append(count * per_item / (covered if covered > 0 else bucket) / scale)
-    return times, rates
 
 
 def throughput_figure(run: RunResult, unit: str) -> go.Figure | None:

@@ -7,8 +7,7 @@ from typing import Any
 
 from ioscore.results.model import RunResult
 from ioscore.results.stragglers import PhaseSpread, phase_spread
-
-GIB = 1024**3
+from ioscore.results.throughput import rate_scale
 
 
 @dataclass
@@ -32,11 +31,6 @@ class SummaryRow:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
-
-
-def rate_scale(unit: str) -> float:
-    """Divide a rank rate (bytes/s or items/s, as the suite writes it) by this for `unit`."""
-    return float(GIB) if unit == "GiB/s" else 1000.0
 
 
 def _scaled(value: float | None, scale: float) -> float | None:

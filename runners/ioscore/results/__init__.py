@@ -16,7 +16,7 @@ Public API (the service imports these names; keep them stable):
   ``CheckContext`` carries the release, target list, declared nodes/ppn and the SCC flag;
   ``is_valid(issues)`` is True when no issue is INVALID.
 * ``job_file_issues(root) -> list[Issue]``: the job script and job output an upload must
-  carry (spec §9.3), searched below ``root``; ``find_job_files`` lists them.
+  carry (LEADERBOARD-RULES §9.3), searched below ``root``; ``find_job_files`` lists them.
 * ``get_release(acronym)`` / ``Release``: accepted tags and the run-date window of a release.
 * ``storable_text(text)``: valid UTF-8 without NUL, the form of every string the library
   reports (and the service stores).
@@ -25,7 +25,7 @@ Public API (the service imports these names; keep them stable):
 * Untrusted JSON: ``loads_storable_json(text, max_depth)`` (raises ``UnstorableJSON``).
 * IO500 pieces the importer reuses: ``load_summary_lines``, ``rank_csv``, ``finite_number``;
   ``phase_ranks_from_csv`` (a phase's CSV ranks, summarised above the threshold).
-* The summary form (issue 21): ``RANK_DETAIL_THRESHOLD`` (the suite's default: ranks up to
+* The summary form: ``RANK_DETAIL_THRESHOLD`` (the suite's default: ranks up to
   which a phase keeps every rank), ``summarise_ranks`` / ``bounded_ranks`` (the one
   summariser: quantiles, named slowest/fastest ranks, rate histogram, per-host aggregates),
   ``summary_form`` (a whole phase above the threshold as the suite writes it).
@@ -34,6 +34,9 @@ Public API (the service imports these names; keep them stable):
   ``ARCHIVE_SUFFIXES``, ``MIN_WRITE_SECONDS`` / ``MIN_WRITE_SECONDS_SCC``.
 * Stragglers and imbalance (one rule for the CLI report and the service): ``phase_spread``,
   ``work_rates``, ``median_without``.
+* Rates in a phase's unit: ``rate_scale``, ``throughput_series`` (the aggregate time series).
+* ``gc_paused()``: cyclic garbage collection off while many acyclic objects are built.
+* Packing a run directory for upload: ``pack_directory``, ``sha256_of``.
 * ``ResultFormatError``: unreadable, unknown, truncated or wrongly encoded input; its message
   names the file and line (attributes ``path``, ``line``, ``reason``).
 
@@ -51,6 +54,7 @@ from ioscore.results.archive import (
 )
 from ioscore.results.archive import Member as ArchiveMember
 from ioscore.results.errors import ResultFormatError
+from ioscore.results.gc_pause import gc_paused
 from ioscore.results.hashing import (
     HashCheck,
     config_hash,
@@ -84,6 +88,7 @@ from ioscore.results.model import (
     Scores,
     Severity,
 )
+from ioscore.results.packing import pack_directory, sha256_of
 from ioscore.results.parse_rankcsv import (
     finite_number,
     phase_ranks_from_csv,
@@ -111,6 +116,7 @@ from ioscore.results.scoring import recompute_extended_scores, recompute_scores
 from ioscore.results.storable_json import UnstorableJSON
 from ioscore.results.storable_json import loads as loads_storable_json
 from ioscore.results.stragglers import median_without, phase_spread, rate_histogram, work_rates
+from ioscore.results.throughput import rate_scale, throughput_series
 
 __all__ = [
     "ARCHIVE_SUFFIXES",
@@ -158,6 +164,7 @@ __all__ = [
     "find_job_files",
     "find_runs",
     "finite_number",
+    "gc_paused",
     "get_release",
     "inspect_archive",
     "is_macos_metadata",
@@ -169,17 +176,21 @@ __all__ = [
     "load_summary_lines",
     "loads_storable_json",
     "median_without",
+    "pack_directory",
     "phase_ranks_from_csv",
     "phase_spread",
     "rank_csv",
     "rate_histogram",
+    "rate_scale",
     "recompute_extended_scores",
     "recompute_scores",
     "score_hash",
+    "sha256_of",
     "storable_text",
     "suite_rank_file",
     "summarise_ranks",
     "summary_form",
+    "throughput_series",
     "verify_hashes",
     "work_rates",
 ]

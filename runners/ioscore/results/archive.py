@@ -1,6 +1,6 @@
 """Safe inspection and extraction of result archives (.tar.gz/.tgz/.tar/.zip).
 
-The one owner of the archive-safety rules (leaderboard spec §9.1), shared by the CLI
+The one owner of the archive-safety rules (LEADERBOARD-RULES §9.1), shared by the CLI
 (``ioscore validate``, ``ioscore upload``) and the service (upload request and validation
 worker), so whatever the CLI accepts the service accepts too. Only regular files and
 directories; no absolute paths, ``..``, links, devices, nested archives (the suite's

@@ -1,4 +1,4 @@
-"""The IO500 config and score hashes (benchmark spec §5.4), recomputed from scratch.
+"""The IO500 config and score hashes (BENCHMARK-RULES §5.4), recomputed from scratch.
 
 The primitive rotates a 32-bit value left by 2 and adds each byte as a *signed* char (x86);
 pairs are combined by XOR, so order does not matter and identical pairs cancel. The hashes
@@ -15,7 +15,7 @@ from ioscore.results.model import SCORED_PHASES, RunResult, ScoreGroup
 _MASK = 0xFFFFFFFF
 
 # Options whose default is the empty string (not unset): hashed as kv(name, "") even though
-# config.ini prints them empty. Their sections: find-easy, find, find-hard (spec §5.4).
+# config.ini prints them empty. Their sections: find-easy, find, find-hard (BENCHMARK-RULES §5.4).
 EMPTY_STRING_DEFAULTS = frozenset({"external-mpi-args", "external-extra-args"})
 
 

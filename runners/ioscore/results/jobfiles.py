@@ -1,4 +1,4 @@
-"""The job files an upload must carry (leaderboard spec §9.3): the script that launched the
+"""The job files an upload must carry (LEADERBOARD-RULES §9.3): the script that launched the
 run and the job's output, both non-empty, anywhere in the upload.
 
 Shared by `ioscore validate` (so a submitter learns it before uploading) and the service's

@@ -237,7 +237,7 @@ def _attach_config(run: RunResult, run_dir: Path) -> None:
         run.files.append(str(generated))
         text = generated.read_text(encoding="utf-8")
         # io500.sh copies the user's INI into the result dir; named config.ini it replaces the
-        # generated file (then the config hash cannot be recomputed, benchmark spec §8.12).
+        # generated file (then the config hash cannot be recomputed, BENCHMARK-RULES §5.4).
         if run.config_text is not None and text.strip() == run.config_text.strip():
             run.extra["config_overwritten"] = "config.ini is a copy of config-orig.ini"
         elif re.search(r"^[ \t]*[#;]", text, re.MULTILINE):  # not \s*: it spans lines

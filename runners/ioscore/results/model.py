@@ -28,7 +28,7 @@ class Severity(str, enum.Enum):  # noqa: UP042 (str mix-in kept: contract)
     INFO = "info"
 
 
-# The 12 scored phases in execution order (benchmark spec §1.1).
+# The 12 scored phases in execution order (BENCHMARK-RULES §1.1).
 BW_PHASES = ("ior-easy-write", "ior-hard-write", "ior-easy-read", "ior-hard-read")
 MD_PHASES = (
     "mdtest-easy-write",
@@ -194,7 +194,7 @@ QUANTILE_KEYS = ("p0", "p1", "p5", "p25", "p50", "p75", "p95", "p99", "p100")
 
 @dataclass
 class HostAggregate:
-    """One host's ranks of one phase, summed (result.json's summary form, issue 21)."""
+    """One host's ranks of one phase, summed (result.json's summary form)."""
 
     host: str
     ranks: int
@@ -244,7 +244,7 @@ class PhaseResult:
     timeseries: dict[str, Any] | None = None  # result.json only; per_rank: list or CountRows
     extra: dict[str, Any] = field(default_factory=dict)  # e.g. find found/scanned
     decimals: int | None = None  # decimals of `value` as printed (3 bash, 6 C app)
-    # Summary form (issue 21): set when the file summarised this phase's ranks.
+    # Summary form: set when the file summarised this phase's ranks.
     rank_summary: RankSummary | None = None
 
 
@@ -277,7 +277,7 @@ class RunResult:
     end: datetime | None = None
     files: list[str] = field(default_factory=list)  # the files the run was read from
     extra: dict[str, Any] = field(default_factory=dict)
-    # Added by the results library (additive, see issue 6):
+    # Added by the results library (additive):
     printed_txt: Scores | None = None  # result.txt [SCORE] (MD/BW/SCORE), when present
     printed_txt_extended: Scores | None = None  # result.txt [SCOREX]
     score_hash_extended: str | None = None  # result.txt [SCOREX] hash

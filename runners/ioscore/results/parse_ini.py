@@ -1,6 +1,6 @@
 """INI files of a run: config.ini (effective values), config-orig.ini and users' INIs.
 
-Follows the reference parser's line shapes (benchmark spec §4.1): `[section]`, `key = value`,
+Follows the reference parser's line shapes (BENCHMARK-RULES §4.1): `[section]`, `key = value`,
 `#`/`;` comments. Names are kept as written (hashes use the table's spelling); lookups in
 rules go through `get_option`, which is case-insensitive like the reference.
 """

@@ -8,12 +8,10 @@ Parsed by the contract; always validated against the schema shipped as package d
 from __future__ import annotations
 
 import codecs
-import gc
 import itertools
 import json
 from array import array
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from datetime import datetime
 from functools import cache
 from importlib import resources
@@ -25,6 +23,7 @@ import jsonschema
 
 from ioscore.results import storable_json
 from ioscore.results.errors import ResultFormatError, mapped, read_text, release
+from ioscore.results.gc_pause import gc_paused
 from ioscore.results.limits import (
     MAX_JSON_DEPTH,
     MAX_RESULT_JSON_BYTES,
@@ -67,7 +66,7 @@ def result_schema() -> dict[str, Any]:
 @cache
 def schema_ids() -> tuple[str, ...]:
     """The ``schema`` values the shipped schema accepts (its const or enum): the full and the
-    summary form of the suite's result.json may carry different ones (issue 21)."""
+    summary form of the suite's result.json may carry different ones."""
     declared = result_schema()["properties"]["schema"]
     return tuple(declared["enum"]) if "enum" in declared else (declared["const"],)
 
@@ -218,7 +217,7 @@ def load_json_document(text: str, source: str, tables: Tables | None = None) -> 
 
 def parse_result_json(path: Path) -> RunResult:
     tables: Tables = {}
-    with _without_gc_pauses():
+    with gc_paused():
         document, bulk = _decoded(path, tables)
         document = _result_document(document, str(path))
         return _run_from_document(document, str(path), tables, bulk)
@@ -297,26 +296,8 @@ def _result_document(document: Any, source: str) -> dict[str, Any]:
     return document
 
 
-@contextmanager
-def _without_gc_pauses() -> Iterator[None]:
-    """Cyclic garbage collection off while a document is decoded into objects.
-
-    A 100,000-rank result becomes ~25 million acyclic objects (dicts, lists, numbers); every
-    full collection while they are being built rescans all built so far, which made loading
-    superlinear (30 s instead of ~10 s measured at 100,000 ranks). Nothing built here is
-    cyclic, so nothing is left for the collector afterwards.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
 def parse_result_json_text(text: str, source: str) -> RunResult:
-    with _without_gc_pauses():
+    with gc_paused():
         return _parse_result_json_text(text, source)
 
 
@@ -463,7 +444,7 @@ def _packed(table: Table, name: str, strings: dict[str, str]) -> Sequence[Any]:
 
 def _rank_stats(raw: list[Any]) -> list[RankStat]:
     """A phase's rank objects -> RankStats; positionally when every object has every field
-    and an int rank (the suite's form: ~1.6x faster at 1.2 million objects), else each
+    and an int rank (the suite's form, and the faster path), else each
     field looked up with its default."""
     try:
         stats = [RankStat(*_RANK_FIELDS(r)) for r in raw]
@@ -498,7 +479,7 @@ def _numbers(raw: Any, where: str, count: bool = False) -> list[Any]:
 
 
 def rank_summary_from_json(raw: Any, where: str) -> RankSummary | None:
-    """A phase's ``rank_summary`` (summary form, issue 21) -> RankSummary; None when absent.
+    """A phase's ``rank_summary`` (summary form) -> RankSummary; None when absent.
 
     The schema has already checked its shape; this builds the typed model and refuses the
     inconsistencies a schema cannot express (histogram edges vs counts, named ranks).

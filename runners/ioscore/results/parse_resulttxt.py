@@ -1,4 +1,4 @@
-"""result.txt of the C application (benchmark spec §5.3).
+"""result.txt of the C application (BENCHMARK-RULES §5.3).
 
 INI-like: `[section]` per phase, `key = value` lines (key padded to 15 columns), `; ` comments
 (`; ERROR INVALID ...` markers among them). isc20/isc21 files have no `[run]` header, so keys

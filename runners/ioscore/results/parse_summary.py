@@ -1,4 +1,4 @@
-"""result_summary.txt in its three families (benchmark spec §7.3).
+"""result_summary.txt in its three families (BENCHMARK-RULES §7.3).
 
 * bash (2017-2020): `[RESULT] BW   phase 1  ior_easy_write  108.237 GB/s : time ... seconds`
 * C app 2020 (isc20/sc20): `IO500 version X`, `[RESULT]`/`[RESULT-invalid]`, `[SCORE]`

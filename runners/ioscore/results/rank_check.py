@@ -1,4 +1,4 @@
-"""The schema's per-rank object of result.json, checked by hand (issue 21).
+"""The schema's per-rank object of result.json, checked by hand.
 
 A 100,000-rank run holds 1.4 million rank objects; jsonschema spends ~10 us on each (14 s
 for the 8,192-rank result of the issue), this check well under 1 us. It enforces exactly the
@@ -135,7 +135,7 @@ def _plain_ranks_valid(ranks: list[Any], table: Table | None = None) -> bool:
     when unsure (then ``rank_problem`` judges each object and names the first problem).
 
     Covers the suite's usual form: every rank with the same keys, no latency, counts as
-    ints. A 100,000-rank phase takes ~0.05 s here instead of ~0.4 s object by object.
+    ints, several times faster than judging object by object.
     """
     if not ranks or not all(map(dict.__instancecheck__, ranks)):
         return not ranks

@@ -2,9 +2,9 @@
 
 /work/shared/data/io500-releases.csv (the old vi4io export) is *not* a release table: it lists
 158 submissions of the lists sc17 ... sc19 with their submission dates. So the table below is
-built in: tags from the benchmark's release history (benchmark spec §7.2), windows from the tag
+built in: tags from the benchmark's release history (BENCHMARK-RULES §7.2), windows from the tag
 date to the list's submission deadline. Dates are approximate to the week (they only feed a
-warning, leaderboard spec §9.16); `load_releases_csv` narrows sc17-sc19 to the dates actually
+warning, LEADERBOARD-RULES §9.16); `load_releases_csv` narrows sc17-sc19 to the dates actually
 seen in that CSV, and the service can pass its own `Release` objects instead.
 """
 

@@ -1,6 +1,6 @@
 """Rule checks: each rule is a small pure function `(run, context) -> list[Issue]`.
 
-Severities follow the leaderboard spec §9: B (blocking) -> INVALID, R (committee review) and
+Severities follow LEADERBOARD-RULES §9: B (blocking) -> INVALID, R (committee review) and
 W -> WARNING, "could not be checked" -> INFO. The CLI's `validate` and the service run the
 same `check()`; neither re-implements a rule.
 """
@@ -44,7 +44,7 @@ MIN_WRITE_SECONDS_SCC = 30.0
 # for a phase the script timed at 787 s and accepted. So a short printed time is information.
 # INVALID calls made in validate() (stonewall-time differing from minwrite, files-per-dir set)
 # invalidated the run in isc20/sc20; since isc21 they only print a message in result.txt's
-# [run] section (benchmark spec §2.6; real case: sc23 submission 680, scc = TRUE).
+# [run] section (BENCHMARK-RULES §2.6; real case: sc23 submission 680, scc = TRUE).
 VALIDATE_MESSAGE_ONLY_SINCE = (2021, 0)  # io500-isc21
 _VALIDATE_MESSAGE = re.compile(r"ERROR INVALID (?:stonewall-time|files-per-dir)\b")
 
@@ -76,7 +76,8 @@ class CheckContext:
     client_nodes: int | None = None  # declared by the submitter
     ppn: int | None = None
     scc: bool | None = None  # None: take it from the run's config
-    fs_family: str | None = None  # the system description's file-system family (spec §4)
+    # the system description's file-system family (LEADERBOARD-RULES §4)
+    fs_family: str | None = None
     system: Mapping[str, Any] | None = None  # the whole system description, when submitted
 
     @property
@@ -465,7 +466,7 @@ def _date_of_timestamp(stamp: str | None) -> date | None:
         return None
 
 
-# Fixed by code (benchmark spec §4.3): a different value on the tool command line means the
+# Fixed by code (BENCHMARK-RULES §4.3): a different value on the tool command line means the
 # source was edited. (phase, (flag, value) that must come first, the one after it, what)
 _FIXED_EXE = (
     ("ior-hard-write", ("t", "47008"), ("b", "47008"), "47008-byte ior-hard records"),
@@ -602,7 +603,7 @@ def rule_external_find(run: RunResult, ctx: CheckContext) -> list[Issue]:
 
 
 def rule_companion_files(run: RunResult, ctx: CheckContext) -> list[Issue]:
-    """Leaderboard §9.2: a C-app run should come with result.txt and config*.ini."""
+    """LEADERBOARD-RULES §9.2: a C-app run should come with result.txt and config*.ini."""
     if run.format in ("bash", "ioscore-json"):
         return []  # legacy outputs have neither; result.json carries both
     issues = []
@@ -720,8 +721,8 @@ def _families_named_by_api(run: RunResult) -> dict[str, list[str]]:
 
 
 def rule_api_matches_fs_family(run: RunResult, ctx: CheckContext) -> list[Issue]:
-    """Spec §9.17 (W): a backend or option that belongs to one file-system family while the
-    description declares another (e.g. DFS on a "Lustre" system) is probably a wrong form."""
+    """LEADERBOARD-RULES §9.17 (W): a backend or option that belongs to one file-system family while
+    the description declares another (e.g. DFS on a "Lustre" system) is probably a wrong form."""
     declared = (ctx.fs_family or "").strip()
     if not declared or declared.lower() == "other":
         return []

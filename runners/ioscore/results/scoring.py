@@ -1,4 +1,4 @@
-"""BW, MD and TOTAL recomputed from the phase values (benchmark spec §3.2, §7.2).
+"""BW, MD and TOTAL recomputed from the phase values (BENCHMARK-RULES §3.2, §7.2).
 
 * BW = geometric mean of the 4 IOR phases (GiB/s), MD = of the 7 mdtest phases + find (kIOPS).
 * TOTAL = sqrt(BW x MD); the SC17 bash script printed BW x MD instead (kept per run as

@@ -208,8 +208,8 @@ def fast_fields(data: Any, keys: tuple[str, ...]) -> dict[str, Any] | Any:
 def vouch(document: Any, texts: bool, max_depth: int, tables: Tables | None = None) -> bool:
     """Whether `document` (from ``fast_decode``) is storable: ``_storable`` checks what
     msgspec lets through (integers beyond 64 bits, depth, NUL when `texts`), the many rank
-    objects and time-series rows column by column in C. With msgspec, a 100,000-rank
-    result reads in ~4 s of CPU instead of 8.2 s (bench/scale_read.py).
+    objects and time-series rows column by column in C. With msgspec a large result reads
+    in about half the CPU time (bench/scale_read.py measures it).
 
     `tables`, when given and the document storable, receives every ``Table`` the check
     took apart, by ``id`` of its list: the result.json reader validates and models ranks

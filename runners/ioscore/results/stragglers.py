@@ -39,7 +39,7 @@ do phases shorter than ``MIN_JUDGED_S`` (0.05 s, latest ``first_done``): below t
 rates measure timer resolution and scheduling noise, not storage (a 0.5 ms find over a few
 hundred entries easily differs 2x between two ranks).
 
-**Summary form** (a result above the suite's rank-detail threshold, issue 21): the file keeps
+**Summary form** (a result above the suite's rank-detail threshold): the file keeps
 only its K slowest and K fastest rank objects plus per-rank quantiles and per-host aggregates
 (``PhaseResult.rank_summary``). The same rules then judge the named ranks against the p50
 quantiles (of the suite's ``rate`` and of ``first_done``; phase duration = p100 of
@@ -103,7 +103,7 @@ class PhaseSpread:
         return [flag.rank for flag in self.rank_stragglers]
 
 
-# The full form's 100,000 ranks x 12 phases are analysed column by column (issue 21): one
+# The full form's 100,000 ranks x 12 phases are analysed column by column: one
 # list per RankStat field, arithmetic and comparisons mapped at C speed.
 
 
@@ -199,7 +199,7 @@ def median_without(ordered: list[float], value: float) -> float:
     Leaving out the first occurrence of `value` (at ``bisect_left(ordered, value)``) shifts
     the entries from there on by one, so entry ``index`` of the shorter list is
     ``ordered[index]`` exactly when ``ordered[index] < value``: no search needed, which
-    matters at 100,000 ranks x 12 phases (issue 21).
+    matters at 100,000 ranks x 12 phases.
     """
     count = len(ordered) - 1
 

@@ -1,8 +1,8 @@
-"""Synthetic result.json documents at any rank count, for scale benches and tests (issue 21).
+"""Synthetic result.json documents at any rank count, for scale benches and tests.
 
 ``full_document`` builds a valid full-form ``ioscore-result/1`` document of ``ranks`` ranks
 spread over hosts of ``ppn`` ranks (optionally some hosts slow); ``summarised`` turns one into
-the summary form of the contract (docs/ARCHITECTURE.md, issue 21): each phase keeps only its
+the summary form of the contract (docs/ARCHITECTURE.md): each phase keeps only its
 K slowest and K fastest rank objects plus ``rank_summary``. The suite writes the summary
 form in C; this is the reference the library's readers are tested and measured with when no
 100,000-rank machine is at hand. The summary comes from ``rank_summary.summarise_ranks``

@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from django import template
-from django.utils.html import format_html, format_html_join
+from django.utils.safestring import mark_safe
 
-from . import formatting
+from portal.templatetags import formatting
+from rankings import badges
 
 register = template.Library()
 
@@ -52,49 +53,12 @@ def level_label(level: str) -> str:
     return LEVEL_LABELS.get(level, "")
 
 
-# Row-level markup as tags, not {% include %}: a list page renders these for every row.
-_AWARDS = (
-    ("award_score", "award", "Award: highest score of the release", "Score award", "★"),
-    (
-        "award_bw",
-        "award award-bw",
-        "Award: highest bandwidth of the release",
-        "Bandwidth award",
-        "BW",
-    ),
-    (
-        "award_md",
-        "award award-md",
-        "Award: highest metadata rate of the release",
-        "Metadata award",
-        "MD",
-    ),
-)
-
-
+# Row-level markup as tags, not {% include %}: one owner, ``rankings.badges``.
 @register.simple_tag
 def awards(entry: Any) -> str:
-    return format_html_join(
-        "",
-        '<span class="{}" title="{}" aria-label="{}">{}</span>',
-        (
-            (css, title, label, text)
-            for flag, css, title, label, text in _AWARDS
-            if getattr(entry, flag, False)
-        ),
-    )
+    return mark_safe(badges.award_marks(entry))
 
 
 @register.simple_tag
 def level_badge(level: str) -> str:
-    from rankings.listview import LEVEL_LABELS
-
-    if not level:
-        return format_html(
-            '<span class="muted" title="{}">\u2013</span>', "No reproducibility level"
-        )
-    return format_html(
-        '<span class="badge level-{}" title="Reproducibility level (committee verdict)">{}</span>',
-        level,
-        LEVEL_LABELS.get(level, level),
-    )
+    return mark_safe(badges.level_badge(level))

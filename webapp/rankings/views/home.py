@@ -13,8 +13,8 @@ from submissions import public_counts, public_version
 from submissions.models import Release
 
 from .. import page_cache
-from ..list_statistics import list_sizes
 from ..listview import ViewState, entry_queryset
+from ..maintenance.list_statistics import list_sizes
 from ..models import RankedList
 from ..visibility import (
     can_see_unpublished,

@@ -23,7 +23,6 @@ from submissions import public_version
 from submissions.models import Release
 
 from .. import page_cache
-from ..builder import empty_reason
 from ..listview import (
     COLUMNS,
     DEFAULT_COLUMNS,
@@ -31,9 +30,11 @@ from ..listview import (
     PAGE_SIZES,
     ListRows,
     ViewState,
+    descending_by_default,
     entry_queryset,
     facet_values,
 )
+from ..maintenance.builder import empty_reason
 from ..models import Correction, ListEntry, RankedList
 from ..records import RECORD_FIELDS, csv_cell, entry_record
 from ..rows import render_rows
@@ -130,15 +131,7 @@ def _render_list(
                     sort=c.key,
                     dir="asc"
                     if state.sort == c.key and state.descending
-                    else (
-                        "desc"
-                        if state.sort == c.key
-                        or (
-                            c.numeric
-                            and c.key not in ("rank", "bw_rank", "md_rank", "client_nodes", "procs")
-                        )
-                        else "asc"
-                    ),
+                    else ("desc" if state.sort == c.key or descending_by_default(c.key) else "asc"),
                     page="",
                 )
                 for c in columns

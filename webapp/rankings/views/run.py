@@ -7,13 +7,11 @@ logged in gets the "private" page for every id, existing or not.
 
 from __future__ import annotations
 
-from urllib.parse import urlencode
-
-from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import render, resolve_url
+from django.shortcuts import render
 
 from ioscore.results import Severity
+from portal.templatetags.navigation import login_url
 from submissions import access, contact, fields
 from submissions.canonical_names import as_submitted
 from submissions.forms import ReviewForm
@@ -28,8 +26,9 @@ IN_PROGRESS = {Status.SUBMITTED, Status.VALIDATING}
 def _private_page(request: HttpRequest) -> HttpResponse:
     """For a visitor who is not logged in: what the page is and where to log in. Shown for
     every id they cannot see, existing or not (existence is not confirmed), still as a 404."""
-    login_url = f"{resolve_url(settings.LOGIN_URL)}?{urlencode({'next': request.path})}"
-    return render(request, "submissions/private.html", {"login_url": login_url}, status=404)
+    return render(
+        request, "submissions/private.html", {"login_url": login_url(request)}, status=404
+    )
 
 
 def run_status_page(request: HttpRequest, pk: int) -> HttpResponse:

@@ -5,10 +5,10 @@ entries), and draws the whole release sequence between the first and the last re
 entries: a release without a list of the type, or whose list is empty, is a marked gap, never
 a line drawn through it.
 
-The distribution of each release's new entries is a box drawn from the statistics stored with
-the list (``rankings.list_statistics``), not from every entry's value: the page reads a few
-rows per release at any number of submissions. Anonymous views are also cached until a
-visible list changes (created, rebuilt, corrected, published or withdrawn from view).
+The distribution of each release's new entries is a box drawn from the statistics stored with the
+list (``rankings.maintenance.list_statistics``), not from every entry's value: the page reads a few
+rows per release at any number of submissions. Anonymous views are also cached until a visible list
+changes (created, rebuilt, corrected, published or withdrawn from view).
 """
 
 from __future__ import annotations
@@ -131,8 +131,8 @@ def _render_trends(
         for acronym in sequence
         if acronym not in with_entries
     }
-    # The numbers drawn are stored with each list (rankings.list_statistics): a few rows per
-    # release, whatever the number of submissions.
+    # The numbers drawn are stored with each list (rankings.maintenance.list_statistics): a
+    # few rows per release, whatever the number of submissions.
     best: dict[str, dict[str, Any]] = defaultdict(dict)
     boxes: dict[str, ListStatistic] = {}
     for stat in (

@@ -16,8 +16,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from rankings.builder import build_lists, update_lists
-from rankings.list_statistics import fill_missing
+from rankings.maintenance.builder import build_lists, update_lists
+from rankings.maintenance.list_statistics import fill_missing
 
 
 class Command(BaseCommand):

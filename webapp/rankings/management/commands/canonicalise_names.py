@@ -6,7 +6,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand
 
-from rankings.canonical_rows import apply_to_stored_rows
+from rankings.maintenance.canonical_rows import apply_to_stored_rows
 
 
 class Command(BaseCommand):

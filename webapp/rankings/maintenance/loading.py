@@ -17,10 +17,10 @@ from django.db import connection
 from django.db.models import QuerySet
 from psycopg.types.datetime import TimestamptzLoader
 
+from rankings.models import RankedList, StoragePin
+from rankings.phases import PHASE_FIELDS, PHASES
 from submissions.models import PhaseResult, Source, Status, StorageSystem, Submission
 
-from .models import RankedList, StoragePin
-from .phases import PHASE_FIELDS, PHASES
 from .ranking import DISPLAY_FIELDS, Candidate, Display, Facts, RankedEntry
 
 

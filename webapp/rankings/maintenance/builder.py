@@ -1,4 +1,4 @@
-"""The list builder (spec leaderboard.md §2, §3, §8): for every release in date order and
+"""The list builder (LEADERBOARD-RULES §2, §3, §8): for every release in date order and
 every list type of its era, propose the entries and write them.
 
 The work is split along its seams:
@@ -10,7 +10,7 @@ The work is split along its seams:
 The next release always carries over what is stored, so committee corrections survive.
 
 IO500's history (SC17-ISC21) is not rebuilt: a release holding lists the website published
-(``ListOrigin.IO500_WEBSITE``, written by ``rankings.published``) keeps them exactly, and the
+(``ListOrigin.IO500_WEBSITE``, written by ``io500archive.published``) keeps them exactly, and the
 builder only carries them into the next release. Where the published lists contradict the
 spec's rules, the published behaviour is what later lists continue from:
 * carry-over: the committee restarted the ranked lists at SC19 (the SC19 IO500 list held SC19
@@ -48,25 +48,24 @@ back to the update described above.
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
 from datetime import date
 
 from django.db.models import Q
 from django.utils import timezone
 
+from ioscore.results import gc_paused
+from rankings.models import ListEntry, ListOrigin, RankedList
 from submissions.models import ListRule, ListType, Release, Submission
 
-from .acceptance import place_fresh
 from .eras import list_types_for
 from .list_lock import lists_locked
 from .list_statistics import fill_missing
 from .loading import load_facts, load_pins, stored_candidates, stored_entries
 from .membership import ListSpec, Members, ReleaseBuilder
 from .membership import empty_reason as reason_for_spec
-from .models import ListEntry, ListOrigin, RankedList
 from .persistence import BuildReport, apply
+from .placing import place_fresh
 from .ranking import Candidate
 
 __all__ = ["BuildReport", "build_lists", "empty_reason", "update_lists"]
@@ -88,7 +87,7 @@ def build_lists(
     today: date | None = None,
 ) -> BuildReport:
     """Build (or verify) the lists of every release, or of one release when given."""
-    with lists_locked(), cyclic_gc_paused():
+    with lists_locked(), gc_paused():
         return _build(release_acronym, correction_reason, today or timezone.now().date())
 
 
@@ -146,26 +145,10 @@ def _build(release_acronym: str | None, correction_reason: str | None, today: da
     return report
 
 
-@contextmanager
-def cyclic_gc_paused() -> Iterator[None]:
-    """No cyclic garbage collection while the lists are built: the builder holds a million
-    small objects (facts, candidates, entries) and makes no cycles worth collecting, but every
-    collection of the oldest generation walks them all; at 100,000 submissions that was half
-    of an update's Python time. What is garbage is collected after, as usual."""
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
-
-
 def update_lists(submission_ids: Iterable[int], today: date | None = None) -> BuildReport:
     """Bring the lists up to date after these submissions were accepted (or changed), writing
     only the lists they concern; the result equals what ``build_lists()`` would store."""
-    with lists_locked(), cyclic_gc_paused():
+    with lists_locked(), gc_paused():
         return _update(set(submission_ids), today or timezone.now().date())
 
 

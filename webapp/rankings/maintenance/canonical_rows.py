@@ -15,13 +15,13 @@ from typing import Any
 from django.db import transaction
 
 from accounts.models import Site
+from rankings.models import ListEntry
 from submissions import public_version
 from submissions.canonical_names import FIELDS, SUBMITTED, UNKNOWN_FS_TYPE, Table, table
 from submissions.models import StorageSystem, SystemDescription
 
 from . import list_index
 from .list_statistics import refresh_all as refresh_statistics
-from .models import ListEntry
 
 FOLDER_KEY = "fs_type_from_archive_folder"  # set by the importer in ``SystemDescription.data``
 

@@ -3,7 +3,7 @@
 The trends chart shows, per release, the best score, BW and MD of the whole list and a box
 of the metric among the list's new entries (those that first entered in that release; carried
 rows are most of a list), naming the best of them. Sending every value made the page's
-payload and time grow with the number of submissions (320 ms at 100,000); five quantiles per
+payload and time grow with the number of submissions; five quantiles per
 list and metric do not. The list's best of every phase is also the result page's radar
 reference (an aggregate over every entry of a list of 100,000 before).
 
@@ -26,8 +26,8 @@ from typing import Any, NamedTuple
 from django.db import transaction
 from django.db.models import Count, Exists, Max, OuterRef
 
-from .models import ListEntry, ListStatistic, RankedList
-from .phases import PHASE_FIELDS, PHASES
+from rankings.models import ListEntry, ListStatistic, RankedList
+from rankings.phases import PHASE_FIELDS, PHASES
 
 # Every metric the chart can show -> its ListEntry column.
 METRIC_FIELDS: dict[str, str] = {
@@ -45,7 +45,7 @@ _READ = (
     *METRIC_FIELDS.values(),
 )
 # The columns ``compute`` reads, without a model instance (the builder has 100,000 of them in
-# hand as ranking entries; making ListEntry objects of them took ~7 s per list).
+# hand as ranking entries; making ListEntry objects of them is the slow part).
 EntryValues = namedtuple("EntryValues", _READ)  # type: ignore[misc]
 
 
@@ -152,9 +152,8 @@ def store_statistics_changed(
 
 
 def list_sizes(list_ids: Iterable[int]) -> dict[int, int]:
-    """Entries per list: stored with the statistics (counting the newest release's lists took
-    most of the home page's 134 ms at 100,000 submissions); counted only for a list stored
-    without them."""
+    """Entries per list: stored with the statistics (counting the newest release's lists was
+    most of the home page's time at scale); counted only for a list stored without them."""
     ids = set(list_ids)
     stored = dict(
         ListStatistic.objects.filter(ranked_list__in=ids, metric="score").values_list(

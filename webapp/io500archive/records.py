@@ -41,7 +41,7 @@ LIST_COLUMNS = (
     "io500_bw",
     "io500_md",
 )
-# The website's list names -> our list type slugs (legacy era, spec §1).
+# The website's list names -> our list type slugs (legacy era, LEADERBOARD-RULES §1).
 LIST_SLUGS = {
     "io500": "io500",
     "ten": "ten-node-challenge",

@@ -1,4 +1,4 @@
-"""What a list view reads instead of every entry of a list (issue 21): each list's distinct
+"""What a list view reads instead of every entry of a list: each list's distinct
 search texts (``ListSearchText``) and its filter choices (``ListFacet``), stored whenever the
 list's entries are written.
 
@@ -13,7 +13,7 @@ list's entries; the rows are derived by PostgreSQL from the stored entries (so t
 is the column's own), one INSERT ... SELECT DISTINCT per table. An incremental rewrite
 (``persistence.rewrite_entries``) calls ``update`` instead, with the entries it added and the
 values of those it removed: a new entry's text and choice are most often ones the list has
-already, and reading 100,000 entries again for that took 0.6 s per accepted run.
+already, and reading every entry again for that would cost each accepted run a whole list.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from typing import NamedTuple
 
 from django.db import connection
 
-from .models import ListEntry, ListFacet, ListSearchText
+from rankings.models import ListEntry, ListFacet, ListSearchText
 
 _ENTRY = ListEntry._meta.db_table
 _TEXT = ListSearchText._meta.db_table

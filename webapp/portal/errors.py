@@ -1,36 +1,23 @@
 """The site's error pages: 403 names the role a page needs and links to log in (coming back
 afterwards), 404 says what was not found, 500 is plain and touches no database.
 
-Views say which role they need by raising ``RoleRequired(role, action)``; a plain
-``PermissionDenied`` still gets the styled page with its message.
+Views say which role they need by raising ``accounts.refusals.RoleRequired(role, action)``;
+a plain ``PermissionDenied`` still gets the styled page with its message.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse, HttpResponseServerError
 from django.shortcuts import render
 from django.template import loader
 from django.urls import Resolver404
 
 from accounts import roles
+from accounts.refusals import ROLE_WORDS
 
-ROLE_WORDS = {
-    roles.SUBMITTER: "submitter",
-    roles.REVIEWER: "reviewer (committee member)",
-    roles.ADMIN: "administrator",
-}
-
-
-class RoleRequired(PermissionDenied):
-    """Refusal because the viewer lacks ``role`` (one of ``accounts.roles.ALL_ROLES``)."""
-
-    def __init__(self, role: str, action: str) -> None:
-        super().__init__(f"only a {ROLE_WORDS.get(role, role)} may {action}")
-        self.role = role
-        self.action = action
+from .templatetags.navigation import login_url
 
 
 def _user_roles(user: Any) -> list[str]:
@@ -42,8 +29,6 @@ def _user_roles(user: Any) -> list[str]:
 
 
 def permission_denied(request: HttpRequest, exception: Exception) -> HttpResponse:
-    from rankings.templatetags.portal import login_url
-
     user = getattr(request, "user", None)
     role = getattr(exception, "role", "")
     context = {
@@ -61,8 +46,6 @@ def page_not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
     message = "" if isinstance(exception, Resolver404) else str(exception)
     if message.startswith("No ") and message.endswith(" matches the given query."):
         message = "no such " + message[3:].split(" matches")[0].lower()
-    from rankings.templatetags.portal import login_url
-
     context = {"message": message, "path": request.path, "login_url": login_url(request)}
     return render(request, "404.html", context, status=404)
 

@@ -1,4 +1,4 @@
-"""Who is on which list of a release (spec leaderboard.md §2, §3, §5): pure, no database.
+"""Who is on which list of a release (LEADERBOARD-RULES §2, §3, §5): pure, no database.
 
 The list types' rows say how each list is built (``submissions.models.ListType``): ``rule``
 (who enters), ``ten_node`` (the 10-client-node subset of the list of the same rule),
@@ -287,7 +287,7 @@ class ReleaseBuilder:
         return [c for c in pool if keep(self.facts[c.submission_id])]
 
     def members(self, spec: ListSpec, pool: list[Candidate]) -> Members:
-        if spec.award:  # award lists hold one entry per storage system (spec §3)
+        if spec.award:  # award lists hold one entry per storage system (LEADERBOARD-RULES §3)
             return Members(*deduplicate(pool, self.facts, self.pins.get(spec.slug, {})))
         return Members(pool)
 

@@ -1,8 +1,8 @@
 """``manage.py import_io500 PATH``: load IO500's history (archive, website records, published
 lists) as accepted submissions and frozen historical lists.
 
-A rankings command: it writes both apps' rows (``submissions.importer`` the submissions,
-``rankings.published`` the lists), and rankings is the app that depends on both."""
+It writes the rows of both lower apps: ``io500archive.importer`` the submissions,
+``io500archive.published`` the lists."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from rankings.published import import_published_lists
-from submissions.importer import ImportInputError, import_io500
+from io500archive.importer import ImportInputError, import_io500
+from io500archive.published import import_published_lists
 
 
 class Command(BaseCommand):

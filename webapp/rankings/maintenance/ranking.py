@@ -1,4 +1,4 @@
-"""Ranking a list (spec leaderboard.md §3): pure functions over plain values, no database.
+"""Ranking a list (LEADERBOARD-RULES §3): pure functions over plain values, no database.
 
 ``rank`` orders candidates by score with competition ranking (ties share a rank, earlier
 submission first) and stores the BW and MD ranks too (``metric_ranks``); ``deduplicate``
@@ -148,7 +148,7 @@ def rank(candidates: Iterable[Candidate]) -> list[RankedEntry]:
 def deduplicate(
     candidates: Iterable[Candidate], facts: dict[int, Facts], pins: dict[tuple[str, int], int]
 ) -> tuple[list[Candidate], dict[int, list[int]], set[int]]:
-    """Best entry per storage system unless the committee pinned another (spec §3).
+    """Best entry per storage system unless the committee pinned another (LEADERBOARD-RULES §3).
 
     Returns the kept candidates, ``kept id -> displaced ids`` and the ids kept by a pin.
     """
@@ -182,7 +182,7 @@ def award_holders(
 ) -> dict[str, set[int]]:
     """Per award flag, the runs holding it among a list's entries new in its release, given
     as (submission id, client nodes, (score, bw, md)): the highest SCORE, BW and MD; on
-    any-size lists only runs with at least 10 client nodes are eligible (spec §3)."""
+    any-size lists only runs with at least 10 client nodes are eligible (LEADERBOARD-RULES §3)."""
     eligible = [(sid, values) for sid, nodes, values in new if ten_node_list or (nodes or 0) >= 10]
     holders: dict[str, set[int]] = {flag: set() for _metric, flag in AWARDS}
     for column, (_metric, flag) in enumerate(AWARDS):

@@ -5,7 +5,7 @@ them (SC18* with its corrected scores), whatever our rules would decide today. R
 no longer displayed (``displayed=0``) are left out, as its pages did. The malformed ISC21 full
 and historical lists showed some submissions twice (``dup=1``, the second copy ranked right
 after the first): each submission appears once, and the ranks keep the site's numbering, so
-the skipped number marks where the copy stood. ``io500_records`` counts both kinds.
+the skipped number marks where the copy stood. ``io500archive.records`` counts both kinds.
 
 Each entry is one of our submissions (the run when the archive has it, else the website
 record or the list row), so every entry links to its submission page.
@@ -21,14 +21,13 @@ from datetime import UTC, datetime
 
 from django.utils import timezone
 
+from io500archive.records import RECORD_PHASES, PublishedLists, PublishedRow, number
+from rankings.maintenance.persistence import replace_entries
+from rankings.maintenance.ranking import metric_ranks
+from rankings.models import ListEntry, ListOrigin, ListState, RankedList
+from rankings.phases import field_name
 from submissions import canonical_names
-from submissions.io500_records import RECORD_PHASES, PublishedLists, PublishedRow, number
 from submissions.models import ListType, Release, Submission, SystemDescription
-
-from .models import ListEntry, ListOrigin, ListState, RankedList
-from .persistence import replace_entries
-from .phases import field_name
-from .ranking import metric_ranks
 
 
 def _entries(

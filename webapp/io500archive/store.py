@@ -12,9 +12,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from accounts.models import Site
-
-from . import public_version
-from .models import (
+from submissions import public_version
+from submissions.models import (
     ClientSystem,
     PhaseResult,
     Status,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import roles
+from accounts import roles
 
 
 def role_flags(request: Any) -> dict[str, bool]:

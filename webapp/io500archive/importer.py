@@ -4,7 +4,7 @@ submission records and the lists the website published.
 ``import_io500(PATH)`` accepts
 * a data folder holding an ``io500-archive*/`` directory and the website CSVs
   (``io500-website-submissions-2021.csv``, ``io500-published-lists.csv``; see
-  ``io500_records``), like ``../shared/data`` or ``examples/io500-sample``;
+  ``io500archive.records``), like ``../shared/data`` or ``examples/io500-sample``;
 * a bare archive root in published layout (then without records and lists).
 
 One accepted submission per run: the primary run of ``submission-<N>`` is website submission N
@@ -12,7 +12,7 @@ One accepted submission per run: the primary run of ``submission-<N>`` is websit
 records without a directory become submissions from the record, and published-list entries
 with neither from the list row. The release of a run is the one the website filed it under,
 else the one whose window holds the run date. Published lists become frozen historical lists
-(``rankings.published``). Every row is keyed (``external_id``) and updated in place, so a
+(``io500archive.published``). Every row is keyed (``external_id``) and updated in place, so a
 second import changes nothing.
 """
 
@@ -39,10 +39,27 @@ from ioscore.results import (
     phase_ranks_from_csv,
     recompute_scores,
 )
+from submissions.canonical_names import SUBMITTED, match_key, table
+from submissions.models import (
+    ListRule,
+    ListType,
+    PhaseResult,
+    Release,
+    Source,
+    Status,
+    StorageSystem,
+    Submission,
+)
+from submissions.releases import (
+    PUBLICATION_DATES,
+    model_defaults,
+    release_for_run_date,
+    release_for_year,
+)
+from submissions.run_rows import json_safe, phase_rows
 
-from .canonical_names import SUBMITTED, match_key, table
-from .io500_layout import ArchiveDir, ArchiveRun, scan_archive, stamp_day
-from .io500_records import (
+from .layout import ArchiveDir, ArchiveRun, scan_archive, stamp_day
+from .records import (
     LISTS_FILE,
     RECORD_PHASES,
     RECORDS_FILE,
@@ -56,19 +73,7 @@ from .io500_records import (
     read_records,
     release_name,
 )
-from .io500_store import Entities, SubmissionRows, write_submissions
-from .models import (
-    ListRule,
-    ListType,
-    PhaseResult,
-    Release,
-    Source,
-    Status,
-    StorageSystem,
-    Submission,
-)
-from .releases import PUBLICATION_DATES, model_defaults, release_for_run_date, release_for_year
-from .run_rows import json_safe, phase_rows
+from .store import Entities, SubmissionRows, write_submissions
 
 NO_INSTITUTION = "(institution not given)"
 __all__ = ["ImportInputError", "ImportReport", "import_io500"]
@@ -197,7 +202,7 @@ class Names:
     fs_folder: str
 
 
-# Writes the lists the website published (``rankings.published.import_published_lists``):
+# Writes the lists the website published (``io500archive.published.import_published_lists``):
 # passed in by the command, since rankings builds on submissions and not the reverse.
 ListsWriter = Callable[
     [PublishedLists, dict[int, Submission], dict[int, dict[str, str]], Callable[[str], Release]],
@@ -216,7 +221,7 @@ class Importer:
         # Archive folder names standing for a file system: a record or list row "stating"
         # one of them as the FS type (nrsv) stated the FS name, not its type.
         self.fs_folders: set[str] = set()
-        # Student Cluster Competition entries are only ever on the SCC list (spec §6).
+        # Student Cluster Competition entries are only ever on the SCC list (LEADERBOARD-RULES §6).
         scc_slugs = set(ListType.objects.filter(rule=ListRule.SCC).values_list("slug", flat=True))
         self.scc_ids = {
             row.web_id

@@ -1,5 +1,5 @@
-"""A stored list's order: ``ListEntry.position`` is a gapped key, increasing in display order
-(issue 21), not the entry's number on the list (that is its index in that order).
+"""A stored list's order: ``ListEntry.position`` is a gapped key, increasing in display order,
+not the entry's number on the list (that is its index in that order).
 
 A whole list is written with keys ``GAP, 2*GAP, ...`` (``spaced``). An entry inserted into a
 stored list takes a key between its neighbours' (``insert_keys``), so no other row's key

@@ -4,7 +4,8 @@
   draft otherwise);
 * a draft list is rewritten when the proposal differs from what is stored;
 * a frozen or published list is never rewritten silently: a difference is reported, and only
-  with ``correction_reason`` applied as ``Correction`` records with a new revision (spec §8).
+  with ``correction_reason`` applied as ``Correction`` records with a new revision
+  (LEADERBOARD-RULES §8).
 """
 
 from __future__ import annotations
@@ -15,14 +16,14 @@ from datetime import date
 from django.db import connection, transaction
 from django.utils import timezone
 
+from rankings.models import Correction, CorrectionKind, ListEntry, ListState, RankedList
+from rankings.phases import PHASE_FIELDS
 from submissions import public_version
 from submissions.models import ListType, Release
 
 from . import list_index, list_order
 from .list_statistics import EntryValues, store_statistics
 from .loading import stored_entries
-from .models import Correction, CorrectionKind, ListEntry, ListState, RankedList
-from .phases import PHASE_FIELDS
 from .ranking import DISPLAY_FIELDS, RankedEntry
 
 
@@ -235,7 +236,8 @@ def _insert_keys(
 def record_corrections(
     ranked_list: RankedList, old: list[RankedEntry], new: list[RankedEntry], reason: str
 ) -> None:
-    """Apply a rebuild to a locked list as correction records and a new revision (spec §8)."""
+    """Apply a rebuild to a locked list as correction records and a new revision
+    (LEADERBOARD-RULES §8)."""
     revision = ranked_list.revision + 1
     before = {e.candidate.submission_id: e for e in old}
     after = {e.candidate.submission_id: e for e in new}

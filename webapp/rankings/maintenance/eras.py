@@ -1,4 +1,5 @@
-"""Which list types a release has (spec §1: legacy IO500 / 10 Node Challenge up to SC22).
+"""Which list types a release has (LEADERBOARD-RULES §1: legacy IO500 / 10 Node Challenge up to
+SC22).
 
 Each ``ListType`` row names its era; this module says which era a release is in.
 """

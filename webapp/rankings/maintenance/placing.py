@@ -1,4 +1,4 @@
-"""A fresh acceptance placed into the newest release's stored lists (issue 21): what
+"""A fresh acceptance placed into the newest release's stored lists: what
 ``update_lists`` would write, without proposing every list again.
 
 ``builder.update_lists`` proposes each list of a release from the previous release's stored
@@ -41,6 +41,7 @@ from typing import Any, NamedTuple
 from django.db import connection, transaction
 from django.utils import timezone
 
+from rankings.models import ListEntry, ListOrigin, RankedList
 from submissions.models import ListRule, ListType, Release, Submission
 
 from . import list_index, list_order
@@ -58,7 +59,6 @@ from .membership import (
     keep_for,
     on_ten_nodes,
 )
-from .models import ListEntry, ListOrigin, RankedList
 from .persistence import BuildReport, entry_rows, entry_values
 from .ranking import AWARDS, Candidate, Facts, RankedEntry, award_holders
 
