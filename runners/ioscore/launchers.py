@@ -25,7 +25,7 @@ import os
 import shutil
 from dataclasses import dataclass
 
-from ioscore.commands.sysinfo import Probe, identify_mpi, mpi_info
+from ioscore.machine import Probe, identify_mpi, mpi_info
 
 LAUNCHERS = ("openmpi", "mpich", "srun", "flux")
 # An MPI implementation (sysinfo's names) -> the launcher its mpiexec understands.

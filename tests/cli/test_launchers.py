@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from ioscore.commands.sysinfo import identify_mpi
 from ioscore.launchers import Launcher, LauncherError, choose, detect, program_of
+from ioscore.machine import identify_mpi
 from tests.cli.test_acceptance_plan import cli, write_plan
 from tests.fixtures.acceptance_suite import scratch
 from tests.mpi_launch import KNOWN, SUITE_DIR, Mpi

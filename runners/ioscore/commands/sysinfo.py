@@ -13,12 +13,12 @@ import platform
 import re
 import shutil
 import socket
-import subprocess
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from ioscore.machine import Probe, mpi_info
 from ioscore.system_description import SCHEMA_VERSION as SYSTEM_SCHEMA_VERSION
 from ioscore.system_description import merge
 from ioscore.system_description import validate as validate_system
@@ -63,51 +63,6 @@ _ARCHITECTURES = {
     "ppc64": "Power",
     "riscv64": "RISC-V",
 }
-
-
-class Probe:
-    """Collects values and the reasons for the ones it could not read."""
-
-    def __init__(
-        self,
-        proc_root: Path = Path("/proc"),
-        etc_root: Path = Path("/etc"),
-        sys_root: Path = Path("/sys"),
-    ) -> None:
-        self.proc, self.etc, self.sys = proc_root, etc_root, sys_root
-        self.unavailable: list[dict[str, str]] = []
-
-    def missing(self, field: str, reason: str) -> None:
-        self.unavailable.append({"field": field, "reason": reason})
-
-    def read(self, path: Path, field: str) -> str | None:
-        try:
-            return path.read_text(encoding="utf-8", errors="replace")
-        except OSError as exc:
-            self.missing(field, f"{path}: {exc.strerror or exc}")
-            return None
-
-    def command(self, argv: list[str], field: str, timeout: float = 10.0) -> str | None:
-        if shutil.which(argv[0]) is None:
-            self.missing(field, f"{argv[0]} not installed")
-            return None
-        try:
-            done = subprocess.run(
-                argv,
-                capture_output=True,
-                text=True,
-                timeout=timeout,
-                errors="replace",
-                stdin=subprocess.DEVNULL,
-            )
-        except (OSError, subprocess.TimeoutExpired) as exc:
-            self.missing(field, f"{' '.join(argv)}: {exc}")
-            return None
-        output = (done.stdout or "") + (done.stderr or "")
-        if done.returncode != 0 and not output.strip():
-            self.missing(field, f"{' '.join(argv)} exited {done.returncode}")
-            return None
-        return output
 
 
 def os_info(probe: Probe) -> dict[str, Any]:
@@ -170,38 +125,6 @@ def memory_info(probe: Probe) -> dict[str, Any]:
     text = probe.read(probe.proc / "meminfo", "memory") or ""
     match = re.search(r"^MemTotal:\s+(\d+)\s*kB", text, re.MULTILINE)
     return {"net_capacity_bytes": int(match.group(1)) * 1024 if match else None}
-
-
-_MPI_VERSIONS = (
-    (r"Open MPI\)?\s+v?([\d.]+\w*)", "Open MPI"),
-    (r"(?:MPICH|HYDRA)[^\n]*?[Vv]ersion:?\s+([\d.]+\w*)", "MPICH"),
-    (r"Intel\(R\) MPI Library[^\n]*?(\d[\d.]+)", "Intel MPI"),
-    (r"MVAPICH2? Version:?\s+([\d.]+\w*)", "MVAPICH"),
-    # hydra's own `mpiexec --version` (MPICH's, also MVAPICH's): the version on the next line
-    (r"HYDRA build details:\s*Version:\s+([\d.]+\w*)", "MPICH"),
-)
-
-
-def identify_mpi(text: str) -> tuple[str, str] | None:
-    """(implementation, version) named by a launcher's `--version` or a library string."""
-    for pattern, name in _MPI_VERSIONS:
-        match = re.search(pattern, text)
-        if match:
-            return name, match.group(1)
-    return None
-
-
-def mpi_info(probe: Probe) -> dict[str, Any]:
-    for argv in (["mpirun", "--version"], ["mpiexec", "--version"], ["mpichversion"]):
-        output = probe.command(argv, "mpi")
-        if not output:
-            continue
-        found = identify_mpi(output)
-        if found:
-            return {"implementation": found[0], "version": found[1], "probe": argv[0]}
-        first = output.strip().splitlines()[0] if output.strip() else ""
-        return {"implementation": None, "version": None, "probe": argv[0], "raw": first}
-    return {"implementation": None, "version": None}
 
 
 def parse_mountinfo(text: str) -> list[dict[str, str]]:

@@ -6,7 +6,7 @@ measured somewhere else (client or server memory) or is wrong. A read of data th
 memory of the node that wrote it may come from that node's page cache; one that fits in the
 servers' memory may come from theirs. Each finding carries its arithmetic, so a reviewer can
 check it and a visitor can follow it. The ceilings come from the system description
-(``ioscore.system_description``); absent declarations give no ceiling, never a guess.
+(``ioscore.system_description``'s schema); absent declarations give no ceiling, never a guess.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ioscore.results.model import RunResult
-from ioscore.system_description import DATA_ROLES, to_base
+from ioscore.results.quantities import DATA_ROLES, to_base
 
 GiB = 2**30
 # Declared link and device speeds are nominal; a measurement within this margin above one is
