@@ -172,6 +172,8 @@ struct ios_phase {
 const struct ios_phase *const *ios_standard_phases(int *count);
 /* "GiB/s" or "kIOPS". */
 const char *ios_phase_unit(const struct ios_phase *p);
+/* The score group's name: "bw", "md" or "none". */
+const char *ios_group_name(enum ios_group g);
 /* "bw", "md", "custom" or "none". */
 const char *ios_metric_name(enum ios_metric metric);
 /* "write", "read", "remove" or "none" (IOR's access column: "write" or "read"). */
