@@ -224,13 +224,13 @@ static int load_config(struct ios_run *run, const char *path)
 
 static void resolve_dirs(struct ios_run *run)
 {
-    const char *data = ios_cfg_str(&run->cfg, "global", "datadir");
-    const char *res = ios_cfg_str(&run->cfg, "global", "resultdir");
-    if (ios_cfg_bool(&run->cfg, "global", "timestamp-datadir", 1))
+    const char *data = run->cfg.opt.global.datadir;
+    const char *res = run->cfg.opt.global.resultdir;
+    if (run->cfg.opt.global.timestamp_datadir)
         ios_path(run->datadir, sizeof run->datadir, "%s/%s", data, run->timestamp);
     else
         ios_path(run->datadir, sizeof run->datadir, "%s", data);
-    if (ios_cfg_bool(&run->cfg, "global", "timestamp-resultdir", 1))
+    if (run->cfg.opt.global.timestamp_resultdir)
         ios_path(run->resdir, sizeof run->resdir, "%s/%s", res, run->timestamp);
     else
         ios_path(run->resdir, sizeof run->resdir, "%s", res);
@@ -378,7 +378,7 @@ int main(int argc, char **argv)
     snprintf(run.timestamp, sizeof run.timestamp, "%s", ts);
     ios_placement(&run, cli.simulate_ppn, cli.simulate_nodes);
     resolve_dirs(&run);
-    run.verbosity = (int)ios_cfg_int(&run.cfg, "global", "verbosity", 1) + cli.verbose;
+    run.verbosity = (int)run.cfg.opt.global.verbosity + cli.verbose;
     run.quiet = cli.quiet;
     run.keep_data = cli.keep_data;
     run.debug_delay_rank = cli.debug_delay_rank;
@@ -404,9 +404,9 @@ int main(int argc, char **argv)
                     cli.ini);
         return finish(2);
     }
-    run.stonewall = (int)ios_cfg_int(&run.cfg, "debug", "stonewall-time", 300);
-    run.minwrite = ios_cfg_bool(&run.cfg, "global", "scc", 0) ? 30 : 300;
-    run.packet = ios_packet_from_string(ios_cfg_str(&run.cfg, "global", "dataPacketType"));
+    run.stonewall = (int)run.cfg.opt.debug.stonewall_time;
+    run.minwrite = run.cfg.opt.global.scc ? 30 : 300;
+    run.packet = ios_packet_from_string(run.cfg.opt.global.data_packet_type);
 
     if (cli.dry_run) {
         /* the same pre-I/O checks as the real run: dry-run OK <=> the real run starts */

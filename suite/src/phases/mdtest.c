@@ -40,15 +40,13 @@ static void tree_path(const struct ios_run *run, enum md_kind kind, int owner, u
 
 static uint64_t files_per_rank(const struct ios_run *run, enum md_kind kind)
 {
-    int64_t n = ios_cfg_int(&run->cfg, kind_dir(kind), "n", 1000000);
-    return n > 0 ? (uint64_t)n : 0;
+    return kind == MD_HARD ? run->cfg.opt.mdtest_hard.n : run->cfg.opt.mdtest_easy.n;
 }
 
 /* mdtest-hard files-per-dir (-I), 0 when unset or 0 (the reference ignores 0). */
 static uint64_t files_per_dir(const struct ios_run *run, enum md_kind kind)
 {
-    int64_t f = kind == MD_HARD ? ios_cfg_int(&run->cfg, "mdtest-hard", "files-per-dir", 0) : 0;
-    return f > 0 ? (uint64_t)f : 0;
+    return kind == MD_HARD ? run->cfg.opt.mdtest_hard.files_per_dir : 0;
 }
 
 /* Directory loops of mdtest: n / files-per-dir with -I, else one. */
@@ -331,9 +329,9 @@ static void exe_key(struct ios_phase_ctx *ctx, enum md_kind kind, const char *op
     ios_phase_key(ctx, "exe",
                   "ioscore-mdtest --dataPacketType=%s -n %" PRIu64 "%s %s -P -G %d "
                   "-N 1 -F -d %s/%s -x %s/%s.stonewall %s%s -a %s",
-                  ios_cfg_str(&run->cfg, "global", "dataPacketType"), files_per_rank(run, kind),
-                  per_dir, kind == MD_EASY ? "-u -L" : "-t -w 3901 -e 3901", ctx->seed,
-                  run->datadir, kind_dir(kind), run->resdir, kind_dir(kind), op, wall, ctx->be.api);
+                  run->cfg.opt.global.data_packet_type, files_per_rank(run, kind), per_dir,
+                  kind == MD_EASY ? "-u -L" : "-t -w 3901 -e 3901", ctx->seed, run->datadir,
+                  kind_dir(kind), run->resdir, kind_dir(kind), op, wall, ctx->be.api);
 }
 
 #define MD_PHASE_FN(fn, kind_, op_, shift_, dir_shift_, flags)                                     \
