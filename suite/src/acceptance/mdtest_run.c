@@ -551,10 +551,10 @@ struct md_where {
     long shift;
 };
 
-static void where_note(struct ios_acc_report *rep, const char *op, const struct md_where *w,
-                       int two_part, int stride)
+static void where_note(struct ios_acc_report *rep, const char *op, int page_cache,
+                       const struct md_where *w, int two_part, int stride)
 {
-    const char *caches = strstr(op, "read") ? "attribute and page" : "attribute";
+    const char *caches = page_cache ? "attribute and page" : "attribute";
     const char *when =
         two_part ? "in a separate launch after the create (two-part test), " : "in this launch, ";
     char who[96];
@@ -575,14 +575,14 @@ static void where_note(struct ios_acc_report *rep, const char *op, const struct 
                      when, w->on_node, w->size, who, caches);
 }
 
-/* What each rate could have measured (rank 0). */
-static void add_notes(const struct ios_mdtest_params *p, int two_part, const struct md_where *stat,
-                      const struct md_where *read)
+/* What each rate could have measured (rank 0); series_op[i]: the operation of series i. */
+static void add_notes(const struct ios_mdtest_params *p, const enum md_op *series_op, int two_part,
+                      const struct md_where *stat, const struct md_where *read)
 {
     struct ios_acc_report *rep = ios_acc_report();
     for (int i = 0; i < rep->n_series; i++) {
         const char *op = rep->series[i].operation;
-        if (strstr(op, "creation") || strstr(op, "rename")) {
+        if (series_op[i] == MD_CREATE || series_op[i] == MD_RENAME) {
             if (p->sync)
                 ios_acc_note(rep, op, "media-likely",
                              "sync inside the timing (-Y): the entries reached the servers");
@@ -590,8 +590,9 @@ static void add_notes(const struct ios_mdtest_params *p, int two_part, const str
                 ios_acc_note(rep, op, "client-cache",
                              "no sync in the timing (-Y not set): the changes may end in the "
                              "client's metadata cache");
-        } else if (strstr(op, "stat") || strstr(op, "read")) {
-            where_note(rep, op, strstr(op, "read") ? read : stat, two_part, p->stride);
+        } else if (series_op[i] == MD_STAT || series_op[i] == MD_READ) {
+            int read_op = series_op[i] == MD_READ;
+            where_note(rep, op, read_op, read_op ? read : stat, two_part, p->stride);
         }
     }
 }
@@ -692,6 +693,7 @@ int ios_mdtest_run(struct ios_run *run, const struct ios_mdtest_params *p)
     uint64_t dirs_per_rank = p->per_node * (p->leaf ? p->leaves : p->nodes);
     uint64_t created = made;
     int n_phases = 0, made_root = 0;
+    enum md_op series_op[IOS_ACC_MAX_OPS] = {0}; /* the operation of each summary row */
     for (int iter = 0; iter < p->reps && !run->aborted; iter++) {
         created = made; /* lowered by a stonewalled create */
         if (p->create && make_test_dirs(run, p, &be, iter, &made_root) != 0) {
@@ -746,6 +748,8 @@ int ios_mdtest_run(struct ios_run *run, const struct ios_mdtest_params *p)
             if (run->rank == 0) {
                 const char *label = row_label(ph->what, ph->op);
                 struct ios_acc_series *se = ios_acc_series_of(rep, label, "ops/s");
+                if (se)
+                    series_op[se - rep->series] = ph->op;
                 if (se && se->n < IOS_ACC_MAX_ITERS) {
                     double t = md_time(res);
                     se->time[se->n] = t;
@@ -775,7 +779,7 @@ int ios_mdtest_run(struct ios_run *run, const struct ios_mdtest_params *p)
     stat_where.on_node = ios_shift_ranks_on_node(run, (int)stat_where.shift);
     read_where.on_node = ios_shift_ranks_on_node(run, (int)read_where.shift);
     if (run->rank == 0) {
-        add_notes(p, have_manifest, &stat_where, &read_where);
+        add_notes(p, series_op, have_manifest, &stat_where, &read_where);
         print_summary("rate (in ops/sec)", p, 0);
         if (p->print_time)
             print_summary("time (in ms/op)", p, 1); /* mdtest's header; the values are s */
