@@ -659,29 +659,10 @@ int ios_mdtest_run(struct ios_run *run, const struct ios_mdtest_params *p)
     long stride = ios_mdtest_stride(run, p->stride);
     if (!p->create && match_create_part(run, p, stride, &manifest, &have_manifest, &made) != 0)
         return 2;
-    int rc = 0;
-    if (run->rank == 0) {
-        rc = ios_mkdir_p(run->resdir, 0700);
-        char path[IOS_PATH_MAX];
-        ios_path(path, sizeof path, "%s/result_summary.txt", run->resdir);
-        if (rc == 0 && !(run->summary = fopen(path, "w")))
-            rc = -EIO;
-        if (rc != 0)
-            fprintf(stderr, "ioscore-suite mdtest: ERROR: cannot create %s\n", run->resdir);
-    }
-    if (ios_acceptance_agree(rc != 0))
+    char stale[IOS_PATH_MAX]; /* a new tree: an earlier test's manifest is stale */
+    manifest_path(p, stale, sizeof stale);
+    if (ios_acceptance_start(run, "mdtest", &be, p->create ? stale : NULL) != 0)
         return 2;
-    run->backend = &be;
-    run->unscored = 1;
-    run->quiet = 1;
-    run->json_extra = ios_acc_json_extra;
-    if (p->create && run->rank == 0) { /* a new tree: an earlier test's manifest is stale */
-        char path[IOS_PATH_MAX];
-        manifest_path(p, path, sizeof path);
-        unlink(path);
-    }
-    ios_instrument_cfg_init(&run->instr, run->rank, 1, -1, 0);
-    run->t_run_start = ios_wtime();
     struct ios_acc_report *rep = ios_acc_report();
     if (run->rank == 0) {
         print_header(run, p);
