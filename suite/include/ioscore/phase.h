@@ -218,6 +218,15 @@ typedef int (*ios_op_fn)(void *state, uint64_t index);
  */
 uint64_t ios_run_ops(struct ios_phase_ctx *ctx, ios_op_fn op, void *state, uint64_t from,
                      uint64_t to, double deadline, int *ok);
+/*
+ * mdtest's stonewalled create (-W): items 0 .. to-1 until `deadline` s (0: none), then every
+ * rank goes on to the busiest rank's count (wear-out), so that all ranks made the same items.
+ * Sets ctx->mine.first_done and items_at_deadline (at the deadline, before the wear-out) and,
+ * when deadline > 0, the result's stonewall fields. Returns the busiest rank's count.
+ * Collective.
+ */
+uint64_t ios_run_ops_wear_out(struct ios_phase_ctx *ctx, ios_op_fn op, void *state, uint64_t to,
+                              double deadline, int *ok);
 
 /* ---- removal by known names, for the cleanup and sweep hooks (src/core/sweep.c) */
 

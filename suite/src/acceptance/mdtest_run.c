@@ -287,17 +287,12 @@ static void md_phase_run(struct ios_phase_ctx *ctx)
     st.count = count;
     int ok = 1;
     int stonewalled = ph->what == MD_FILE && ph->op == MD_CREATE && p->stonewall > 0;
-    uint64_t done = ios_run_ops(ctx, md_item, &st, 0, count, stonewalled ? p->stonewall : 0, &ok);
-    ctx->mine.first_done = ios_wtime();
-    ctx->mine.items_at_deadline = (double)done;
     if (stonewalled) { /* mdtest -W: every rank goes on to the busiest rank's count */
-        unsigned long long mine = done, max_done = 0;
-        MPI_Allreduce(&mine, &max_done, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
-        done = ios_run_ops(ctx, md_item, &st, done, max_done, 0, &ok);
-        *ph->created = max_done;
-        ctx->res->has_stonewall = 1;
-        ctx->res->deadline_s = p->stonewall;
-        ctx->res->stonewall_time = ctx->mine.first_done - ctx->mine.loop_start;
+        *ph->created = ios_run_ops_wear_out(ctx, md_item, &st, count, p->stonewall, &ok);
+    } else {
+        uint64_t done = ios_run_ops(ctx, md_item, &st, 0, count, 0, &ok);
+        ctx->mine.first_done = ios_wtime();
+        ctx->mine.items_at_deadline = (double)done;
     }
     if (p->sync) { /* -Y: inside the timing, as mdtest's sync call */
         int rc = ctx->be.ops->sync_all(&ctx->be);

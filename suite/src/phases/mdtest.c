@@ -284,27 +284,22 @@ static void run_md(struct ios_phase_ctx *ctx, const struct md_job *job)
                                   job->op == OP_CREATE ? 0 : (double)limit * n, &ctx->mine.items,
                                   &ctx->mine.bytes);
     int ok = 1;
-    uint64_t i = ios_run_ops(ctx, item_op, &st, 0, limit, deadline, &ok);
-    ctx->mine.first_done = ios_wtime();
-    ctx->mine.items_at_deadline = (double)i;
     if (job->op == OP_CREATE) {
-        unsigned long long mine = i, max_iter = 0;
-        MPI_Allreduce(&mine, &max_iter, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
+        uint64_t made = ios_run_ops_wear_out(ctx, item_op, &st, limit, deadline, &ok);
+        ios_status_write(run, status_name(job->kind), (int64_t)made);
         double rank0_time = ctx->mine.first_done - ctx->mine.loop_start;
-        i = ios_run_ops(ctx, item_op, &st, i, max_iter, 0, &ok); /* wear-out */
-        ios_status_write(run, status_name(job->kind), (int64_t)max_iter);
         double at_deadline = ctx->mine.items_at_deadline, sum = 0;
         MPI_Reduce(&at_deadline, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
-        if (deadline > 0) {
-            ctx->res->has_stonewall = 1;
-            ctx->res->deadline_s = deadline;
-            ctx->res->stonewall_time = rank0_time;
+        if (deadline > 0)
             ios_phase_key(ctx, "rate-stonewall", "%f",
                           rank0_time > 0 ? sum / rank0_time / 1000.0 : 0.0);
-        }
         int rc = ctx->be.ops->sync_all(&ctx->be); /* -Y: sync once per rank, timed */
         if (rc != 0)
             ios_phase_error(ctx, rc, "sync");
+    } else {
+        uint64_t done = ios_run_ops(ctx, item_op, &st, 0, limit, deadline, &ok);
+        ctx->mine.first_done = ios_wtime();
+        ctx->mine.items_at_deadline = (double)done;
     }
     ctx->mine.loop_end = ctx->mine.end_before_barrier = ios_wtime();
     MPI_Barrier(MPI_COMM_WORLD);
