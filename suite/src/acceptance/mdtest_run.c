@@ -639,10 +639,18 @@ static void record_test(const struct ios_run *run, const struct ios_mdtest_param
                 path, strerror(-rc));
 }
 
-int ios_mdtest_run(struct ios_run *run, const struct ios_mdtest_params *p)
+/* What one launch keeps until its end: its phases (the run's results point at them) and the
+ * manifest of the create part it continues. */
+struct md_launch {
+    struct md_phase phases[10 * IOS_MDTEST_MAX_REPS];
+    struct ios_acc_manifest manifest;
+};
+
+static int run_launch(struct ios_run *run, const struct ios_mdtest_params *p,
+                      struct md_launch *launch)
 {
-    static struct md_phase phases[10 * IOS_MDTEST_MAX_REPS];
-    static struct ios_acc_manifest manifest;
+    struct md_phase *phases = launch->phases;
+    struct ios_acc_manifest *manifest = &launch->manifest;
     struct ios_backend be;
     char err[IOS_MSG_MAX];
     if (ios_backend_create("POSIX", &be, err, sizeof err) != 0)
@@ -652,7 +660,7 @@ int ios_mdtest_run(struct ios_run *run, const struct ios_mdtest_params *p)
     int have_manifest = 0;
     uint64_t made = UINT64_MAX; /* files per rank the create part made */
     long stride = ios_mdtest_stride(run, p->stride);
-    if (!p->create && match_create_part(run, p, stride, &manifest, &have_manifest, &made) != 0)
+    if (!p->create && match_create_part(run, p, stride, manifest, &have_manifest, &made) != 0)
         return 2;
     char stale[IOS_PATH_MAX]; /* a new tree: an earlier test's manifest is stale */
     manifest_path(p, stale, sizeof stale);
@@ -663,7 +671,7 @@ int ios_mdtest_run(struct ios_run *run, const struct ios_mdtest_params *p)
         print_header(run, p);
         if (have_manifest)
             printf("Test: %s (this launch uses the tree its create part made)\n",
-                   ios_acc_manifest_str(&manifest, "id"));
+                   ios_acc_manifest_str(manifest, "id"));
         fflush(stdout);
     }
     uint64_t dirs_per_rank = p->per_node * (p->leaf ? p->leaves : p->nodes);
@@ -759,7 +767,7 @@ int ios_mdtest_run(struct ios_run *run, const struct ios_mdtest_params *p)
         print_summary("rate (in ops/sec)", p, 0);
         if (p->print_time)
             print_summary("time (in ms/op)", p, 1); /* mdtest's header; the values are s */
-        record_test(run, p, have_manifest ? &manifest : NULL, created);
+        record_test(run, p, have_manifest ? manifest : NULL, created);
         char now[64];
         ios_format_time(ios_wtime(), "%m/%d/%Y %H:%M:%S", now, sizeof now);
         printf("-- finished at %s --\n", now);
@@ -770,4 +778,14 @@ int ios_mdtest_run(struct ios_run *run, const struct ios_mdtest_params *p)
         fflush(stdout);
     }
     return ios_acceptance_finish(run, "mdtest");
+}
+
+int ios_mdtest_run(struct ios_run *run, const struct ios_mdtest_params *p)
+{
+    struct md_launch *launch = calloc(1, sizeof *launch);
+    if (!launch)
+        ios_fatal("out of memory");
+    int rc = run_launch(run, p, launch);
+    free(launch);
+    return rc;
 }
