@@ -236,12 +236,18 @@ static void resolve_dirs(struct ios_run *run)
         ios_path(run->resdir, sizeof run->resdir, "%s", res);
 }
 
-/* The timestamp and result directory of a subcommand run (./ioscore-<name>-<ts> by default). */
+/*
+ * The set-up of a subcommand run: its data directory (the test file or -d list), verbosity,
+ * timestamp and result directory (./ioscore-<name>-<ts> by default).
+ */
 static void subcommand_setup(struct ios_run *run, const char *name, const char *resultdir,
                              int simulate_ppn, int simulate_nodes,
-                             const struct ios_rank_detail_opts *detail)
+                             const struct ios_rank_detail_opts *detail, const char *datadir,
+                             int verbose)
 {
     run->mode = name;
+    snprintf(run->datadir, sizeof run->datadir, "%s", datadir);
+    run->verbosity = verbose;
     char ts[32] = "";
     if (run->rank == 0)
         ios_format_time(ios_wtime(), "%Y.%m.%d-%H.%M.%S", ts, sizeof ts);
@@ -266,9 +272,7 @@ static int mdtest_subcommand(struct ios_run *run, int argc, char **argv)
     if (rc != 0)
         return rc == 1 ? 0 : rc;
     subcommand_setup(run, "mdtest", params.resultdir, params.simulate_ppn, params.simulate_nodes,
-                     &params.rank_detail);
-    snprintf(run->datadir, sizeof run->datadir, "%s", params.dir_list_text);
-    run->verbosity = params.verbose;
+                     &params.rank_detail, params.dir_list_text, params.verbose);
     return ios_mdtest_run(run, &params);
 }
 
@@ -280,9 +284,7 @@ static int ior_subcommand(struct ios_run *run, int argc, char **argv)
     if (rc != 0)
         return rc == 1 ? 0 : rc;
     subcommand_setup(run, "ior", params.resultdir, params.simulate_ppn, params.simulate_nodes,
-                     &params.rank_detail);
-    snprintf(run->datadir, sizeof run->datadir, "%s", params.test_file);
-    run->verbosity = params.verbose;
+                     &params.rank_detail, params.test_file, params.verbose);
     return ios_ior_run(run, &params);
 }
 

@@ -228,20 +228,13 @@ static int semantic_checks(struct ios_config *cfg, char *err, size_t err_len)
     uint64_t transfer = cfg->opt.ior_easy.transfer_size, block = cfg->opt.ior_easy.block_size;
     const char *t = ios_cfg_str(cfg, "ior-easy", "transferSize");
     const char *b = ios_cfg_str(cfg, "ior-easy", "blockSize");
-    if (transfer == 0) {
-        where(cfg, "ior-easy", "transferSize", loc, sizeof loc);
+    if (transfer == 0 || block == 0) {
+        const char *key = transfer == 0 ? "transferSize" : "blockSize";
+        where(cfg, "ior-easy", key, loc, sizeof loc);
         snprintf(err, err_len,
-                 "%s: [ior-easy] transferSize: bad size '%s' (digits with an "
+                 "%s: [ior-easy] %s: bad size '%s' (digits with an "
                  "optional k/m/g/t/p suffix, as in 2m, 512kb or 4MiB)",
-                 loc, t);
-        return -1;
-    }
-    if (block == 0) {
-        where(cfg, "ior-easy", "blockSize", loc, sizeof loc);
-        snprintf(err, err_len,
-                 "%s: [ior-easy] blockSize: bad size '%s' (digits with an "
-                 "optional k/m/g/t/p suffix, as in 2m, 512kb or 4MiB)",
-                 loc, b);
+                 loc, key, transfer == 0 ? t : b);
         return -1;
     }
     if (transfer % 8 != 0 || block % transfer != 0) {
