@@ -225,24 +225,30 @@ static int load_config(struct ios_run *run, const char *path)
 
 static void resolve_dirs(struct ios_run *run)
 {
-    const char *data = ios_cfg_str(&run->cfg, "global", "datadir");
-    const char *res = ios_cfg_str(&run->cfg, "global", "resultdir");
-    if (ios_cfg_bool(&run->cfg, "global", "timestamp-datadir", 1))
+    const char *data = run->cfg.opt.global.datadir;
+    const char *res = run->cfg.opt.global.resultdir;
+    if (run->cfg.opt.global.timestamp_datadir)
         ios_path(run->datadir, sizeof run->datadir, "%s/%s", data, run->timestamp);
     else
         ios_path(run->datadir, sizeof run->datadir, "%s", data);
-    if (ios_cfg_bool(&run->cfg, "global", "timestamp-resultdir", 1))
+    if (run->cfg.opt.global.timestamp_resultdir)
         ios_path(run->resdir, sizeof run->resdir, "%s/%s", res, run->timestamp);
     else
         ios_path(run->resdir, sizeof run->resdir, "%s", res);
 }
 
-/* The timestamp and result directory of a subcommand run (./ioscore-<name>-<ts> by default). */
+/*
+ * The set-up of a subcommand run: its data directory (the test file or -d list), verbosity,
+ * timestamp and result directory (./ioscore-<name>-<ts> by default).
+ */
 static void subcommand_setup(struct ios_run *run, const char *name, const char *resultdir,
                              int simulate_ppn, int simulate_nodes,
-                             const struct ios_rank_detail_opts *detail)
+                             const struct ios_rank_detail_opts *detail, const char *datadir,
+                             int verbose)
 {
     run->mode = name;
+    snprintf(run->datadir, sizeof run->datadir, "%s", datadir);
+    run->verbosity = verbose;
     char ts[32] = "";
     if (run->rank == 0)
         ios_format_time(ios_wtime(), "%Y.%m.%d-%H.%M.%S", ts, sizeof ts);
@@ -267,9 +273,7 @@ static int mdtest_subcommand(struct ios_run *run, int argc, char **argv)
     if (rc != 0)
         return rc == 1 ? 0 : rc;
     subcommand_setup(run, "mdtest", params.resultdir, params.simulate_ppn, params.simulate_nodes,
-                     &params.rank_detail);
-    snprintf(run->datadir, sizeof run->datadir, "%s", params.dir_list_text);
-    run->verbosity = params.verbose;
+                     &params.rank_detail, params.dir_list_text, params.verbose);
     return ios_mdtest_run(run, &params);
 }
 
@@ -281,9 +285,7 @@ static int ior_subcommand(struct ios_run *run, int argc, char **argv)
     if (rc != 0)
         return rc == 1 ? 0 : rc;
     subcommand_setup(run, "ior", params.resultdir, params.simulate_ppn, params.simulate_nodes,
-                     &params.rank_detail);
-    snprintf(run->datadir, sizeof run->datadir, "%s", params.test_file);
-    run->verbosity = params.verbose;
+                     &params.rank_detail, params.test_file, params.verbose);
     return ios_ior_run(run, &params);
 }
 
@@ -380,7 +382,7 @@ int main(int argc, char **argv)
     snprintf(run.timestamp, sizeof run.timestamp, "%s", ts);
     ios_placement(&run, cli.simulate_ppn, cli.simulate_nodes);
     resolve_dirs(&run);
-    run.verbosity = (int)ios_cfg_int(&run.cfg, "global", "verbosity", 1) + cli.verbose;
+    run.verbosity = (int)run.cfg.opt.global.verbosity + cli.verbose;
     run.quiet = cli.quiet;
     run.keep_data = cli.keep_data;
     run.debug_delay_rank = cli.debug_delay_rank;
@@ -406,9 +408,9 @@ int main(int argc, char **argv)
                     cli.ini);
         return finish(2);
     }
-    run.stonewall = (int)ios_cfg_int(&run.cfg, "debug", "stonewall-time", 300);
-    run.minwrite = ios_cfg_bool(&run.cfg, "global", "scc", 0) ? 30 : 300;
-    run.packet = ios_packet_from_string(ios_cfg_str(&run.cfg, "global", "dataPacketType"));
+    run.stonewall = (int)run.cfg.opt.debug.stonewall_time;
+    run.minwrite = run.cfg.opt.global.scc ? 30 : 300;
+    run.packet = ios_packet_from_string(run.cfg.opt.global.data_packet_type);
 
     if (cli.dry_run) {
         /* the same pre-I/O checks as the real run: dry-run OK <=> the real run starts */

@@ -66,6 +66,20 @@ static void test_valid_syntax(void)
     CHECK(strcmp(ios_cfg_str(&cfg, "find", "external-mpi-args"), "") == 0);
     CHECK(ios_cfg_str(&cfg, "ior-easy", "API") == NULL);
     CHECK(ios_cfg_bool(&cfg, "ior-hard", "collective", 2) == 2);
+    /* the typed fields the phases read hold the same values, defaults included */
+    CHECK(strcmp(cfg.opt.global.datadir, "/data/x") == 0);
+    CHECK(cfg.opt.global.timestamp_datadir == 0 && cfg.opt.global.timestamp_resultdir == 1);
+    CHECK(cfg.opt.global.drop_caches == 1 && strcmp(cfg.opt.global.api, "POSIX") == 0);
+    CHECK(cfg.opt.global.verbosity == 1 && cfg.opt.debug.stonewall_time == 300);
+    CHECK(cfg.opt.debug.pause_dir == NULL);
+    CHECK(cfg.opt.ior_easy.transfer_size == 1048576u);
+    CHECK(cfg.opt.ior_easy.block_size == 10737418240ull);
+    CHECK(cfg.opt.ior_easy.file_per_proc == 1 && cfg.opt.ior_easy.unique_dir == 0);
+    CHECK(cfg.opt.ior_hard.segment_count == 10000000);
+    CHECK(cfg.opt.mdtest_hard.n == 123 && cfg.opt.mdtest_easy.n == 1000000);
+    CHECK(cfg.opt.mdtest_hard.files_per_dir == 0);
+    CHECK(strcmp(cfg.opt.find.external_mpi_args, "") == 0 && !cfg.opt.find.external_script);
+    CHECK(cfg.opt.find.queue_length == 10000 && cfg.opt.find_hard.queue_length == 10000);
 
     /* API and run resolution: phase, then group, then global */
     ios_config_free(&cfg);

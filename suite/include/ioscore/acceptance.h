@@ -119,6 +119,13 @@ int ios_mdtest_parse(struct ios_mdtest_params *p, int argc, char **argv, int ran
 /* Runs the parsed test on every rank; returns the exit status. */
 int ios_mdtest_run(struct ios_run *run, const struct ios_mdtest_params *p);
 
+/*
+ * Opens a launch on every rank: the result directory and (rank 0) its result_summary.txt, the
+ * run state of an unscored launch on `be`, and the removal of `stale_manifest` (NULL: none).
+ * Returns 0, or 2 when any rank failed (rank 0 printed why).
+ */
+int ios_acceptance_start(struct ios_run *run, const char *tool, const struct ios_backend *be,
+                         const char *stale_manifest);
 /* Closes a launch: result.json, the summary file; 3 (reason printed) if the run aborted. */
 int ios_acceptance_finish(struct ios_run *run, const char *tool);
 

@@ -3,8 +3,9 @@
  *
  * The table is data: it drives parsing, --list, config.ini and the config hash, so an
  * existing IO500 config file runs unchanged and the hash matches the reference. Values are
- * kept as the strings the user typed (the hash needs "2m", not 2097152); typed accessors
- * convert on use. Booleans are normalized to "TRUE"/"FALSE" while parsing.
+ * kept as the strings the user typed (the hash needs "2m", not 2097152), and each key that code
+ * reads is also bound to a typed field of cfg->opt (include/ioscore/options.h), which code
+ * reads instead of looking the key up. Booleans are normalized to "TRUE"/"FALSE" while parsing.
  */
 #ifndef IOSCORE_CONFIG_H
 #define IOSCORE_CONFIG_H
@@ -12,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+
+#include "ioscore/options.h"
 
 enum ios_opt_type {
     IOS_OPT_STRING,
@@ -33,6 +36,9 @@ struct ios_option {
      * releases did), and otherwise unused.
      */
     const char *releases;
+    /* The field of struct ios_options the key is bound to (IOS_FIELD_NONE: none). */
+    enum ios_field_kind kind;
+    size_t field; /* offsetof in struct ios_options */
 };
 
 struct ios_section {
@@ -60,6 +66,7 @@ struct ios_config {
     int seen[IOS_MAX_SECTIONS];                      /* line of the section's first header */
     /* a phase's API with " --posix.odirect" added by the isc20/sc20 key (NULL: none) */
     char *odirect_api[IOS_MAX_SECTIONS];
+    struct ios_options opt; /* the typed values, updated with every value set */
 };
 
 /* The option table in --list order (the phase order). */
@@ -98,7 +105,11 @@ int ios_cfg_line(const struct ios_config *cfg, const char *section, const char *
  */
 int ios_config_unrun_sections(const struct ios_config *cfg, char *buf, size_t len);
 
-/* The effective string (NULL when unset). Aborts on a name that is not in the table. */
+/*
+ * Lookups by name, for code that walks the table (API and run of a phase section, config.ini,
+ * tests). Phases read cfg->opt instead. The effective string (NULL when unset); aborts on a name
+ * that is not in the table.
+ */
 const char *ios_cfg_str(const struct ios_config *cfg, const char *section, const char *key);
 /* 1 / 0, or `unset` when the option has no value. */
 int ios_cfg_bool(const struct ios_config *cfg, const char *section, const char *key, int unset);

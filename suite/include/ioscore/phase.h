@@ -174,6 +174,8 @@ struct ios_phase {
 const struct ios_phase *const *ios_standard_phases(int *count);
 /* "GiB/s" or "kIOPS". */
 const char *ios_phase_unit(const struct ios_phase *p);
+/* The score group's name: "bw", "md" or "none". */
+const char *ios_group_name(enum ios_group g);
 /* "bw", "md", "custom" or "none". */
 const char *ios_metric_name(enum ios_metric metric);
 /* "write", "read", "remove" or "none" (IOR's access column: "write" or "read"). */
@@ -218,6 +220,15 @@ typedef int (*ios_op_fn)(void *state, uint64_t index);
  */
 uint64_t ios_run_ops(struct ios_phase_ctx *ctx, ios_op_fn op, void *state, uint64_t from,
                      uint64_t to, double deadline, int *ok);
+/*
+ * mdtest's stonewalled create (-W): items 0 .. to-1 until `deadline` s (0: none), then every
+ * rank goes on to the busiest rank's count (wear-out), so that all ranks made the same items.
+ * Sets ctx->mine.first_done and items_at_deadline (at the deadline, before the wear-out) and,
+ * when deadline > 0, the result's stonewall fields. Returns the busiest rank's count.
+ * Collective.
+ */
+uint64_t ios_run_ops_wear_out(struct ios_phase_ctx *ctx, ios_op_fn op, void *state, uint64_t to,
+                              double deadline, int *ok);
 
 /* ---- removal by known names, for the cleanup and sweep hooks (src/core/sweep.c) */
 

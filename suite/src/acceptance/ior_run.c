@@ -658,24 +658,6 @@ static int32_t agreed_seed(const struct ios_run *run, const struct ios_ior_param
     return seed;
 }
 
-static int make_resultdir(struct ios_run *run)
-{
-    int rc = 0;
-    if (run->rank == 0) {
-        rc = ios_mkdir_p(run->resdir, 0700);
-        if (rc != 0)
-            fprintf(stderr, "ioscore-suite ior: ERROR: cannot create %s: %s\n", run->resdir,
-                    strerror(-rc));
-        char path[IOS_PATH_MAX];
-        ios_path(path, sizeof path, "%s/result_summary.txt", run->resdir);
-        if (rc == 0 && !(run->summary = fopen(path, "w"))) {
-            fprintf(stderr, "ioscore-suite ior: ERROR: cannot create %s\n", path);
-            rc = -EIO;
-        }
-    }
-    return ios_acceptance_agree(rc != 0);
-}
-
 /*
  * Rank 0, at the end: the test this launch belongs to. A launch that keeps what it wrote starts
  * a test and leaves its manifest; a read-only launch that found one is that test's second
@@ -764,25 +746,15 @@ int ios_ior_run(struct ios_run *run, const struct ios_ior_params *p)
     MPI_Bcast(&random_start, 1, MPI_INT32_T, 0, MPI_COMM_WORLD); /* time(NULL) on rank 0 */
     if (check_before_io(run, p, &be, test_id) != 0)
         return 2;
-    if (make_resultdir(run) != 0)
-        return 2;
     if (ios_acceptance_agree(run->rank == 0 && ios_ior_out_open(p) != 0))
         return 2;
-    run->backend = &be;
-    run->unscored = 1;
+    char stale[IOS_PATH_MAX];
+    manifest_path(p, stale, sizeof stale);
     run->stonewall = p->deadline;
     run->packet = p->packet;
-    run->quiet = 1; /* the engine's IO500 summary lines go to result_summary.txt only */
-    ios_instrument_cfg_init(&run->instr, run->rank, 1, -1, 0);
-    run->t_run_start = ios_wtime();
-    run->json_extra = ios_acc_json_extra;
+    if (ios_acceptance_start(run, "ior", &be, p->write ? stale : NULL) != 0)
+        return 2;
     struct ios_acc_report *rep = ios_acc_report();
-    if (p->write && run->rank == 0) { /* the files are replaced: an earlier test's manifest
-                                         no longer describes them, even if this launch fails */
-        char path[IOS_PATH_MAX];
-        manifest_path(p, path, sizeof path);
-        unlink(path);
-    }
 
     struct ios_ior_series series[3] = {
         {.access = "write"}, {.access = "read"}, {.access = "readback"}};

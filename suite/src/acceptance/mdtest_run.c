@@ -287,17 +287,12 @@ static void md_phase_run(struct ios_phase_ctx *ctx)
     st.count = count;
     int ok = 1;
     int stonewalled = ph->what == MD_FILE && ph->op == MD_CREATE && p->stonewall > 0;
-    uint64_t done = ios_run_ops(ctx, md_item, &st, 0, count, stonewalled ? p->stonewall : 0, &ok);
-    ctx->mine.first_done = ios_wtime();
-    ctx->mine.items_at_deadline = (double)done;
     if (stonewalled) { /* mdtest -W: every rank goes on to the busiest rank's count */
-        unsigned long long mine = done, max_done = 0;
-        MPI_Allreduce(&mine, &max_done, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
-        done = ios_run_ops(ctx, md_item, &st, done, max_done, 0, &ok);
-        *ph->created = max_done;
-        ctx->res->has_stonewall = 1;
-        ctx->res->deadline_s = p->stonewall;
-        ctx->res->stonewall_time = ctx->mine.first_done - ctx->mine.loop_start;
+        *ph->created = ios_run_ops_wear_out(ctx, md_item, &st, count, p->stonewall, &ok);
+    } else {
+        uint64_t done = ios_run_ops(ctx, md_item, &st, 0, count, 0, &ok);
+        ctx->mine.first_done = ios_wtime();
+        ctx->mine.items_at_deadline = (double)done;
     }
     if (p->sync) { /* -Y: inside the timing, as mdtest's sync call */
         int rc = ctx->be.ops->sync_all(&ctx->be);
@@ -551,10 +546,10 @@ struct md_where {
     long shift;
 };
 
-static void where_note(struct ios_acc_report *rep, const char *op, const struct md_where *w,
-                       int two_part, int stride)
+static void where_note(struct ios_acc_report *rep, const char *op, int page_cache,
+                       const struct md_where *w, int two_part, int stride)
 {
-    const char *caches = strstr(op, "read") ? "attribute and page" : "attribute";
+    const char *caches = page_cache ? "attribute and page" : "attribute";
     const char *when =
         two_part ? "in a separate launch after the create (two-part test), " : "in this launch, ";
     char who[96];
@@ -575,14 +570,14 @@ static void where_note(struct ios_acc_report *rep, const char *op, const struct 
                      when, w->on_node, w->size, who, caches);
 }
 
-/* What each rate could have measured (rank 0). */
-static void add_notes(const struct ios_mdtest_params *p, int two_part, const struct md_where *stat,
-                      const struct md_where *read)
+/* What each rate could have measured (rank 0); series_op[i]: the operation of series i. */
+static void add_notes(const struct ios_mdtest_params *p, const enum md_op *series_op, int two_part,
+                      const struct md_where *stat, const struct md_where *read)
 {
     struct ios_acc_report *rep = ios_acc_report();
     for (int i = 0; i < rep->n_series; i++) {
         const char *op = rep->series[i].operation;
-        if (strstr(op, "creation") || strstr(op, "rename")) {
+        if (series_op[i] == MD_CREATE || series_op[i] == MD_RENAME) {
             if (p->sync)
                 ios_acc_note(rep, op, "media-likely",
                              "sync inside the timing (-Y): the entries reached the servers");
@@ -590,8 +585,9 @@ static void add_notes(const struct ios_mdtest_params *p, int two_part, const str
                 ios_acc_note(rep, op, "client-cache",
                              "no sync in the timing (-Y not set): the changes may end in the "
                              "client's metadata cache");
-        } else if (strstr(op, "stat") || strstr(op, "read")) {
-            where_note(rep, op, strstr(op, "read") ? read : stat, two_part, p->stride);
+        } else if (series_op[i] == MD_STAT || series_op[i] == MD_READ) {
+            int read_op = series_op[i] == MD_READ;
+            where_note(rep, op, read_op, read_op ? read : stat, two_part, p->stride);
         }
     }
 }
@@ -643,10 +639,18 @@ static void record_test(const struct ios_run *run, const struct ios_mdtest_param
                 path, strerror(-rc));
 }
 
-int ios_mdtest_run(struct ios_run *run, const struct ios_mdtest_params *p)
+/* What one launch keeps until its end: its phases (the run's results point at them) and the
+ * manifest of the create part it continues. */
+struct md_launch {
+    struct md_phase phases[10 * IOS_MDTEST_MAX_REPS];
+    struct ios_acc_manifest manifest;
+};
+
+static int run_launch(struct ios_run *run, const struct ios_mdtest_params *p,
+                      struct md_launch *launch)
 {
-    static struct md_phase phases[10 * IOS_MDTEST_MAX_REPS];
-    static struct ios_acc_manifest manifest;
+    struct md_phase *phases = launch->phases;
+    struct ios_acc_manifest *manifest = &launch->manifest;
     struct ios_backend be;
     char err[IOS_MSG_MAX];
     if (ios_backend_create("POSIX", &be, err, sizeof err) != 0)
@@ -656,42 +660,24 @@ int ios_mdtest_run(struct ios_run *run, const struct ios_mdtest_params *p)
     int have_manifest = 0;
     uint64_t made = UINT64_MAX; /* files per rank the create part made */
     long stride = ios_mdtest_stride(run, p->stride);
-    if (!p->create && match_create_part(run, p, stride, &manifest, &have_manifest, &made) != 0)
+    if (!p->create && match_create_part(run, p, stride, manifest, &have_manifest, &made) != 0)
         return 2;
-    int rc = 0;
-    if (run->rank == 0) {
-        rc = ios_mkdir_p(run->resdir, 0700);
-        char path[IOS_PATH_MAX];
-        ios_path(path, sizeof path, "%s/result_summary.txt", run->resdir);
-        if (rc == 0 && !(run->summary = fopen(path, "w")))
-            rc = -EIO;
-        if (rc != 0)
-            fprintf(stderr, "ioscore-suite mdtest: ERROR: cannot create %s\n", run->resdir);
-    }
-    if (ios_acceptance_agree(rc != 0))
+    char stale[IOS_PATH_MAX]; /* a new tree: an earlier test's manifest is stale */
+    manifest_path(p, stale, sizeof stale);
+    if (ios_acceptance_start(run, "mdtest", &be, p->create ? stale : NULL) != 0)
         return 2;
-    run->backend = &be;
-    run->unscored = 1;
-    run->quiet = 1;
-    run->json_extra = ios_acc_json_extra;
-    if (p->create && run->rank == 0) { /* a new tree: an earlier test's manifest is stale */
-        char path[IOS_PATH_MAX];
-        manifest_path(p, path, sizeof path);
-        unlink(path);
-    }
-    ios_instrument_cfg_init(&run->instr, run->rank, 1, -1, 0);
-    run->t_run_start = ios_wtime();
     struct ios_acc_report *rep = ios_acc_report();
     if (run->rank == 0) {
         print_header(run, p);
         if (have_manifest)
             printf("Test: %s (this launch uses the tree its create part made)\n",
-                   ios_acc_manifest_str(&manifest, "id"));
+                   ios_acc_manifest_str(manifest, "id"));
         fflush(stdout);
     }
     uint64_t dirs_per_rank = p->per_node * (p->leaf ? p->leaves : p->nodes);
     uint64_t created = made;
     int n_phases = 0, made_root = 0;
+    enum md_op series_op[IOS_ACC_MAX_OPS] = {0}; /* the operation of each summary row */
     for (int iter = 0; iter < p->reps && !run->aborted; iter++) {
         created = made; /* lowered by a stonewalled create */
         if (p->create && make_test_dirs(run, p, &be, iter, &made_root) != 0) {
@@ -746,6 +732,8 @@ int ios_mdtest_run(struct ios_run *run, const struct ios_mdtest_params *p)
             if (run->rank == 0) {
                 const char *label = row_label(ph->what, ph->op);
                 struct ios_acc_series *se = ios_acc_series_of(rep, label, "ops/s");
+                if (se)
+                    series_op[se - rep->series] = ph->op;
                 if (se && se->n < IOS_ACC_MAX_ITERS) {
                     double t = md_time(res);
                     se->time[se->n] = t;
@@ -775,11 +763,11 @@ int ios_mdtest_run(struct ios_run *run, const struct ios_mdtest_params *p)
     stat_where.on_node = ios_shift_ranks_on_node(run, (int)stat_where.shift);
     read_where.on_node = ios_shift_ranks_on_node(run, (int)read_where.shift);
     if (run->rank == 0) {
-        add_notes(p, have_manifest, &stat_where, &read_where);
+        add_notes(p, series_op, have_manifest, &stat_where, &read_where);
         print_summary("rate (in ops/sec)", p, 0);
         if (p->print_time)
             print_summary("time (in ms/op)", p, 1); /* mdtest's header; the values are s */
-        record_test(run, p, have_manifest ? &manifest : NULL, created);
+        record_test(run, p, have_manifest ? manifest : NULL, created);
         char now[64];
         ios_format_time(ios_wtime(), "%m/%d/%Y %H:%M:%S", now, sizeof now);
         printf("-- finished at %s --\n", now);
@@ -790,4 +778,14 @@ int ios_mdtest_run(struct ios_run *run, const struct ios_mdtest_params *p)
         fflush(stdout);
     }
     return ios_acceptance_finish(run, "mdtest");
+}
+
+int ios_mdtest_run(struct ios_run *run, const struct ios_mdtest_params *p)
+{
+    struct md_launch *launch = calloc(1, sizeof *launch);
+    if (!launch)
+        ios_fatal("out of memory");
+    int rc = run_launch(run, p, launch);
+    free(launch);
+    return rc;
 }

@@ -43,6 +43,70 @@ static int find_option(int s, const char *name)
     return -1;
 }
 
+/* Does the field kind fit the key's INI type? (a string key may hold a size) */
+static int kind_fits(const struct ios_option *opt)
+{
+    switch (opt->kind) {
+    case IOS_FIELD_NONE:
+        return 1;
+    case IOS_FIELD_STRING:
+        return opt->type == IOS_OPT_STRING;
+    case IOS_FIELD_BOOL:
+        return opt->type == IOS_OPT_BOOL;
+    case IOS_FIELD_INT:
+        return opt->type == IOS_OPT_INT || opt->type == IOS_OPT_UINT;
+    case IOS_FIELD_UINT64:
+        return opt->type == IOS_OPT_UINT64 || opt->type == IOS_OPT_STRING;
+    case IOS_FIELD_FLOAT:
+        return opt->type == IOS_OPT_FLOAT;
+    }
+    return 0;
+}
+
+/*
+ * Stores the typed value of a (checked) option in its field of cfg->opt. Unset is 0 / NULL; a
+ * number out of range (digits only, so it passed the check) reads as the key's default.
+ */
+static void bind_field(struct ios_config *cfg, const struct ios_option *opt, const char *value)
+{
+    char *field = (char *)&cfg->opt + opt->field;
+    int64_t i = 0;
+    uint64_t u = 0;
+    int b;
+    double d;
+    switch (opt->kind) {
+    case IOS_FIELD_NONE:
+        return;
+    case IOS_FIELD_STRING:
+        memcpy(field, &value, sizeof value);
+        return;
+    case IOS_FIELD_BOOL:
+        b = value && strcmp(value, "TRUE") == 0;
+        memcpy(field, &b, sizeof b);
+        return;
+    case IOS_FIELD_INT:
+    case IOS_FIELD_UINT64:
+        if (value && opt->type == IOS_OPT_STRING) {
+            if (ios_parse_size(value, &u) != 0)
+                u = 0;
+        } else if (value && ios_parse_int64(value, &i) != 0 &&
+                   (!opt->def || ios_parse_int64(opt->def, &i) != 0)) {
+            i = 0;
+        }
+        if (opt->kind == IOS_FIELD_INT)
+            memcpy(field, &i, sizeof i);
+        else if (opt->type == IOS_OPT_STRING)
+            memcpy(field, &u, sizeof u);
+        else
+            memcpy(field, &(uint64_t){(uint64_t)i}, sizeof u);
+        return;
+    case IOS_FIELD_FLOAT:
+        d = value ? strtod(value, NULL) : 0.0;
+        memcpy(field, &d, sizeof d);
+        return;
+    }
+}
+
 static void set_value(struct ios_config *cfg, int s, int o, const char *value, int line)
 {
     free(cfg->values[s][o]);
@@ -50,6 +114,7 @@ static void set_value(struct ios_config *cfg, int s, int o, const char *value, i
     if (value && !cfg->values[s][o])
         ios_fatal("out of memory");
     cfg->lines[s][o] = line;
+    bind_field(cfg, &table(s)->options[o], cfg->values[s][o]);
 }
 
 void ios_config_init(struct ios_config *cfg, const char *filename)
@@ -58,6 +123,11 @@ void ios_config_init(struct ios_config *cfg, const char *filename)
     for (int s = 0; s < N_SECTIONS; s++)
         if (table(s)->n_options > IOS_MAX_OPTIONS)
             ios_fatal("internal: [%s] has more than IOS_MAX_OPTIONS keys", table(s)->name);
+    for (int s = 0; s < N_SECTIONS; s++)
+        for (int o = 0; o < table(s)->n_options; o++)
+            if (!kind_fits(&table(s)->options[o]))
+                ios_fatal("internal: [%s] %s: its field's C type does not fit the key's type",
+                          table(s)->name, table(s)->options[o].name);
     snprintf(cfg->filename, sizeof cfg->filename, "%s", filename);
     for (int s = 0; s < N_SECTIONS; s++)
         for (int o = 0; o < table(s)->n_options; o++)
@@ -155,23 +225,16 @@ static void where(const struct ios_config *cfg, const char *section, const char 
 static int semantic_checks(struct ios_config *cfg, char *err, size_t err_len)
 {
     char loc[1100];
-    uint64_t transfer = 0, block = 0;
+    uint64_t transfer = cfg->opt.ior_easy.transfer_size, block = cfg->opt.ior_easy.block_size;
     const char *t = ios_cfg_str(cfg, "ior-easy", "transferSize");
     const char *b = ios_cfg_str(cfg, "ior-easy", "blockSize");
-    if (ios_parse_size(t, &transfer) != 0 || transfer == 0) {
-        where(cfg, "ior-easy", "transferSize", loc, sizeof loc);
+    if (transfer == 0 || block == 0) {
+        const char *key = transfer == 0 ? "transferSize" : "blockSize";
+        where(cfg, "ior-easy", key, loc, sizeof loc);
         snprintf(err, err_len,
-                 "%s: [ior-easy] transferSize: bad size '%s' (digits with an "
+                 "%s: [ior-easy] %s: bad size '%s' (digits with an "
                  "optional k/m/g/t/p suffix, as in 2m, 512kb or 4MiB)",
-                 loc, t);
-        return -1;
-    }
-    if (ios_parse_size(b, &block) != 0 || block == 0) {
-        where(cfg, "ior-easy", "blockSize", loc, sizeof loc);
-        snprintf(err, err_len,
-                 "%s: [ior-easy] blockSize: bad size '%s' (digits with an "
-                 "optional k/m/g/t/p suffix, as in 2m, 512kb or 4MiB)",
-                 loc, b);
+                 loc, key, transfer == 0 ? t : b);
         return -1;
     }
     if (transfer % 8 != 0 || block % transfer != 0) {
@@ -182,7 +245,7 @@ static int semantic_checks(struct ios_config *cfg, char *err, size_t err_len)
                  loc, b, t);
         return -1;
     }
-    const char *packet = ios_cfg_str(cfg, "global", "dataPacketType");
+    const char *packet = cfg->opt.global.data_packet_type;
     if (!packet || !strchr("toir", tolower((unsigned char)packet[0]))) {
         where(cfg, "global", "dataPacketType", loc, sizeof loc);
         snprintf(err, err_len,
@@ -191,19 +254,21 @@ static int semantic_checks(struct ios_config *cfg, char *err, size_t err_len)
                  loc, packet ? packet : "");
         return -1;
     }
-    if (ios_cfg_int(cfg, "debug", "stonewall-time", 300) <= 0) {
+    if (cfg->opt.debug.stonewall_time <= 0) {
         where(cfg, "debug", "stonewall-time", loc, sizeof loc);
         snprintf(err, err_len, "%s: [debug] stonewall-time: must be > 0", loc);
         return -1;
     }
-    if (ios_cfg_int(cfg, "ior-hard", "segmentCount", 1) <= 0) {
+    if (cfg->opt.ior_hard.segment_count <= 0) {
         where(cfg, "ior-hard", "segmentCount", loc, sizeof loc);
         snprintf(err, err_len, "%s: [ior-hard] segmentCount: must be > 0", loc);
         return -1;
     }
     static const char *finds[] = {"find-easy", "find", "find-hard"};
+    const struct ios_find_options *find_opts[] = {&cfg->opt.find_easy, &cfg->opt.find,
+                                                  &cfg->opt.find_hard};
     for (int i = 0; i < 3; i++) {
-        if (ios_cfg_int(cfg, finds[i], "pfind-queue-length", 10000) < 10) {
+        if (find_opts[i]->queue_length < 10) {
             where(cfg, finds[i], "pfind-queue-length", loc, sizeof loc);
             snprintf(err, err_len, "%s: [%s] pfind-queue-length: must be >= 10", loc, finds[i]);
             return -1;
@@ -250,7 +315,7 @@ static void derive_odirect_apis(struct ios_config *cfg)
             continue;
         const char *api = phase_or_group(cfg, s, g, "API");
         if (!api)
-            api = cfg->values[find_section("global")][find_option(find_section("global"), "api")];
+            api = cfg->opt.global.api;
         if (strstr(api, "--posix.odirect"))
             continue;
         size_t len = strlen(api) + sizeof " --posix.odirect";

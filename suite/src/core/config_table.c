@@ -5,17 +5,31 @@
  */
 #include "ioscore/config.h"
 
+#include <stddef.h>
+
 #define H_API "backend and options for this phase, e.g. POSIX --posix.odirect"
 #define H_RUN "run this phase"
 
 /* A key of the current table, and a key only older releases had (see config.h). */
 #define OPT(name, type, def, help)                                                                 \
     {                                                                                              \
-        name, type, def, help, NULL                                                                \
+        name, type, def, help, NULL, IOS_FIELD_NONE, 0                                             \
+    }
+/* A current key bound to a field of struct ios_options; the field's C type names its kind. */
+#define FIELD_KIND(member)                                                                         \
+    _Generic(((struct ios_options *)0)->member,                                                    \
+        const char *: IOS_FIELD_STRING,                                                            \
+        int: IOS_FIELD_BOOL,                                                                       \
+        int64_t: IOS_FIELD_INT,                                                                    \
+        uint64_t: IOS_FIELD_UINT64,                                                                \
+        double: IOS_FIELD_FLOAT)
+#define BOUND(name, type, def, help, member)                                                       \
+    {                                                                                              \
+        name, type, def, help, NULL, FIELD_KIND(member), offsetof(struct ios_options, member)      \
     }
 #define OLD(name, type, def, help, releases)                                                       \
     {                                                                                              \
-        name, type, def, help, releases                                                            \
+        name, type, def, help, releases, IOS_FIELD_NONE, 0                                         \
     }
 
 #define R_ISC20 "isc20, sc20"
@@ -28,29 +42,43 @@
 #define OLD_NORUN OLD("noRun", IOS_OPT_BOOL, NULL, "TRUE: do not run (run = FALSE)", R_ISC20)
 
 static const struct ios_option opt_global[] = {
-    OPT("datadir", IOS_OPT_STRING, "./datafiles", "root directory for the test data (required)"),
-    OPT("timestamp-datadir", IOS_OPT_BOOL, "TRUE", "append /<timestamp> to datadir"),
-    OPT("resultdir", IOS_OPT_STRING, "./results", "root directory for the results"),
-    OPT("timestamp-resultdir", IOS_OPT_BOOL, "TRUE", "append /<timestamp> to resultdir"),
-    OPT("api", IOS_OPT_STRING, "POSIX", "backend plus options, e.g. POSIX --posix.odirect"),
-    OPT("drop-caches", IOS_OPT_BOOL, "FALSE", "run drop-caches-cmd before each I/O phase"),
-    OPT("drop-caches-cmd", IOS_OPT_STRING, "sudo -n bash -c \"echo 3 > /proc/sys/vm/drop_caches\"",
-        "cache purging command, run on every rank"),
-    OPT("io-buffers-on-gpu", IOS_OPT_BOOL, "FALSE", "I/O buffers on the GPU (if the backend can)"),
-    OPT("verbosity", IOS_OPT_UINT, "1", "0 quiet; >0 t_start/t_end/t_delta lines; >1 more keys"),
-    OPT("scc", IOS_OPT_BOOL, "FALSE", "Student Cluster Competition rules (minimum write 30 s)"),
-    OPT("dataPacketType", IOS_OPT_STRING, "timestamp", "timestamp|offset|incompressible|random"),
+    BOUND("datadir", IOS_OPT_STRING, "./datafiles", "root directory for the test data (required)",
+          global.datadir),
+    BOUND("timestamp-datadir", IOS_OPT_BOOL, "TRUE", "append /<timestamp> to datadir",
+          global.timestamp_datadir),
+    BOUND("resultdir", IOS_OPT_STRING, "./results", "root directory for the results",
+          global.resultdir),
+    BOUND("timestamp-resultdir", IOS_OPT_BOOL, "TRUE", "append /<timestamp> to resultdir",
+          global.timestamp_resultdir),
+    BOUND("api", IOS_OPT_STRING, "POSIX", "backend plus options, e.g. POSIX --posix.odirect",
+          global.api),
+    BOUND("drop-caches", IOS_OPT_BOOL, "FALSE", "run drop-caches-cmd before each I/O phase",
+          global.drop_caches),
+    BOUND("drop-caches-cmd", IOS_OPT_STRING,
+          "sudo -n bash -c \"echo 3 > /proc/sys/vm/drop_caches\"",
+          "cache purging command, run on every rank", global.drop_caches_cmd),
+    BOUND("io-buffers-on-gpu", IOS_OPT_BOOL, "FALSE", "I/O buffers on the GPU (if the backend can)",
+          global.io_buffers_on_gpu),
+    BOUND("verbosity", IOS_OPT_UINT, "1", "0 quiet; >0 t_start/t_end/t_delta lines; >1 more keys",
+          global.verbosity),
+    BOUND("scc", IOS_OPT_BOOL, "FALSE", "Student Cluster Competition rules (minimum write 30 s)",
+          global.scc),
+    BOUND("dataPacketType", IOS_OPT_STRING, "timestamp", "timestamp|offset|incompressible|random",
+          global.data_packet_type),
 };
 static const struct ios_option opt_debug[] = {
-    OPT("stonewall-time", IOS_OPT_INT, "300", "write deadline in s; anything but 300 is INVALID"),
-    OPT("pause-dir", IOS_OPT_STRING, NULL, "wait while <dir>/<phase> exists; INVALIDATES the run"),
+    BOUND("stonewall-time", IOS_OPT_INT, "300", "write deadline in s; anything but 300 is INVALID",
+          debug.stonewall_time),
+    BOUND("pause-dir", IOS_OPT_STRING, NULL, "wait while <dir>/<phase> exists; INVALIDATES the run",
+          debug.pause_dir),
 };
 static const struct ios_option opt_ior_easy[] = {
     OPT("API", IOS_OPT_STRING, NULL, H_API),
-    OPT("transferSize", IOS_OPT_STRING, "2m", "transfer size"),
-    OPT("blockSize", IOS_OPT_STRING, "9920000m", "block size per rank; a multiple of transferSize"),
-    OPT("filePerProc", IOS_OPT_BOOL, "TRUE", "one file per rank"),
-    OPT("uniqueDir", IOS_OPT_BOOL, "FALSE", "one directory per rank"),
+    BOUND("transferSize", IOS_OPT_STRING, "2m", "transfer size", ior_easy.transfer_size),
+    BOUND("blockSize", IOS_OPT_STRING, "9920000m",
+          "block size per rank; a multiple of transferSize", ior_easy.block_size),
+    BOUND("filePerProc", IOS_OPT_BOOL, "TRUE", "one file per rank", ior_easy.file_per_proc),
+    BOUND("uniqueDir", IOS_OPT_BOOL, "FALSE", "one directory per rank", ior_easy.unique_dir),
     OPT("run", IOS_OPT_BOOL, "TRUE", H_RUN),
     OPT("verbosity", IOS_OPT_INT, NULL, "extra log detail"),
     OLD_ODIRECT,
@@ -80,7 +108,7 @@ static const struct ios_option opt_run_only[] = {
 };
 static const struct ios_option opt_mdtest_easy[] = {
     OPT("API", IOS_OPT_STRING, NULL, H_API),
-    OPT("n", IOS_OPT_UINT64, "1000000", "files per rank (upper bound)"),
+    BOUND("n", IOS_OPT_UINT64, "1000000", "files per rank (upper bound)", mdtest_easy.n),
     OPT("run", IOS_OPT_BOOL, "TRUE", H_RUN),
     OLD_NORUN,
     OLD_ODIRECT,
@@ -93,25 +121,34 @@ static const struct ios_option opt_mdworkbench[] = {
     OPT("run", IOS_OPT_BOOL, "TRUE", H_RUN),
     OPT("verbosity", IOS_OPT_INT, NULL, "extra log detail"),
 };
-#define FIND_OPTIONS                                                                               \
-    OPT("external-script", IOS_OPT_STRING, NULL, "external program used instead of the engine"),   \
-        OPT("external-mpi-args", IOS_OPT_STRING, "", "prefix of the external command"),            \
-        OPT("external-extra-args", IOS_OPT_STRING, "", "arguments before the standard ones"),      \
-        OPT("nproc", IOS_OPT_UINT, NULL, "number of ranks taking part (the first nproc)"),         \
+/* The find keys, bound to the ios_find_options of section `sec`. */
+#define FIND_OPTIONS(sec)                                                                          \
+    BOUND("external-script", IOS_OPT_STRING, NULL, "external program used instead of the engine",  \
+          sec.external_script),                                                                    \
+        BOUND("external-mpi-args", IOS_OPT_STRING, "", "prefix of the external command",           \
+              sec.external_mpi_args),                                                              \
+        BOUND("external-extra-args", IOS_OPT_STRING, "", "arguments before the standard ones",     \
+              sec.external_extra_args),                                                            \
+        BOUND("nproc", IOS_OPT_UINT, NULL, "number of ranks taking part (the first nproc)",        \
+              sec.nproc),                                                                          \
         OPT("run", IOS_OPT_BOOL, "TRUE", H_RUN),                                                   \
-        OPT("pfind-queue-length", IOS_OPT_INT, "10000", "work queue length (>= 10)"),              \
-        OPT("pfind-steal-next", IOS_OPT_BOOL, "FALSE", "steal from the next rank"),                \
-        OPT("pfind-parallelize-single-dir-access-using-hashing", IOS_OPT_BOOL, "FALSE",            \
-            "split single directories by hashing")
-static const struct ios_option opt_find_extended[] = {FIND_OPTIONS};
+        BOUND("pfind-queue-length", IOS_OPT_INT, "10000", "work queue length (>= 10)",             \
+              sec.queue_length),                                                                   \
+        BOUND("pfind-steal-next", IOS_OPT_BOOL, "FALSE", "steal from the next rank",               \
+              sec.steal_next),                                                                     \
+        BOUND("pfind-parallelize-single-dir-access-using-hashing", IOS_OPT_BOOL, "FALSE",          \
+              "split single directories by hashing", sec.hash_single_dirs)
+static const struct ios_option opt_find_easy[] = {FIND_OPTIONS(find_easy)};
+static const struct ios_option opt_find_hard[] = {FIND_OPTIONS(find_hard)};
 static const struct ios_option opt_find[] = {
-    FIND_OPTIONS,
+    FIND_OPTIONS(find),
     OLD_NORUN,
     OLD("external-args", IOS_OPT_STRING, NULL, "arguments of the external find script", "isc20"),
 };
 static const struct ios_option opt_ior_hard[] = {
     OPT("API", IOS_OPT_STRING, NULL, H_API),
-    OPT("segmentCount", IOS_OPT_INT, "10000000", "47008-byte records per rank (upper bound)"),
+    BOUND("segmentCount", IOS_OPT_INT, "10000000", "47008-byte records per rank (upper bound)",
+          ior_hard.segment_count),
     OPT("collective", IOS_OPT_BOOL, NULL, "collective I/O (backends that offer it: MPIIO)"),
     OPT("run", IOS_OPT_BOOL, "TRUE", H_RUN),
     OPT("verbosity", IOS_OPT_INT, NULL, "extra log detail"),
@@ -128,8 +165,9 @@ static const struct ios_option opt_ior_hard_phase[] = {
 };
 static const struct ios_option opt_mdtest_hard[] = {
     OPT("API", IOS_OPT_STRING, NULL, H_API),
-    OPT("n", IOS_OPT_UINT64, "1000000", "files per rank (upper bound)"),
-    OPT("files-per-dir", IOS_OPT_UINT64, NULL, "file limit per directory; INVALIDATES the run"),
+    BOUND("n", IOS_OPT_UINT64, "1000000", "files per rank (upper bound)", mdtest_hard.n),
+    BOUND("files-per-dir", IOS_OPT_UINT64, NULL, "file limit per directory; INVALIDATES the run",
+          mdtest_hard.files_per_dir),
     OPT("run", IOS_OPT_BOOL, "TRUE", H_RUN),
     OLD_NORUN,
     OLD_ODIRECT,
@@ -177,7 +215,7 @@ static const struct ios_section sections[] = {
     SEC("mdworkbench", opt_mdworkbench, 1, NULL),
     SEC("mdworkbench-create", opt_run_only, 1, NULL),
     {"timestamp", NULL, 0, 0, NULL},
-    SEC("find-easy", opt_find_extended, 1, NULL),
+    SEC("find-easy", opt_find_easy, 1, NULL),
     SEC("ior-hard", opt_ior_hard, 0, NULL),
     SEC("ior-hard-write", opt_ior_hard_phase, 0, NULL),
     SEC("mdtest-hard", opt_mdtest_hard, 0, NULL),
@@ -186,7 +224,7 @@ static const struct ios_section sections[] = {
     SEC("ior-rnd-read", opt_ior_rnd_phase, 0, R_ISC21),
     SEC("ior-rnd4K-read", opt_api_run, 0, R_RND),
     SEC("ior-rnd1MB-read", opt_api_run, 0, R_RND),
-    SEC("find-hard", opt_find_extended, 1, NULL),
+    SEC("find-hard", opt_find_hard, 1, NULL),
     SEC("mdworkbench-bench", opt_run_only, 1, NULL),
     SEC("ior-easy-read", opt_ior_phase, 0, NULL),
     SEC("mdtest-easy-stat", opt_mdtest_phase, 0, NULL),

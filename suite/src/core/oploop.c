@@ -48,3 +48,20 @@ uint64_t ios_run_ops(struct ios_phase_ctx *ctx, ios_op_fn op, void *state, uint6
     }
     return i;
 }
+
+uint64_t ios_run_ops_wear_out(struct ios_phase_ctx *ctx, ios_op_fn op, void *state, uint64_t to,
+                              double deadline, int *ok)
+{
+    uint64_t done = ios_run_ops(ctx, op, state, 0, to, deadline, ok);
+    ctx->mine.first_done = ios_wtime();
+    ctx->mine.items_at_deadline = (double)done;
+    unsigned long long mine = done, busiest = 0;
+    MPI_Allreduce(&mine, &busiest, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
+    ios_run_ops(ctx, op, state, done, busiest, 0, ok);
+    if (deadline > 0) {
+        ctx->res->has_stonewall = 1;
+        ctx->res->deadline_s = deadline;
+        ctx->res->stonewall_time = ctx->mine.first_done - ctx->mine.loop_start;
+    }
+    return busiest;
+}

@@ -22,7 +22,7 @@ static void now_text(char *buf, size_t len)
 /* Rank 0 waits while <pause-dir>/<phase> exists (debug hook; the run is already invalid). */
 static void pause_if_requested(struct ios_run *run, const char *phase)
 {
-    const char *pause_dir = ios_cfg_str(&run->cfg, "debug", "pause-dir");
+    const char *pause_dir = run->cfg.opt.debug.pause_dir;
     if (!pause_dir || run->rank != 0)
         return;
     char path[IOS_PATH_MAX];
@@ -38,9 +38,9 @@ static void pause_if_requested(struct ios_run *run, const char *phase)
 
 static void drop_caches(struct ios_run *run)
 {
-    if (!ios_cfg_bool(&run->cfg, "global", "drop-caches", 0))
+    if (!run->cfg.opt.global.drop_caches)
         return;
-    const char *cmd = ios_cfg_str(&run->cfg, "global", "drop-caches-cmd");
+    const char *cmd = run->cfg.opt.global.drop_caches_cmd;
     if (cmd && system(cmd) != 0 && run->rank == 0)
         fprintf(stderr, "ioscore-suite: WARNING: drop-caches-cmd failed: %s\n", cmd);
     MPI_Barrier(MPI_COMM_WORLD);
@@ -129,12 +129,12 @@ int ios_run_phases(struct ios_run *run)
     now_text(now, sizeof now);
     if (run->verbosity > 0)
         ios_result_line(run, "; START %s", now);
-    if (ios_cfg_str(&run->cfg, "debug", "pause-dir"))
+    if (run->cfg.opt.debug.pause_dir)
         ios_run_invalidate(run, "pause-dir is set");
     if (run->stonewall != run->minwrite)
         ios_run_invalidate(run, "stonewall-time is %ds; a valid run needs %ds", run->stonewall,
                            run->minwrite);
-    if (ios_cfg_int(&run->cfg, "mdtest-hard", "files-per-dir", 0) > 0)
+    if (run->cfg.opt.mdtest_hard.files_per_dir > 0)
         ios_run_invalidate(run, "files-per-dir is set");
     if (run->debug_delay_rank >= 0) {
         ios_run_invalidate(run,

@@ -138,8 +138,7 @@ static int check_phase_backend(const struct ios_run *run, const struct ios_phase
                 cfg->filename, p->name, be.ops->name);
         *collective_warned = 1;
     }
-    if (ios_cfg_bool(cfg, "global", "io-buffers-on-gpu", 0) &&
-        !(be.ops->caps & IOS_CAP_GPU_BUFFERS)) {
+    if (cfg->opt.global.io_buffers_on_gpu && !(be.ops->caps & IOS_CAP_GPU_BUFFERS)) {
         snprintf(err, err_len,
                  "%s: [global] io-buffers-on-gpu = TRUE: backend '%s' (phase %s) cannot use "
                  "GPU buffers in this build",
@@ -152,8 +151,8 @@ static int check_phase_backend(const struct ios_run *run, const struct ios_phase
 /* mdtest -I: n / files-per-dir full directories, so it must divide n. */
 static int check_files_per_dir(const struct ios_config *cfg, char *err, size_t err_len)
 {
-    int64_t per_dir = ios_cfg_int(cfg, "mdtest-hard", "files-per-dir", 0);
-    if (per_dir > 0 && ios_cfg_int(cfg, "mdtest-hard", "n", 1000000) % per_dir != 0) {
+    uint64_t per_dir = cfg->opt.mdtest_hard.files_per_dir;
+    if (per_dir > 0 && cfg->opt.mdtest_hard.n % per_dir != 0) {
         snprintf(err, err_len,
                  "%s: [mdtest-hard] files-per-dir must divide n: mdtest creates "
                  "n / files-per-dir full directories",

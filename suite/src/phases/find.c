@@ -15,7 +15,7 @@
 
 static int participants(const struct ios_run *run)
 {
-    int64_t nproc = ios_cfg_int(&run->cfg, "find", "nproc", 0);
+    int64_t nproc = run->cfg.opt.find.nproc;
     return nproc > 0 && nproc < run->size ? (int)nproc : run->size;
 }
 
@@ -25,9 +25,7 @@ static int participants(const struct ios_run *run)
  */
 static enum ioscore_find_range_policy range_split(const struct ios_run *run)
 {
-    return ios_cfg_bool(&run->cfg, "find", "pfind-parallelize-single-dir-access-using-hashing", 0)
-               ? IOSCORE_FIND_RANGE_AUTO
-               : IOSCORE_FIND_RANGE_OFF;
+    return run->cfg.opt.find.hash_single_dirs ? IOSCORE_FIND_RANGE_AUTO : IOSCORE_FIND_RANGE_OFF;
 }
 
 static void run_external(struct ios_phase_ctx *ctx, const char *script)
@@ -41,8 +39,8 @@ static void run_external(struct ios_phase_ctx *ctx, const char *script)
         snprintf(cmd, sizeof cmd,
                  "%s %s %s %s -newer %s/timestampfile -size 3901c -name "
                  "\"*01*\"",
-                 ios_cfg_str(&run->cfg, "find", "external-mpi-args"), script,
-                 ios_cfg_str(&run->cfg, "find", "external-extra-args"), run->datadir, run->resdir);
+                 run->cfg.opt.find.external_mpi_args, script, run->cfg.opt.find.external_extra_args,
+                 run->datadir, run->resdir);
         ios_phase_key(ctx, "exe", "%s", cmd);
         FILE *p = popen(cmd, "r");
         char line[1024], last[1024] = "";
@@ -82,7 +80,7 @@ static void find_run(struct ios_phase_ctx *ctx)
 {
     struct ios_run *run = ctx->run;
     ctx->mine.start = ios_wtime();
-    const char *script = ios_cfg_str(&run->cfg, "find", "external-script");
+    const char *script = run->cfg.opt.find.external_script;
     if (script) {
         run_external(ctx, script);
         ctx->mine.end = ctx->mine.end_before_barrier = ios_wtime();
@@ -117,7 +115,7 @@ static void find_run(struct ios_phase_ctx *ctx)
             .cross_mounts = 1,
             .verbose = run->verbosity > 4,
             .range_split = range_split(run),
-            .steal_next = ios_cfg_bool(&run->cfg, "find", "pfind-steal-next", 0),
+            .steal_next = run->cfg.opt.find.steal_next,
             .print_matches = NULL,
         };
         rc = ioscore_find_run(comm, &opts, &result);
@@ -146,7 +144,7 @@ static void find_run(struct ios_phase_ctx *ctx)
 
 static void find_describe(const struct ios_run *run, FILE *out)
 {
-    const char *script = ios_cfg_str(&run->cfg, "find", "external-script");
+    const char *script = run->cfg.opt.find.external_script;
     fprintf(out,
             "  %s %s -newer %s/timestampfile -size 3901c -name *01* on %d rank(s); score "
             "= scanned entries / runtime / 1000\n",
@@ -156,7 +154,7 @@ static void find_describe(const struct ios_run *run, FILE *out)
                 "  pfind keys: single-directory splitting by cookie ranges %s (-H), steal "
                 "from rank-1 half of the time %s (-N); pfind-queue-length recorded only\n",
                 range_split(run) == IOSCORE_FIND_RANGE_AUTO ? "on" : "off",
-                ios_cfg_bool(&run->cfg, "find", "pfind-steal-next", 0) ? "on" : "off");
+                run->cfg.opt.find.steal_next ? "on" : "off");
 }
 
 const struct ios_phase ios_phase_find = {

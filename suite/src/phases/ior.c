@@ -34,10 +34,10 @@ struct ior_job {
 static void easy_params(const struct ios_run *run, uint64_t *xfer, uint64_t *block, int *fpp,
                         int *unique)
 {
-    *xfer = ios_cfg_size(&run->cfg, "ior-easy", "transferSize");
-    *block = ios_cfg_size(&run->cfg, "ior-easy", "blockSize");
-    *fpp = ios_cfg_bool(&run->cfg, "ior-easy", "filePerProc", 1);
-    *unique = ios_cfg_bool(&run->cfg, "ior-easy", "uniqueDir", 0);
+    *xfer = run->cfg.opt.ior_easy.transfer_size;
+    *block = run->cfg.opt.ior_easy.block_size;
+    *fpp = run->cfg.opt.ior_easy.file_per_proc;
+    *unique = run->cfg.opt.ior_easy.unique_dir;
 }
 
 /* Path of the file holding rank p's data. */
@@ -48,7 +48,7 @@ static void data_path(const struct ios_run *run, enum ior_layout layout, int p, 
         ios_path(buf, len, "%s/ior-hard/file", run->datadir);
     } else if (layout == LAYOUT_EASY_SHARED) {
         ios_path(buf, len, "%s/ior-easy/ior_file_easy", run->datadir);
-    } else if (ios_cfg_bool(&run->cfg, "ior-easy", "uniqueDir", 0)) {
+    } else if (run->cfg.opt.ior_easy.unique_dir) {
         ios_path(buf, len, "%s/ior-easy/%d/ior_file_easy.%08d", run->datadir, p, p);
     } else {
         ios_path(buf, len, "%s/ior-easy/ior_file_easy.%08d", run->datadir, p);
@@ -205,7 +205,7 @@ static void exe_key(struct ios_phase_ctx *ctx, const struct ior_job *job, const 
     ios_phase_key(ctx, "exe",
                   "ioscore-ior --dataPacketType=%s -g -G %d -k -e -o %s -t %" PRIu64 " -b %" PRIu64
                   " -s %" PRIu64 "%s%s %s -a %s",
-                  ios_cfg_str(&run->cfg, "global", "dataPacketType"), ctx->seed, file, job->xfer,
+                  run->cfg.opt.global.data_packet_type, ctx->seed, file, job->xfer,
                   job->layout == LAYOUT_HARD ? job->xfer : job->block,
                   job->layout == LAYOUT_HARD ? job->max_transfers : 1,
                   job->layout == LAYOUT_EASY_FPP ? " -F" : "", collective ? " -c" : "", extra,
@@ -231,7 +231,7 @@ static void hard_job(const struct ios_run *run, struct ior_job *job, enum ior_ac
     job->access = access;
     job->xfer = IOR_HARD_RECORD;
     job->block = IOR_HARD_RECORD;
-    job->max_transfers = (uint64_t)ios_cfg_int(&run->cfg, "ior-hard", "segmentCount", 10000000);
+    job->max_transfers = (uint64_t)run->cfg.opt.ior_hard.segment_count;
     job->status = "ior-hard";
 }
 
@@ -242,7 +242,7 @@ static void ior_easy_write(struct ios_phase_ctx *ctx)
     exe_key(ctx, &job, "-w", 1);
     if (ensure_top_dir(ctx, "ior-easy") != 0)
         return;
-    if (job.layout == LAYOUT_EASY_FPP && ios_cfg_bool(&ctx->run->cfg, "ior-easy", "uniqueDir", 0)) {
+    if (job.layout == LAYOUT_EASY_FPP && ctx->run->cfg.opt.ior_easy.unique_dir) {
         char dir[IOS_PATH_MAX];
         ios_path(dir, sizeof dir, "%s/ior-easy/%d", ctx->run->datadir, ctx->run->rank);
         int rc = ctx->be.ops->mkdir(&ctx->be, dir, 0700);
@@ -322,7 +322,7 @@ static void describe_easy_read(const struct ios_run *run, FILE *out)
 
 static void describe_hard(const struct ios_run *run, FILE *out, int write)
 {
-    int64_t seg = ios_cfg_int(&run->cfg, "ior-hard", "segmentCount", 10000000);
+    int64_t seg = run->cfg.opt.ior_hard.segment_count;
     fprintf(out,
             "  %s: one shared file %s/ior-hard/file, 47008-byte records interleaved, "
             "record j of rank p at (j*%d + p)*47008; <= %" PRId64 " records per rank\n",
@@ -365,12 +365,12 @@ static void describe_rnd4k(const struct ios_run *run, FILE *out)
 static void easy_cleanup(struct ios_run *run, struct ios_backend *be)
 {
     char path[IOS_PATH_MAX];
-    int fpp = ios_cfg_bool(&run->cfg, "ior-easy", "filePerProc", 1);
+    int fpp = run->cfg.opt.ior_easy.file_per_proc;
     if (fpp || run->rank == 0) {
         data_path(run, fpp ? LAYOUT_EASY_FPP : LAYOUT_EASY_SHARED, run->rank, path, sizeof path);
         ios_remove_known(run, be, path, 0);
     }
-    if (fpp && ios_cfg_bool(&run->cfg, "ior-easy", "uniqueDir", 0)) {
+    if (fpp && run->cfg.opt.ior_easy.unique_dir) {
         ios_path(path, sizeof path, "%s/ior-easy/%d", run->datadir, run->rank);
         ios_remove_known(run, be, path, 1);
     }

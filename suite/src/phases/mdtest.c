@@ -40,15 +40,13 @@ static void tree_path(const struct ios_run *run, enum md_kind kind, int owner, u
 
 static uint64_t files_per_rank(const struct ios_run *run, enum md_kind kind)
 {
-    int64_t n = ios_cfg_int(&run->cfg, kind_dir(kind), "n", 1000000);
-    return n > 0 ? (uint64_t)n : 0;
+    return kind == MD_HARD ? run->cfg.opt.mdtest_hard.n : run->cfg.opt.mdtest_easy.n;
 }
 
 /* mdtest-hard files-per-dir (-I), 0 when unset or 0 (the reference ignores 0). */
 static uint64_t files_per_dir(const struct ios_run *run, enum md_kind kind)
 {
-    int64_t f = kind == MD_HARD ? ios_cfg_int(&run->cfg, "mdtest-hard", "files-per-dir", 0) : 0;
-    return f > 0 ? (uint64_t)f : 0;
+    return kind == MD_HARD ? run->cfg.opt.mdtest_hard.files_per_dir : 0;
 }
 
 /* Directory loops of mdtest: n / files-per-dir with -I, else one. */
@@ -286,27 +284,22 @@ static void run_md(struct ios_phase_ctx *ctx, const struct md_job *job)
                                   job->op == OP_CREATE ? 0 : (double)limit * n, &ctx->mine.items,
                                   &ctx->mine.bytes);
     int ok = 1;
-    uint64_t i = ios_run_ops(ctx, item_op, &st, 0, limit, deadline, &ok);
-    ctx->mine.first_done = ios_wtime();
-    ctx->mine.items_at_deadline = (double)i;
     if (job->op == OP_CREATE) {
-        unsigned long long mine = i, max_iter = 0;
-        MPI_Allreduce(&mine, &max_iter, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
+        uint64_t made = ios_run_ops_wear_out(ctx, item_op, &st, limit, deadline, &ok);
+        ios_status_write(run, status_name(job->kind), (int64_t)made);
         double rank0_time = ctx->mine.first_done - ctx->mine.loop_start;
-        i = ios_run_ops(ctx, item_op, &st, i, max_iter, 0, &ok); /* wear-out */
-        ios_status_write(run, status_name(job->kind), (int64_t)max_iter);
         double at_deadline = ctx->mine.items_at_deadline, sum = 0;
         MPI_Reduce(&at_deadline, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
-        if (deadline > 0) {
-            ctx->res->has_stonewall = 1;
-            ctx->res->deadline_s = deadline;
-            ctx->res->stonewall_time = rank0_time;
+        if (deadline > 0)
             ios_phase_key(ctx, "rate-stonewall", "%f",
                           rank0_time > 0 ? sum / rank0_time / 1000.0 : 0.0);
-        }
         int rc = ctx->be.ops->sync_all(&ctx->be); /* -Y: sync once per rank, timed */
         if (rc != 0)
             ios_phase_error(ctx, rc, "sync");
+    } else {
+        uint64_t done = ios_run_ops(ctx, item_op, &st, 0, limit, deadline, &ok);
+        ctx->mine.first_done = ios_wtime();
+        ctx->mine.items_at_deadline = (double)done;
     }
     ctx->mine.loop_end = ctx->mine.end_before_barrier = ios_wtime();
     MPI_Barrier(MPI_COMM_WORLD);
@@ -331,9 +324,9 @@ static void exe_key(struct ios_phase_ctx *ctx, enum md_kind kind, const char *op
     ios_phase_key(ctx, "exe",
                   "ioscore-mdtest --dataPacketType=%s -n %" PRIu64 "%s %s -P -G %d "
                   "-N 1 -F -d %s/%s -x %s/%s.stonewall %s%s -a %s",
-                  ios_cfg_str(&run->cfg, "global", "dataPacketType"), files_per_rank(run, kind),
-                  per_dir, kind == MD_EASY ? "-u -L" : "-t -w 3901 -e 3901", ctx->seed,
-                  run->datadir, kind_dir(kind), run->resdir, kind_dir(kind), op, wall, ctx->be.api);
+                  run->cfg.opt.global.data_packet_type, files_per_rank(run, kind), per_dir,
+                  kind == MD_EASY ? "-u -L" : "-t -w 3901 -e 3901", ctx->seed, run->datadir,
+                  kind_dir(kind), run->resdir, kind_dir(kind), op, wall, ctx->be.api);
 }
 
 #define MD_PHASE_FN(fn, kind_, op_, shift_, dir_shift_, flags)                                     \

@@ -101,7 +101,7 @@ static void list_section_keys(FILE *out, const char *section)
     }
 }
 
-static const char *group_name(enum ios_group g)
+const char *ios_group_name(enum ios_group g)
 {
     return g == IOS_GROUP_BW ? "bw" : g == IOS_GROUP_MD ? "md" : "none";
 }
@@ -113,7 +113,7 @@ void ios_phases_list(FILE *out)
     for (size_t i = 0; i < sizeof standard / sizeof standard[0]; i++) {
         const struct ios_phase *p = standard[i];
         fprintf(out, ";   %-20s group=%-4s unit=%-5s metric=%-6s access=%s\n", p->name,
-                group_name(p->score_group), ios_phase_unit(p), ios_metric_name(p->metric),
+                ios_group_name(p->score_group), ios_phase_unit(p), ios_metric_name(p->metric),
                 ios_phase_access(p));
         if (p->pattern)
             fprintf(out, ";     pattern: %s\n", p->pattern);

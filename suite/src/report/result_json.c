@@ -38,11 +38,6 @@ static void json_time(struct ios_json *j, const char *key, double t)
     ios_json_string(j, key, text);
 }
 
-static const char *group_name(enum ios_group g)
-{
-    return g == IOS_GROUP_BW ? "bw" : g == IOS_GROUP_MD ? "md" : "none";
-}
-
 static void write_config(struct ios_json *j, const struct ios_run *run)
 {
     int n = 0;
@@ -144,7 +139,7 @@ static void write_phase(struct ios_json *j, const struct ios_phase_result *res)
     const struct ios_phase *p = res->phase;
     ios_json_begin_object(j, NULL);
     ios_json_string(j, "name", p->name);
-    ios_json_string(j, "group", group_name(p->score_group));
+    ios_json_string(j, "group", ios_group_name(p->score_group));
     ios_json_string(j, "unit", ios_phase_unit(p));
     ios_json_bool(j, "ran", res->ran);
     ios_json_double(j, "score", res->score);
