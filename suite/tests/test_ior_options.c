@@ -42,12 +42,26 @@ static void test_bundles_values_and_suffixes(void)
     CHECK(parse(&p, "ior -a mpiio -c -H -O lustrestripecount=1") == 0);
     CHECK(strcmp(p.api, "MPIIO") == 0 && p.collective && p.show_hints);
     CHECK(p.lustre_stripe_count == 1);
+    CHECK(parse(&p, "ior") == 0 && p.lustre_stripe_count == -2 && p.random_seed == -1);
+}
+
+/* The IOR options the table gained: each sets its field, none by default. */
+static void test_added_options(void)
+{
+    struct ios_ior_params p;
+    CHECK(parse(&p, "ior") == 0);
+    CHECK(!p.fsync_per_write && !p.multi_file && !p.unique_dir && p.max_minutes == 0);
+    CHECK(parse(&p, "ior -FuYm -T3") == 0);
+    CHECK(p.fpp && p.unique_dir && p.fsync_per_write && p.multi_file && p.max_minutes == 3);
+    CHECK(parse(&p, "ior -T -1") == 2);
+    CHECK(parse(&p, "ior -Y -a MPIIO") == 2);
 }
 
 static void test_refusals(void)
 {
     struct ios_ior_params p;
-    CHECK(parse(&p, "ior -u") == 2);
+    CHECK(parse(&p, "ior -P") == 2);
+    CHECK(parse(&p, "ior -N 2") == 2);
     CHECK(parse(&p, "ior -a HDF5") == 2);
     CHECK(parse(&p, "ior -b 3m -t 2m") == 2);
     CHECK(parse(&p, "ior -t") == 2);
@@ -97,6 +111,7 @@ int main(void)
     test_defaults_are_iors();
     test_bundles_values_and_suffixes();
     test_refusals();
+    test_added_options();
     test_random_offsets_are_iors();
     return check_finish();
 }

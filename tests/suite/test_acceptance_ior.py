@@ -365,8 +365,9 @@ def test_default_test_file_and_results_go_to_the_working_directory(tmp: Path) ->
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["-u"], "not supported: -u (uniqueDir"),
-        (["-Y"], "not supported: -Y (fsyncPerWrite"),
+        (["-P"], "not supported: -P (useSharedFilePointer"),
+        (["-V"], "not supported: -V (useFileView"),
+        (["-Y", "-a", "MPIIO"], "-Y (fsync per write) needs -a POSIX"),
         (["-a", "HDF5"], "not supported: -a HDF5"),
         (["-O", "collectiveMetadata=1"], "not supported: -O collectiveMetadata"),
         (["--posix.gpuDirect"], "not supported: --posix.gpuDirect"),

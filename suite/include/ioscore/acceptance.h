@@ -26,6 +26,10 @@ struct ios_ior_params {
     int reorder;            /* -C: read the data of rank (r + Q * tasks per node) mod N */
     int task_offset;        /* -Q */
     int fsync;              /* -e: fsync inside the write timing */
+    int fsync_per_write;    /* -Y: fsync after every write transfer, inside the timing */
+    int multi_file;         /* -m: repetition i accesses <file>.i (IOR's multiFile) */
+    int unique_dir;         /* -u: with -F, rank r's file is <dir>/r/<name>.%08d */
+    int max_minutes;        /* -T: no write or read starts after this many minutes, 0 = none */
     int barriers;           /* -g: barriers after open and after the I/O loop */
     int keep;               /* -k */
     int write, read;        /* -w, -r (neither, nor -W/-R: both, as IOR) */

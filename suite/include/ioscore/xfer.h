@@ -29,6 +29,7 @@ struct ios_xfer_job {
     double deadline;       /* s after the loop start, 0 = none (the stonewall) */
     int wearout;           /* after the deadline, go on to the busiest rank's count */
     int fsync;             /* write: fsync inside the timing */
+    int fsync_per_write;   /* write: fsync after every transfer, inside the timing (IOR -Y) */
     int barriers;          /* a barrier after the open and after the loop (IOR -g) */
     int remove_first;      /* write: remove the old file first (IOR unless -E) */
     int verify;            /* read: compare every transfer with the target's pattern */

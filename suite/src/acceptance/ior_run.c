@@ -122,12 +122,37 @@ static void order_init(struct ior_order *o, const struct ios_ior_params *p, int 
         o->offs = ios_ior_random_offsets(p->block, p->xfer, nranks, p->fpp, target, seed, &o->n);
 }
 
-static void file_of(const struct ios_ior_params *p, int rank, char *buf, size_t len)
+/* IOR's test file name: -F adds the rank (and -u a directory named for it, beside the -o
+ * file), -m the repetition. */
+static void file_of(const struct ios_ior_params *p, int rank, int iter, char *buf, size_t len)
 {
-    if (p->fpp)
-        ios_path(buf, len, "%s.%08d", p->test_file, rank);
+    char name[IOS_PATH_MAX];
+    if (p->fpp && p->unique_dir) {
+        char d[IOS_PATH_MAX], b[IOS_PATH_MAX];
+        snprintf(d, sizeof d, "%s", p->test_file);
+        snprintf(b, sizeof b, "%s", p->test_file);
+        ios_path(name, sizeof name, "%s/%d/%s.%08d", dirname(d), rank, basename(b), rank);
+    } else if (p->fpp) {
+        ios_path(name, sizeof name, "%s.%08d", p->test_file, rank);
+    } else {
+        ios_path(name, sizeof name, "%s", p->test_file);
+    }
+    if (p->multi_file)
+        ios_path(buf, len, "%s.%d", name, iter);
     else
-        ios_path(buf, len, "%s", p->test_file);
+        ios_path(buf, len, "%s", name);
+}
+
+/* -u: the rank's directory, created as IOR does (mode 0700) when missing. 0 or -errno. */
+static int make_unique_dir(const struct ios_ior_params *p, const char *path)
+{
+    if (!p->fpp || !p->unique_dir)
+        return 0;
+    char d[IOS_PATH_MAX];
+    snprintf(d, sizeof d, "%s", path);
+    if (mkdir(dirname(d), 0700) != 0 && errno != EEXIST)
+        return -errno;
+    return 0;
 }
 
 /* File offset of transfer i of `target` in `order`: IOR's segment and block. */
@@ -212,7 +237,10 @@ static void ior_phase_run(struct ios_phase_ctx *ctx)
     st.nranks = run->size;
     ctx->seed = ph->seed;
     x->target = (run->rank + phase_shift(run, ph)) % run->size;
-    file_of(p, x->target, x->path, sizeof x->path);
+    file_of(p, x->target, ph->iteration, x->path, sizeof x->path);
+    int dir_rc = make_unique_dir(p, x->path);
+    if (dir_rc != 0)
+        ios_phase_error(ctx, dir_rc, "create the -u directory of %s", x->path);
     ios_phase_key(ctx, "command", "%s", p->command);
     ios_phase_key(ctx, "access", "%s", write ? "write" : ph->verify ? "read+verify" : "read");
     ios_phase_key(ctx, "iteration", "%d", ph->iteration);
@@ -235,6 +263,7 @@ static void ior_phase_run(struct ios_phase_ctx *ctx)
     x->deadline = p->deadline;
     x->wearout = p->wearout;
     x->fsync = p->fsync;
+    x->fsync_per_write = p->fsync_per_write;
     x->barriers = p->barriers;
     x->remove_first = !p->existing; /* IOR removes the file before writing unless -E */
     x->verify = !write && ph->verify;
@@ -382,7 +411,7 @@ static int check_before_io(struct ios_run *run, const struct ios_ior_params *p,
     /* a launch that reads without writing: the files must be what the write part left */
     char path[IOS_PATH_MAX];
     int target = (run->rank + read_shift(run, p)) % run->size;
-    file_of(p, target, path, sizeof path);
+    file_of(p, target, 0, path, sizeof path);
     uint64_t need = p->fpp ? p->block * p->segments : p->block * p->segments * (uint64_t)run->size;
     uint64_t all = p->block / p->xfer * p->segments;
     int partial = read_pairs < all; /* a fixed-time write: the file ends where its data does */
@@ -681,12 +710,12 @@ static void add_notes(const struct ios_run *run, const struct ios_ior_params *p,
 /* ---------------------------------------------------------------- the run */
 
 static void remove_files(const struct ios_run *run, const struct ios_ior_params *p,
-                         struct ios_backend *be)
+                         struct ios_backend *be, int iter)
 {
     char path[IOS_PATH_MAX];
     MPI_Barrier(MPI_COMM_WORLD);
     if (p->fpp || run->rank == 0) {
-        file_of(p, run->rank, path, sizeof path);
+        file_of(p, run->rank, iter, path, sizeof path);
         int rc = be->ops->unlink(be, path);
         if (rc != 0 && rc != -ENOENT)
             fprintf(stderr, "ioscore-suite ior: WARNING: rank %d: cannot remove %s: %s\n",
@@ -882,6 +911,17 @@ int ios_ior_run(struct ios_run *run, const struct ios_ior_params *p)
         for (int s = 0; s < 3 && !run->aborted; s++) {
             if (!steps[s].on)
                 continue;
+            /* -T: IOR starts no access once the test has run that many minutes */
+            int over = p->max_minutes > 0 && run->rank == 0 &&
+                       ios_wtime() - run->t_run_start >= p->max_minutes * 60.0;
+            if (p->max_minutes > 0) /* rank 0's clock decides for every rank */
+                MPI_Bcast(&over, 1, MPI_INT, 0, MPI_COMM_WORLD);
+            if (over) {
+                if (run->rank == 0 && p->verbose > 0)
+                    printf("maxTimeDuration (-T %d) reached: no %s\n", p->max_minutes,
+                           steps[s].what);
+                continue;
+            }
             /* -d: before every write or read phase after the first */
             if (strcmp(steps[s].what, "readback") != 0 && n_phases > 0 && p->inter_delay > 0) {
                 if (run->rank == 0 && p->verbose > 0)
@@ -921,7 +961,7 @@ int ios_ior_run(struct ios_run *run, const struct ios_ior_params *p)
             fflush(stdout);
         }
         if (!p->keep && !run->aborted) /* IOR: without -k, even after a read-only run */
-            remove_files(run, p, &be);
+            remove_files(run, p, &be, iter);
     }
     double node_bytes = 0, node_ram = 0;
     char host[IOS_HOST_MAX];

@@ -37,6 +37,13 @@ static int transfer_op(void *state, uint64_t i)
         ios_phase_error(ctx, (int)n, "%s %s at offset %" PRIu64, what, job->path, off);
         return -1;
     }
+    if (job->write && job->fsync_per_write && (uint64_t)n == job->xfer) {
+        int rc = ctx->be.ops->fsync(&ctx->be, job->handle); /* IOR -Y: after each write call */
+        if (rc != 0) {
+            ios_phase_error(ctx, rc, "fsync %s", job->path);
+            return -1;
+        }
+    }
     if ((uint64_t)n != job->xfer) {
         ios_phase_error(ctx, -EIO,
                         "short %s of %s at offset %" PRIu64 ": %zd of %" PRIu64
