@@ -116,7 +116,7 @@ static const struct ios_cli_opt *by_letter(const struct ios_cli_tool *t, char c)
 }
 
 static const struct ios_cli_opt *by_name(const struct ios_cli_tool *t, const char *name, size_t n,
-                                     int directive)
+                                         int directive)
 {
     for (size_t i = 0; i < t->n_opts; i++) {
         const struct ios_cli_opt *o = &t->opts[i];
@@ -175,8 +175,8 @@ static int directives(const struct ios_cli_tool *t, void *params, const char *te
             names_of(t, 1, names, sizeof names);
             if (o)
                 return ios_cli_fail(t, rank, "not supported: -O %s (%s)", item, o->help);
-            return ios_cli_fail(t, rank, "not supported: -O %s (this build implements -O %s)",
-                                item, names);
+            return ios_cli_fail(t, rank, "not supported: -O %s (this build implements -O %s)", item,
+                                names);
         }
         if (apply(params, o, eq + 1, err, sizeof err) != 0) {
             char shown[96];
@@ -240,13 +240,13 @@ static int parse_long(const struct ios_cli_tool *t, void *params, const char *wo
     char shown[128], err[256];
     snprintf(shown, sizeof shown, "--%.*s", (int)n, word + 2);
     if (!o && t->short_only)
-        return ios_cli_fail(t, rank, "not supported: '%s' (%s takes short options)", word,
-                            t->tool);
+        return ios_cli_fail(t, rank, "not supported: '%s' (%s takes short options)", word, t->tool);
     if (!o) {
         char names[512];
         names_of(t, 0, names, sizeof names);
-        return ios_cli_fail(t, rank, "not supported: %s (this build implements %s of %s's long "
-                                     "options)",
+        return ios_cli_fail(t, rank,
+                            "not supported: %s (this build implements %s of %s's long "
+                            "options)",
                             word, names, t->tool);
     }
     if (o->type == IOS_CLI_REFUSED)
@@ -270,8 +270,8 @@ int ios_cli_parse(const struct ios_cli_tool *t, void *params, int argc, char **a
     for (size_t i = 0; i < t->n_opts; i++) {
         const struct ios_cli_opt *o = &t->opts[i];
         if (o->def && apply_as(params, o, o->def, 1, err, sizeof err) != 0)
-            return ios_cli_fail(t, rank, "internal: default of %c/%s: %s", o->letter ? o->letter : '-',
-                                o->name ? o->name : "", err);
+            return ios_cli_fail(t, rank, "internal: default of %c/%s: %s",
+                                o->letter ? o->letter : '-', o->name ? o->name : "", err);
     }
     for (int i = 1; i < argc; i++) {
         const char *w = argv[i];
@@ -323,8 +323,8 @@ static void help_rows(const struct ios_cli_tool *t, FILE *out, int refused, int 
 {
     for (size_t i = 0; i < t->n_opts; i++) {
         const struct ios_cli_opt *o = &t->opts[i];
-        if ((o->type == IOS_CLI_REFUSED) != refused || !!(o->flags & IOS_CLI_DIRECTIVE) != directive ||
-            (o->flags & IOS_CLI_HIDDEN))
+        if ((o->type == IOS_CLI_REFUSED) != refused ||
+            !!(o->flags & IOS_CLI_DIRECTIVE) != directive || (o->flags & IOS_CLI_HIDDEN))
             continue;
         char name[96];
         shown_name(o, name, sizeof name);

@@ -35,7 +35,8 @@ static int set_api(void *params, const struct ios_cli_opt *o, const char *v, cha
     return 0;
 }
 
-static int set_packet(void *params, const struct ios_cli_opt *o, const char *v, char *err, size_t len)
+static int set_packet(void *params, const struct ios_cli_opt *o, const char *v, char *err,
+                      size_t len)
 {
     struct ios_ior_params *p = params;
     if (!v[0] || !strchr("toir", tolower((unsigned char)v[0]))) {
@@ -72,8 +73,8 @@ static int set_signature(void *params, const struct ios_cli_opt *o, const char *
  */
 static const struct ios_cli_opt ior_opts[] = {
     /* what is accessed */
-    {'a', NULL, IOS_CLI_FUNC, 0, IOS_CLI_NO_FIELD, 0, 0, "POSIX", "API",
-     "POSIX or MPIIO", "api: the I/O interface", set_api},
+    {'a', NULL, IOS_CLI_FUNC, 0, IOS_CLI_NO_FIELD, 0, 0, "POSIX", "API", "POSIX or MPIIO",
+     "api: the I/O interface", set_api},
     {'B', "posix.odirect", IOS_CLI_FLAG, 0, F(odirect), 0, 1, NULL, NULL, NULL,
      "O_DIRECT (direct I/O, bypassing the client cache)", NULL},
     {'o', NULL, IOS_CLI_STR, 0, F(test_file), 0, 16, "testFile", "FILE",
@@ -85,8 +86,8 @@ static const struct ios_cli_opt ior_opts[] = {
      NULL},
     {'t', NULL, IOS_CLI_SIZE, 0, F(xfer), 1, LLONG_MAX, "256k", "N",
      "a size > 0 (digits with k, m, g or t)", "transferSize: bytes per I/O call", NULL},
-    {'s', NULL, IOS_CLI_SIZE, 0, F(segments), 1, 1LL << 40, "1", "N",
-     "a segment count in 1..2^40", "segmentCount: segments", NULL},
+    {'s', NULL, IOS_CLI_SIZE, 0, F(segments), 1, 1LL << 40, "1", "N", "a segment count in 1..2^40",
+     "segmentCount: segments", NULL},
     /* which accesses */
     {'w', NULL, IOS_CLI_FLAG, 0, F(write), 0, 1, NULL, NULL, NULL,
      "writeFile: write (-w and -r both when none of -w -r -W -R is given)", NULL},
@@ -97,24 +98,22 @@ static const struct ios_cli_opt ior_opts[] = {
      "checkRead: verify every transfer of the read", NULL},
     {'i', NULL, IOS_CLI_INT, 0, F(reps), 1, IOS_IOR_MAX_REPS, "1", "N",
      "repetitions in 1.." MAX_REPS_TEXT, "repetitions", NULL},
-    {'d', NULL, IOS_CLI_INT, 0, F(inter_delay), 0, 86400 * 7, "0", "S",
-     "seconds in 0..604800", "interTestDelay: seconds between repetitions", NULL},
+    {'d', NULL, IOS_CLI_INT, 0, F(inter_delay), 0, 86400 * 7, "0", "S", "seconds in 0..604800",
+     "interTestDelay: seconds between repetitions", NULL},
     {'m', NULL, IOS_CLI_FLAG, 0, F(multi_file), 0, 1, NULL, NULL, NULL,
      "multiFile: repetition i accesses <file>.i", NULL},
     {'u', NULL, IOS_CLI_FLAG, 0, F(unique_dir), 0, 1, NULL, NULL, NULL,
      "uniqueDir: with -F, rank r's file in the directory <dir of -o>/r (created)", NULL},
-    {'T', NULL, IOS_CLI_INT, 0, F(max_minutes), 0, 525600, "0", "MIN",
-     "minutes in 0..525600", "maxTimeDuration: no write or read starts after MIN minutes",
-     NULL},
-    {'k', NULL, IOS_CLI_FLAG, 0, F(keep), 0, 1, NULL, NULL, NULL, "keepFile: keep the files",
-     NULL},
+    {'T', NULL, IOS_CLI_INT, 0, F(max_minutes), 0, 525600, "0", "MIN", "minutes in 0..525600",
+     "maxTimeDuration: no write or read starts after MIN minutes", NULL},
+    {'k', NULL, IOS_CLI_FLAG, 0, F(keep), 0, 1, NULL, NULL, NULL, "keepFile: keep the files", NULL},
     {'E', NULL, IOS_CLI_FLAG, 0, F(existing), 0, 1, NULL, NULL, NULL,
      "useExistingTestFile: do not remove the file before writing", NULL},
     /* order and placement */
     {'C', NULL, IOS_CLI_FLAG, 0, F(reorder), 0, 1, NULL, NULL, NULL,
      "reorderTasks: read the data of the rank -Q hosts further", NULL},
-    {'Q', NULL, IOS_CLI_INT, 0, F(task_offset), 1, 1 << 20, "1", "N",
-     "a task per node offset >= 1", "taskPerNodeOffset: the -C shift in hosts", NULL},
+    {'Q', NULL, IOS_CLI_INT, 0, F(task_offset), 1, 1 << 20, "1", "N", "a task per node offset >= 1",
+     "taskPerNodeOffset: the -C shift in hosts", NULL},
     {'z', NULL, IOS_CLI_FLAG, 0, F(random), 0, 1, NULL, NULL, NULL,
      "randomOffset: shuffled transfers within each block", NULL},
     {0, "random-offset-seed", IOS_CLI_INT, 0, F(random_seed), 0, INT32_MAX, "-1", "N",
@@ -134,8 +133,7 @@ static const struct ios_cli_opt ior_opts[] = {
      "showHints: the MPI-IO hints", NULL},
     /* the data */
     {'l', "dataPacketType", IOS_CLI_FUNC, 0, IOS_CLI_NO_FIELD, 0, 0, "timestamp", "t|o|i|r",
-     "timestamp, offset, incompressible or random (t, o, i, r)", "the data pattern",
-     set_packet},
+     "timestamp, offset, incompressible or random (t, o, i, r)", "the data pattern", set_packet},
     {'G', NULL, IOS_CLI_FUNC, 0, IOS_CLI_NO_FIELD, 0, 0, NULL, "N", "a 32-bit integer",
      "setTimeStampSignature: the pattern's seed (a separate read launch verifies with the "
      "writer's)",
@@ -147,8 +145,8 @@ static const struct ios_cli_opt ior_opts[] = {
     /* ioscore's own */
     {0, "resultdir", IOS_CLI_STR, 0, F(resultdir), 0, 64, NULL, "DIR", "a directory name",
      "result.json and the per-rank CSVs go to DIR (ioscore)", NULL},
-    {0, "simulate-ppn", IOS_CLI_INT, 0, F(simulate_ppn), 1, 1 << 20, NULL, "K",
-     "a positive number", "pretend K ranks per host (tests only)", NULL},
+    {0, "simulate-ppn", IOS_CLI_INT, 0, F(simulate_ppn), 1, 1 << 20, NULL, "K", "a positive number",
+     "pretend K ranks per host (tests only)", NULL},
     {0, "simulate-nodes", IOS_CLI_INT, 0, F(simulate_nodes), 1, 1 << 20, NULL, "K",
      "a positive number", "pretend K hosts (tests only)", NULL},
     /* -O key=value: IOR's directives */
@@ -181,10 +179,9 @@ static const struct ios_cli_opt ior_opts[] = {
      "preallocate: preallocate the file size", NULL},
     {'P', NULL, IOS_CLI_REFUSED, 0, IOS_CLI_NO_FIELD, 0, 0, NULL, NULL, NULL,
      "useSharedFilePointer", NULL},
-    {'q', NULL, IOS_CLI_REFUSED, 0, IOS_CLI_NO_FIELD, 0, 0, NULL, NULL, NULL, "quitOnError",
+    {'q', NULL, IOS_CLI_REFUSED, 0, IOS_CLI_NO_FIELD, 0, 0, NULL, NULL, NULL, "quitOnError", NULL},
+    {'S', NULL, IOS_CLI_REFUSED, 0, IOS_CLI_NO_FIELD, 0, 0, NULL, NULL, NULL, "useStridedDatatype",
      NULL},
-    {'S', NULL, IOS_CLI_REFUSED, 0, IOS_CLI_NO_FIELD, 0, 0, NULL, NULL, NULL,
-     "useStridedDatatype", NULL},
     {'U', NULL, IOS_CLI_REFUSED, 0, IOS_CLI_NO_FIELD, 0, 0, NULL, NULL, NULL,
      "hintsFileName: MPI-IO hints file", NULL},
     {'V', NULL, IOS_CLI_REFUSED, 0, IOS_CLI_NO_FIELD, 0, 0, NULL, NULL, NULL,

@@ -19,8 +19,7 @@
 #define XSTR(x) STR(x)
 
 /* -d a@b@c: mdtest's list of test directories, split in place. */
-static int set_dirs(void *params, const struct ios_cli_opt *o, const char *v, char *err,
-                    size_t len)
+static int set_dirs(void *params, const struct ios_cli_opt *o, const char *v, char *err, size_t len)
 {
     struct ios_mdtest_params *p = params;
     (void)o;
@@ -46,9 +45,14 @@ static int set_dirs(void *params, const struct ios_cli_opt *o, const char *v, ch
     return 0;
 }
 
-#define FLAG(c, member, help) {c, NULL, IOS_CLI_FLAG, 0, F(member), 0, 1, NULL, NULL, NULL, help, NULL}
+#define FLAG(c, member, help)                                                                      \
+    {                                                                                              \
+        c, NULL, IOS_CLI_FLAG, 0, F(member), 0, 1, NULL, NULL, NULL, help, NULL                    \
+    }
 #define REFUSED(c, help)                                                                           \
-    {c, NULL, IOS_CLI_REFUSED, 0, IOS_CLI_NO_FIELD, 0, 0, NULL, NULL, NULL, help, NULL}
+    {                                                                                              \
+        c, NULL, IOS_CLI_REFUSED, 0, IOS_CLI_NO_FIELD, 0, 0, NULL, NULL, NULL, help, NULL          \
+    }
 
 static const struct ios_cli_opt md_opts[] = {
     /* the items and the tree */
@@ -84,9 +88,8 @@ static const struct ios_cli_opt md_opts[] = {
     FLAG('Y', sync, "sync at the end of each phase, inside its timing"),
     {'N', NULL, IOS_CLI_INT, 0, F(stride), 0, 1 << 30, "0", "N", "a rank stride >= 0",
      "stride: stat/read/remove the items of the rank N further (x tasks per node)", NULL},
-    {'W', NULL, IOS_CLI_INT, 0, F(stonewall), 1, 86400 * 7, NULL, "S",
-     "stonewall seconds >= 1", "stonewall: file creation stops after S seconds, then wear-out",
-     NULL},
+    {'W', NULL, IOS_CLI_INT, 0, F(stonewall), 1, 86400 * 7, NULL, "S", "stonewall seconds >= 1",
+     "stonewall: file creation stops after S seconds, then wear-out", NULL},
     {'i', NULL, IOS_CLI_INT, 0, F(reps), 1, IOS_MDTEST_MAX_REPS, "1", "N",
      "iterations in 1.." XSTR(IOS_MDTEST_MAX_REPS), "iterations", NULL},
     FLAG('P', print_time, "also the time table"),
@@ -95,8 +98,8 @@ static const struct ios_cli_opt md_opts[] = {
     /* ioscore's own */
     {0, "resultdir", IOS_CLI_STR, 0, F(resultdir), 0, 64, NULL, "DIR", "a directory name",
      "result.json and the per-rank CSVs go to DIR (ioscore)", NULL},
-    {0, "simulate-ppn", IOS_CLI_INT, 0, F(simulate_ppn), 1, 1 << 20, NULL, "K",
-     "a positive number", "pretend K ranks per host (tests only)", NULL},
+    {0, "simulate-ppn", IOS_CLI_INT, 0, F(simulate_ppn), 1, 1 << 20, NULL, "K", "a positive number",
+     "pretend K ranks per host (tests only)", NULL},
     {0, "simulate-nodes", IOS_CLI_INT, 0, F(simulate_nodes), 1, 1 << 20, NULL, "K",
      "a positive number", "pretend K hosts (tests only)", NULL},
     /* mdtest's options this build does not implement */
