@@ -55,13 +55,20 @@ static void test_added_options(void)
     CHECK(p.fpp && p.unique_dir && p.fsync_per_write && p.multi_file && p.max_minutes == 3);
     CHECK(parse(&p, "ior -T -1") == 2);
     CHECK(parse(&p, "ior -Y -a MPIIO") == 2);
+    CHECK(parse(&p, "ior -ZZ -X -3 -N 4") == 0);
+    CHECK(p.reorder_random == 2 && p.reorder_random_seed == -3 && p.num_tasks == 4);
+    CHECK(parse(&p, "ior -w -k -D 5 -O stoneWallingWearOut=1,stoneWallingStatusFile=/x/s,"
+                    "minTimeDuration=3") == 0);
+    CHECK(strcmp(p.stonewall_status_file, "/x/s") == 0 && p.min_time == 3);
+    CHECK(parse(&p, "ior -w -D 5 -O stoneWallingWearOut=1,stoneWallingStatusFile=s") == 2);
+    CHECK(parse(&p, "ior -w -k -O stoneWallingStatusFile=s") == 2);
 }
 
 static void test_refusals(void)
 {
     struct ios_ior_params p;
     CHECK(parse(&p, "ior -P") == 2);
-    CHECK(parse(&p, "ior -N 2") == 2);
+    CHECK(parse(&p, "ior -S") == 2);
     CHECK(parse(&p, "ior -a HDF5") == 2);
     CHECK(parse(&p, "ior -b 3m -t 2m") == 2);
     CHECK(parse(&p, "ior -t") == 2);

@@ -8,6 +8,8 @@ Every run is in a /dev/shm temporary directory under `ulimit -f`.
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import re
 import shutil
 import subprocess
@@ -218,3 +220,94 @@ def test_a_subset_of_a_stonewalled_write_is_what_it_wrote(tmp: Path) -> None:
     ok(run_ior(tmp, ["-F", "-w", "-k", "-z", "-t", "8", "-b", "64m", "-D", "1", "-o", z]))
     proc = run_ior(tmp, ["-F", "-r", "-k", "-t", "8", "-b", "4k", "-o", z])
     assert proc.returncode == 2 and "stopped early (-D) in -z order" in proc.stderr
+
+
+LIBC = ctypes.CDLL(ctypes.util.find_library("c"))
+
+
+def iors_random_targets(np: int, seed: int, twice: bool, nodes: int, ppn: int) -> list[int]:
+    """The rank each rank reads under IOR's -Z (twice: -ZZ) with -X seed and -Q 1, drawn with
+    the C library's rand() as IOR does."""
+    if not twice:
+        out = []
+        for rank in range(np):
+            LIBC.srand(rank + seed)
+            off = LIBC.rand() % np
+            while off < min(1, nodes - 1) * ppn:
+                off = LIBC.rand() % np
+            out.append((rank + off) % np)
+        return out
+    LIBC.srand(seed)
+    perm = list(range(np))
+    for i in range(np):
+        t = i + LIBC.rand() % (np - i)
+        perm[t], perm[i] = perm[i], perm[t]
+    return perm
+
+
+@needs_strace
+@pytest.mark.parametrize(
+    ("flags", "seed", "twice"), [(["-Z"], 7, False), (["-Z", "-Z"], 3, True)], ids=["Z", "ZZ"]
+)
+def test_reorder_tasks_random_reads_iors_random_rank(
+    tmp: Path, flags: list[str], seed: int, twice: bool
+) -> None:
+    """-Z -X S: each rank reads the file of the rank IOR draws (4 ranks, each its own host)."""
+    base = tmp / "z"
+    args = ["-F", "-w", "-r", *flags, "-X", str(seed), "-t", "4k", "-b", "8k", "-o", str(base)]
+    events = traced(tmp, [*args, "--simulate-ppn", "1", "--resultdir", "res"], np=4)
+    expect = iors_random_targets(4, seed, twice, nodes=4, ppn=1)
+    for rank in range(4):
+        opens = [a for c, a in events[rank] if c == "open"]
+        assert opens == [f"{base}.{rank:08d}", f"{base}.{expect[rank]:08d}"], rank
+    assert result(tmp / "res")["phases"][1]["verify_errors"] == 0
+
+
+def test_stonewalling_status_file_carries_the_pairs_to_the_read(tmp: Path) -> None:
+    """-O stoneWallingStatusFile: the wear-out write stores its pairs count (every rank then
+    wrote that many); a later read launch reads that many transfers per rank."""
+    status = tmp / "status"
+    keys = f"stoneWallingWearOut=1,stoneWallingStatusFile={status}"
+    common = ["-F", "-k", "-t", "8", "-b", "64m", "-o", str(tmp / "s")]
+    ok(run_ior(tmp, [*common, "-w", "-D", "1", "-O", keys, "--resultdir", "w"]))
+    pairs = int(status.read_text())
+    (write,) = result(tmp / "w")["phases"]
+    assert 0 < pairs < (64 << 20) // 8
+    assert [r["items"] for r in write["ranks"]] == [pairs, pairs]
+    status.write_text("100")  # as a script may set it: the read reads that many
+    read = ["-r", "-O", f"stoneWallingStatusFile={status}", "--resultdir", "r"]
+    ok(run_ior(tmp, [*common, *read]))
+    assert [r["items"] for r in result(tmp / "r")["phases"][0]["ranks"]] == [100, 100]
+    status.unlink()
+    proc = run_ior(tmp, [*common, *read[:-1], "r2"])
+    assert "could not read back the stonewalling status" in ok(proc) + proc.stderr
+    refusals = [
+        (["-w", "-O", f"stoneWallingStatusFile={status}"], "needs -O stoneWallingWearOut=1"),
+        (["-r", "-O", f"stoneWallingStatusFile={status}"], "add -k"),
+    ]
+    for args, message in refusals:
+        keep = [a for a in common if a != "-k"] if message == "add -k" else common
+        proc = run_ior(tmp, [*keep, *args])
+        assert proc.returncode == 2 and message in proc.stderr
+
+
+def test_min_time_duration_repeats_the_access_from_the_start(tmp: Path) -> None:
+    """-O minTimeDuration=1: the write starts again from the first transfer until it ran 1 s;
+    every pass is whole (a multiple of the transfers per rank) and the file keeps its size."""
+    args = ["-F", "-w", "-k", "-t", "4k", "-b", "16k", "-o", str(tmp / "m")]
+    ok(run_ior(tmp, [*args, "-O", "minTimeDuration=1", "--resultdir", "res"]))
+    (phase,) = result(tmp / "res")["phases"]
+    for r in phase["ranks"]:
+        assert r["items"] > 4 and r["items"] % 4 == 0
+    assert (tmp / "m.00000000").stat().st_size == 16 << 10
+
+
+def test_num_tasks(tmp: Path) -> None:
+    """-N: IOR's numTasks. More than launched runs on the launched ranks (IOR warns); fewer
+    is refused before any I/O (this build does not leave ranks idle)."""
+    args = ["-w", "-t", "4k", "-b", "8k", "-o", str(tmp / "n")]
+    proc = run_ior(tmp, [*args, "-N", "3", "--resultdir", "res"])
+    assert "more tasks requested (-N 3) than available (2)" in ok(proc) + proc.stderr
+    assert result(tmp / "res")["phases"][0]["bytes"] == 2 * 8192
+    proc = run_ior(tmp, [*args, "-N", "1"])
+    assert proc.returncode == 2 and "not supported: -N 1 below the 2 launched ranks" in proc.stderr

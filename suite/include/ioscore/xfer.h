@@ -27,6 +27,7 @@ struct ios_xfer_job {
     uint64_t xfer;         /* bytes per transfer */
     uint64_t count;        /* transfers of this rank */
     double deadline;       /* s after the loop start, 0 = none (the stonewall) */
+    double min_time;       /* s: repeat the count transfers until the loop ran this long */
     int wearout;           /* after the deadline, go on to the busiest rank's count */
     int fsync;             /* write: fsync inside the timing */
     int fsync_per_write;   /* write: fsync after every transfer, inside the timing (IOR -Y) */

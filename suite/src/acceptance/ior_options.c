@@ -114,6 +114,12 @@ static const struct ios_cli_opt ior_opts[] = {
      "reorderTasks: read the data of the rank -Q hosts further", NULL},
     {'Q', NULL, IOS_CLI_INT, 0, F(task_offset), 1, 1 << 20, "1", "N", "a task per node offset >= 1",
      "taskPerNodeOffset: the -C shift in hosts", NULL},
+    {'Z', NULL, IOS_CLI_COUNTER, 0, F(reorder_random), 0, 0, NULL, NULL, NULL,
+     "reorderTasksRandom: read the data of a random rank (-ZZ: of a random permutation)", NULL},
+    {'X', NULL, IOS_CLI_INT, 0, F(reorder_random_seed), INT32_MIN, INT32_MAX, "0", "N",
+     "a 32-bit integer", "reorderTasksRandomSeed: the -Z seed (< 0: -X + repetition)", NULL},
+    {'N', NULL, IOS_CLI_INT, 0, F(num_tasks), 1, INT32_MAX, "-1", "N", "a task count >= 1",
+     "numTasks: tasks in the test (more than launched: the launched ones, as IOR)", NULL},
     {'z', NULL, IOS_CLI_FLAG, 0, F(random), 0, 1, NULL, NULL, NULL,
      "randomOffset: shuffled transfers within each block", NULL},
     {0, "random-offset-seed", IOS_CLI_INT, 0, F(random_seed), 0, INT32_MAX, "-1", "N",
@@ -154,6 +160,12 @@ static const struct ios_cli_opt ior_opts[] = {
      "IOR's directives (below)", NULL},
     {0, "stoneWallingWearOut", IOS_CLI_INT, IOS_CLI_DIRECTIVE, F(wearout), 0, 1, "0", "0|1",
      "0 or 1", "after the -D stonewall, every rank does the busiest rank's count", NULL},
+    {0, "minTimeDuration", IOS_CLI_INT, IOS_CLI_DIRECTIVE, F(min_time), 0, 86400 * 7, "0", "S",
+     "seconds in 0..604800", "each access starts again from the beginning until it ran S s", NULL},
+    {0, "stoneWallingStatusFile", IOS_CLI_STR, IOS_CLI_DIRECTIVE, F(stonewall_status_file), 0, 16,
+     NULL, "FILE", "a file name",
+     "a -D wear-out write stores its pairs count in FILE, a later read launch reads that many",
+     NULL},
     {0, "lustreStripeCount", IOS_CLI_INT, IOS_CLI_DIRECTIVE, F(lustre_stripe_count), -1, 65535,
      "-2", "N", "a stripe count", "accepted, not applied", NULL},
     /* IOR's options this build does not implement */
@@ -173,8 +185,6 @@ static const struct ios_cli_opt ior_opts[] = {
      "memoryPerNode: hog memory on the nodes", NULL},
     {'n', NULL, IOS_CLI_REFUSED, 0, IOS_CLI_NO_FIELD, 0, 0, NULL, NULL, NULL,
      "noFill: no fill in HDF5 file creation", NULL},
-    {'N', NULL, IOS_CLI_REFUSED, 0, IOS_CLI_NO_FIELD, 0, 0, NULL, NULL, NULL,
-     "numTasks: run on fewer tasks than launched", NULL},
     {'p', NULL, IOS_CLI_REFUSED, 0, IOS_CLI_NO_FIELD, 0, 0, NULL, NULL, NULL,
      "preallocate: preallocate the file size", NULL},
     {'P', NULL, IOS_CLI_REFUSED, 0, IOS_CLI_NO_FIELD, 0, 0, NULL, NULL, NULL,
@@ -186,10 +196,6 @@ static const struct ios_cli_opt ior_opts[] = {
      "hintsFileName: MPI-IO hints file", NULL},
     {'V', NULL, IOS_CLI_REFUSED, 0, IOS_CLI_NO_FIELD, 0, 0, NULL, NULL, NULL,
      "useFileView: MPI_File_set_view", NULL},
-    {'X', NULL, IOS_CLI_REFUSED, 0, IOS_CLI_NO_FIELD, 0, 0, NULL, NULL, NULL,
-     "reorderTasksRandomSeed", NULL},
-    {'Z', NULL, IOS_CLI_REFUSED, 0, IOS_CLI_NO_FIELD, 0, 0, NULL, NULL, NULL,
-     "reorderTasksRandom: read the data of a random rank", NULL},
     {'y', NULL, IOS_CLI_REFUSED, 0, IOS_CLI_NO_FIELD, 0, 0, NULL, NULL, NULL, "dualMount", NULL},
 };
 
@@ -262,6 +268,16 @@ static int check_params(struct ios_ior_params *p, int rank)
         return fail(rank,
                     "random offset (-z) with read check (-R) needs --random-offset-seed "
                     "(IOR refuses it too)%s%s",
+                    "", "");
+    if (p->stonewall_status_file[0] && !p->keep)
+        return fail(rank,
+                    "-O stoneWallingStatusFile is for a write and a read in separate launches: "
+                    "add -k (IOR refuses it too)%s%s",
+                    "", "");
+    if (p->stonewall_status_file[0] && p->write && !p->wearout)
+        return fail(rank,
+                    "-O stoneWallingStatusFile with a write needs -O stoneWallingWearOut=1 (IOR "
+                    "refuses it too)%s%s",
                     "", "");
     if (p->simulate_ppn > 0 && p->simulate_nodes > 0)
         return fail(rank, "--simulate-ppn and --simulate-nodes exclude each other%s%s", "", "");

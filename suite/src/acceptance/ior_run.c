@@ -181,13 +181,51 @@ static int read_shift(const struct ios_run *run, const struct ios_ior_params *p)
     return (int)(((int64_t)p->task_offset * ios_ior_shift(run)) % run->size);
 }
 
-/* IOR's -W check reads one host further than the read (-Q + 1 hosts away) under -C. */
+/*
+ * IOR's -Z shift of this rank's read in repetition `iter` (C library rand(), as IOR seeds it):
+ * -Z a random rank at least -Q hosts of node 0's tasks away (none on one host), each rank by
+ * its own draw; -ZZ a random permutation of the ranks drawn alike on every rank.
+ */
+static int random_shift(const struct ios_run *run, const struct ios_ior_params *p, int iter)
+{
+    int n = run->size;
+    unsigned seed = (unsigned)(p->reorder_random_seed < 0 ? -p->reorder_random_seed + iter
+                                                          : p->reorder_random_seed);
+    if (p->reorder_random == 1) {
+        int nodeoffset = p->task_offset < run->nnodes ? p->task_offset : run->nnodes - 1;
+        srand((unsigned)run->rank + seed);
+        int off = rand() % n;
+        while (off < nodeoffset * run->ppn0)
+            off = rand() % n;
+        return off;
+    }
+    srand(seed);
+    int mine = run->rank;
+    int *perm = malloc((size_t)n * sizeof *perm);
+    if (!perm)
+        ios_fatal("out of memory (-ZZ of %d ranks)", n);
+    for (int i = 0; i < n; i++)
+        perm[i] = i;
+    for (int i = 0; i < n; i++) {
+        int t = i + rand() % (n - i), tmp = perm[t];
+        perm[t] = perm[i];
+        perm[i] = tmp;
+    }
+    mine = perm[run->rank];
+    free(perm);
+    return ((mine - run->rank) % n + n) % n;
+}
+
+/* IOR's -W check reads one host further than the read (-Q + 1 hosts away) under -C; -Z
+ * replaces -C's shift for the read. */
 static int phase_shift(const struct ios_run *run, const struct ior_phase *ph)
 {
     if (ph->access == ACC_WRITE)
         return 0;
     if (ph->readback && ph->p->reorder && run->size > 0)
         return (int)(((int64_t)(ph->p->task_offset + 1) * ios_ior_shift(run)) % run->size);
+    if (!ph->readback && ph->p->reorder_random && run->size > 0)
+        return random_shift(run, ph->p, ph->iteration);
     return read_shift(run, ph->p);
 }
 
@@ -218,9 +256,15 @@ static void reduce_timing(const struct ios_phase_ctx *ctx, const struct ios_xfer
                                       rsum[1]};
 }
 
+/* The busiest rank's transfers at this launch's last write stonewall (IOR's pairs_accessed,
+ * what -O stoneWallingStatusFile stores). */
+static unsigned long long write_max_pairs;
+
 static void pairs_key(struct ios_phase_ctx *ctx, struct ios_xfer_job *x)
 {
     ios_phase_key(ctx, "stonewall_pairs_max", "%llu", x->max_pairs);
+    if (x->write)
+        write_max_pairs = x->max_pairs;
 }
 
 /* One IOR access on the shared engine (src/core/xfer_engine.c) with IOR's options. */
@@ -261,6 +305,7 @@ static void ior_phase_run(struct ios_phase_ctx *ctx)
     if (stonewall_pairs && stonewall_pairs < x->count)
         x->count = stonewall_pairs;
     x->deadline = p->deadline;
+    x->min_time = p->min_time;
     x->wearout = p->wearout;
     x->fsync = p->fsync;
     x->fsync_per_write = p->fsync_per_write;
@@ -496,7 +541,8 @@ static int check_before_io(struct ios_run *run, const struct ios_ior_params *p,
         return 0;
     /* a launch that reads without writing: the files must be what the write part left */
     char path[IOS_PATH_MAX];
-    int target = (run->rank + read_shift(run, p)) % run->size;
+    int shift = p->reorder_random ? random_shift(run, p, 0) : read_shift(run, p);
+    int target = (run->rank + shift) % run->size;
     file_of(p, target, 0, path, sizeof path);
     uint64_t need = p->fpp ? p->block * p->segments : p->block * p->segments * (uint64_t)run->size;
     uint64_t all = p->block / p->xfer * p->segments;
@@ -795,6 +841,38 @@ static void add_notes(const struct ios_run *run, const struct ios_ior_params *p,
 
 /* ---------------------------------------------------------------- the run */
 
+/* -O stoneWallingStatusFile in a launch that reads: the pairs count a wear-out write stored
+ * there bounds every read of the launch (IOR's stoneWallingWearOutIterations); a file that
+ * cannot be read is a warning and no bound, as in IOR. */
+static void read_status_file(const struct ios_run *run, const struct ios_ior_params *p)
+{
+    long long pairs = -1;
+    if (run->rank == 0) {
+        FILE *f = fopen(p->stonewall_status_file, "r");
+        if (!f || fscanf(f, "%lld", &pairs) != 1 || pairs < 0)
+            pairs = -1;
+        if (f)
+            fclose(f);
+        if (pairs < 0)
+            fprintf(stderr,
+                    "ioscore-suite ior: WARNING: could not read back the stonewalling status "
+                    "from %s: the read is not bounded by it\n",
+                    p->stonewall_status_file);
+    }
+    MPI_Bcast(&pairs, 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD);
+    if (pairs > 0 && (uint64_t)pairs < read_pairs)
+        read_pairs = (uint64_t)pairs;
+}
+
+/* -O stoneWallingStatusFile after a wear-out write: rank 0 stores the pairs count. */
+static void write_status_file(const struct ios_ior_params *p)
+{
+    FILE *f = fopen(p->stonewall_status_file, "w");
+    if (!f || fprintf(f, "%llu", write_max_pairs) < 0 || fclose(f) != 0)
+        fprintf(stderr, "ioscore-suite ior: ERROR: cannot write the stonewalling status file %s\n",
+                p->stonewall_status_file);
+}
+
 static void remove_files(const struct ios_run *run, const struct ios_ior_params *p,
                          struct ios_backend *be, int iter)
 {
@@ -928,6 +1006,19 @@ int ios_ior_run(struct ios_run *run, const struct ios_ior_params *p)
                 "ioscore-suite ior: WARNING: -C: the shift -Q %d x %d ranks per host is 0 mod %d "
                 "tasks: every rank reads its own data (as IOR on one node)\n",
                 p->task_offset, run->block_mapped ? run->ppn0 : 1, run->size);
+    if (p->num_tasks > 0 && p->num_tasks < run->size) {
+        if (run->rank == 0)
+            fprintf(stderr,
+                    "ioscore-suite ior: ERROR: not supported: -N %d below the %d launched ranks "
+                    "(IOR's numTasks): launch %d ranks instead\n",
+                    p->num_tasks, run->size, p->num_tasks);
+        return 2;
+    }
+    if (p->num_tasks > run->size && run->rank == 0)
+        fprintf(stderr,
+                "ioscore-suite ior: WARNING: more tasks requested (-N %d) than available (%d), "
+                "running with %d tasks (as IOR)\n",
+                p->num_tasks, run->size, run->size);
     static struct ios_acc_manifest manifest;
     int have_manifest = 0;
     char test_id[40] = "";
@@ -938,6 +1029,8 @@ int ios_ior_run(struct ios_run *run, const struct ios_ior_params *p)
         fprintf(stderr, "ioscore-suite ior: WARNING: -R in a read-only launch without -G and "
                         "without the write part's manifest: the data is compared with this "
                         "launch's signature and will mismatch; give the writer's -G\n");
+    if (p->stonewall_status_file[0] && (p->read || p->check_read))
+        read_status_file(run, p);
     random_start = (int32_t)(uint32_t)ios_wtime(); /* -z without --random-offset-seed: IOR's */
     MPI_Bcast(&random_start, 1, MPI_INT32_T, 0, MPI_COMM_WORLD); /* time(NULL) on rank 0 */
     if (check_before_io(run, p, &be, test_id) != 0)
@@ -1065,6 +1158,8 @@ int ios_ior_run(struct ios_run *run, const struct ios_ior_params *p)
                    "library; set the layout with lfs setstripe on the directory\n",
                    p->lustre_stripe_count);
         record_test(run, p, have_manifest ? &manifest : NULL, seed);
+        if (p->stonewall_status_file[0] && p->write && p->wearout && !run->aborted)
+            write_status_file(p);
         char now[64];
         ios_format_time(ios_wtime(), "%a %b %d %H:%M:%S %Y", now, sizeof now);
         printf("Finished            : %s\n", now);

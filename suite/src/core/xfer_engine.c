@@ -23,7 +23,7 @@ static int transfer_op(void *state, uint64_t i)
     struct xfer_state *st = state;
     struct ios_phase_ctx *ctx = st->ctx;
     struct ios_xfer_job *job = st->job;
-    uint64_t off = job->offset(job, i);
+    uint64_t off = job->offset(job, job->count > 0 ? i % job->count : i); /* passes repeat */
     ssize_t n;
     if (job->write) {
         if (ios_packet_varies_per_item(job->packet))
@@ -111,6 +111,18 @@ void ios_xfer_run(struct ios_phase_ctx *ctx, struct ios_xfer_job *job)
                                   &ctx->mine.items, &ctx->mine.bytes);
     int ok = ctx->mine.io_error == 0;
     uint64_t j = ios_run_ops(ctx, transfer_op, &st, 0, job->count, job->deadline, &ok);
+    /* IOR -O minTimeDuration: the accesses start again from the first transfer until the
+     * loop has run that long (each rank by its own clock, rank 0's in lockstep) */
+    for (uint64_t end = job->count; job->min_time > 0 && job->count > 0 && j == end;) {
+        int again =
+            ok && !ctx->mine.hit_deadline && ios_wtime() - ctx->mine.loop_start < job->min_time;
+        if (ctx->lockstep)
+            MPI_Bcast(&again, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        if (!again)
+            break;
+        end = j + job->count;
+        j = ios_run_ops(ctx, transfer_op, &st, j, end, job->deadline, &ok);
+    }
     ctx->mine.first_done = ios_wtime();
     ctx->mine.items_at_deadline = (double)j;
     ctx->mine.bytes_at_deadline = (double)j * (double)job->xfer;
