@@ -60,7 +60,7 @@ struct ios_ior_params {
     struct ios_rank_detail_opts rank_detail; /* --rank-detail-threshold N, --rank-detail-full */
     int simulate_nodes; /* --simulate-nodes K (test only, as in the standard run) */
     char test_file[IOS_PATH_MAX];
-    char resultdir[IOS_PATH_MAX]; /* --resultdir DIR; "" = ./ioscore-ior-<timestamp> */
+    char resultdir[IOS_PATH_MAX]; /* --resultdir DIR; "": stdout only (a scratch dir) */
     char command[2048];           /* the command line as given, for the reports */
 };
 

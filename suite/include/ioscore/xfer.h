@@ -30,7 +30,7 @@ struct ios_xfer_job {
     double min_time;       /* s: repeat the count transfers until the loop ran this long */
     int wearout;           /* after the deadline, go on to the busiest rank's count */
     int fsync;             /* write: fsync inside the timing */
-    int fsync_per_write;   /* write: fsync after every transfer, inside the timing (IOR -Y) */
+    int fsync_per_write;   /* write: fsyncs after every transfer, inside the timing */
     int barriers;          /* a barrier after the open and after the loop (IOR -g) */
     int remove_first;      /* write: remove the old file first (IOR unless -E) */
     int verify;            /* read: compare every transfer with the target's pattern */

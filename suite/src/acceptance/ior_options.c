@@ -128,7 +128,7 @@ static const struct ios_cli_opt ior_opts[] = {
     {'e', NULL, IOS_CLI_FLAG, 0, F(fsync), 0, 1, NULL, NULL, NULL,
      "fsync: fsync inside the write timing", NULL},
     {'Y', NULL, IOS_CLI_FLAG, 0, F(fsync_per_write), 0, 1, NULL, NULL, NULL,
-     "fsyncPerWrite: fsync after every write transfer, inside the timing", NULL},
+     "fsyncPerWrite: fsync after every write transfer (twice, as IOR), inside the timing", NULL},
     {'g', NULL, IOS_CLI_FLAG, 0, F(barriers), 0, 1, NULL, NULL, NULL,
      "intraTestBarriers: barriers between open, I/O and close", NULL},
     {'D', NULL, IOS_CLI_INT, 0, F(deadline), 0, 86400 * 7, "0", "S", "seconds in 0..604800",

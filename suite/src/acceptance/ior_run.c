@@ -308,7 +308,8 @@ static void ior_phase_run(struct ios_phase_ctx *ctx)
     x->min_time = p->min_time;
     x->wearout = p->wearout;
     x->fsync = p->fsync;
-    x->fsync_per_write = p->fsync_per_write;
+    /* IOR -Y fsyncs twice per write: in its POSIX backend's write and again in its loop */
+    x->fsync_per_write = p->fsync_per_write ? 2 : 0;
     x->barriers = p->barriers;
     x->remove_first = !p->existing; /* IOR removes the file before writing unless -E */
     x->verify = !write && ph->verify;
@@ -610,7 +611,9 @@ static void print_header(const struct ios_run *run, const struct ios_ior_params 
     printf("Command line        : %s\n", p->command);
     printf("Machine             : %s\n", run->host);
     printf("Path                : %s\n", p->test_file);
-    printf("Results             : %s\n", run->resdir);
+    printf("Results             : %s\n",
+           run->resdir_scratch ? "not kept (--resultdir DIR keeps result.json and the CSVs)"
+                               : run->resdir);
     printf("\nOptions: \n");
     printf("api                 : %s\n", p->api);
     printf("test filename       : %s\n", p->test_file);

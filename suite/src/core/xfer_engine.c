@@ -37,8 +37,8 @@ static int transfer_op(void *state, uint64_t i)
         ios_phase_error(ctx, (int)n, "%s %s at offset %" PRIu64, what, job->path, off);
         return -1;
     }
-    if (job->write && job->fsync_per_write && (uint64_t)n == job->xfer) {
-        int rc = ctx->be.ops->fsync(&ctx->be, job->handle); /* IOR -Y: after each write call */
+    for (int k = 0; job->write && k < job->fsync_per_write && (uint64_t)n == job->xfer; k++) {
+        int rc = ctx->be.ops->fsync(&ctx->be, job->handle);
         if (rc != 0) {
             ios_phase_error(ctx, rc, "fsync %s", job->path);
             return -1;
