@@ -33,13 +33,14 @@ static void *field(void *params, const struct ios_cli_opt *o)
     return (char *)params + o->offset;
 }
 
+/* An integer into an int or a 64-bit field (the row's size says which; bounds checked). */
 static int store_int(void *params, const struct ios_cli_opt *o, long long v)
 {
     void *f = field(params, o);
-    if (o->size == sizeof(int64_t) && o->size != sizeof(int))
-        *(int64_t *)f = v;
-    else if (o->size == sizeof(int))
+    if (o->size == sizeof(int))
         *(int *)f = (int)v;
+    else if (o->size == sizeof(int64_t))
+        *(int64_t *)f = v;
     else
         return -1;
     return 0;
