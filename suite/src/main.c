@@ -239,12 +239,13 @@ static void resolve_dirs(struct ios_run *run)
 
 /*
  * The set-up of a subcommand run: its data directory (the test file or -d list), verbosity,
- * timestamp and result directory (./ioscore-<name>-<ts> by default).
+ * timestamp and result directory: --resultdir, else a scratch directory under $TMPDIR (or
+ * /tmp) that the launch removes at its end. 0, or 2 after the error.
  */
-static void subcommand_setup(struct ios_run *run, const char *name, const char *resultdir,
-                             int simulate_ppn, int simulate_nodes,
-                             const struct ios_rank_detail_opts *detail, const char *datadir,
-                             int verbose)
+static int subcommand_setup(struct ios_run *run, const char *name, const char *resultdir,
+                            int simulate_ppn, int simulate_nodes,
+                            const struct ios_rank_detail_opts *detail, const char *datadir,
+                            int verbose)
 {
     run->mode = name;
     snprintf(run->datadir, sizeof run->datadir, "%s", datadir);
@@ -259,10 +260,29 @@ static void subcommand_setup(struct ios_run *run, const char *name, const char *
     run->rank_detail_threshold = detail->threshold;
     run->rank_detail_full = detail->full;
     ios_config_init(&run->cfg, name);
-    if (resultdir[0])
+    if (resultdir[0]) {
         ios_path(run->resdir, sizeof run->resdir, "%s", resultdir);
-    else
-        ios_path(run->resdir, sizeof run->resdir, "ioscore-%s-%s", name, ts);
+        return 0;
+    }
+    char scratch[IOS_PATH_MAX] = "";
+    if (run->rank == 0) {
+        const char *tmp = getenv("TMPDIR");
+        ios_path(scratch, sizeof scratch, "%s/ioscore-%s-XXXXXX", tmp && tmp[0] ? tmp : "/tmp",
+                 name);
+        if (!mkdtemp(scratch)) {
+            fprintf(stderr,
+                    "ioscore-suite %s: ERROR: cannot create a scratch directory %s: %s "
+                    "(give --resultdir DIR)\n",
+                    name, scratch, strerror(errno));
+            scratch[0] = '\0';
+        }
+    }
+    MPI_Bcast(scratch, sizeof scratch, MPI_CHAR, 0, MPI_COMM_WORLD);
+    if (!scratch[0])
+        return 2;
+    ios_path(run->resdir, sizeof run->resdir, "%s", scratch);
+    run->resdir_scratch = 1;
+    return 0;
 }
 
 /* `ioscore-suite mdtest ARGS...`: POSIX, results as for ior. */
@@ -272,20 +292,23 @@ static int mdtest_subcommand(struct ios_run *run, int argc, char **argv)
     int rc = ios_mdtest_parse(&params, argc, argv, run->rank);
     if (rc != 0)
         return rc == 1 ? 0 : rc;
-    subcommand_setup(run, "mdtest", params.resultdir, params.simulate_ppn, params.simulate_nodes,
-                     &params.rank_detail, params.dir_list_text, params.verbose);
+    if (subcommand_setup(run, "mdtest", params.resultdir, params.simulate_ppn,
+                         params.simulate_nodes, &params.rank_detail, params.dir_list_text,
+                         params.verbose) != 0)
+        return 2;
     return ios_mdtest_run(run, &params);
 }
 
-/* `ioscore-suite ior ARGS...`: the results go to --resultdir or ./ioscore-ior-<timestamp>. */
+/* `ioscore-suite ior ARGS...`: stdout, and with --resultdir result.json and the CSVs. */
 static int ior_subcommand(struct ios_run *run, int argc, char **argv)
 {
     static struct ios_ior_params params;
     int rc = ios_ior_parse(&params, argc, argv, run->rank);
     if (rc != 0)
         return rc == 1 ? 0 : rc;
-    subcommand_setup(run, "ior", params.resultdir, params.simulate_ppn, params.simulate_nodes,
-                     &params.rank_detail, params.test_file, params.verbose);
+    if (subcommand_setup(run, "ior", params.resultdir, params.simulate_ppn, params.simulate_nodes,
+                         &params.rank_detail, params.test_file, params.verbose) != 0)
+        return 2;
     return ios_ior_run(run, &params);
 }
 

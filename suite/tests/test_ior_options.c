@@ -48,12 +48,33 @@ static void test_bundles_values_and_suffixes(void)
     CHECK(p.summary_format == IOS_IOR_CSV && strcmp(p.summary_file, "s.txt") == 0);
     CHECK(strcmp(p.rank_csv, "r.csv") == 0);
     CHECK(p.n_hints == 1 && strcmp(p.hints[0].value, "2097152") == 0); /* the last one */
+    CHECK(parse(&p, "ior") == 0 && p.n_hints == 0 && p.random_seed == -1);
+}
+
+/* The IOR options the table gained: each sets its field, none by default. */
+static void test_added_options(void)
+{
+    struct ios_ior_params p;
+    CHECK(parse(&p, "ior") == 0);
+    CHECK(!p.fsync_per_write && !p.multi_file && !p.unique_dir && p.max_minutes == 0);
+    CHECK(parse(&p, "ior -FuYm -T3") == 0);
+    CHECK(p.fpp && p.unique_dir && p.fsync_per_write && p.multi_file && p.max_minutes == 3);
+    CHECK(parse(&p, "ior -T -1") == 2);
+    CHECK(parse(&p, "ior -Y -a MPIIO") == 2);
+    CHECK(parse(&p, "ior -ZZ -X -3 -N 4") == 0);
+    CHECK(p.reorder_random == 2 && p.reorder_random_seed == -3 && p.num_tasks == 4);
+    CHECK(parse(&p, "ior -w -k -D 5 -O stoneWallingWearOut=1,stoneWallingStatusFile=/x/s,"
+                    "minTimeDuration=3") == 0);
+    CHECK(strcmp(p.stonewall_status_file, "/x/s") == 0 && p.min_time == 3);
+    CHECK(parse(&p, "ior -w -D 5 -O stoneWallingWearOut=1,stoneWallingStatusFile=s") == 2);
+    CHECK(parse(&p, "ior -w -k -O stoneWallingStatusFile=s") == 2);
 }
 
 static void test_refusals(void)
 {
     struct ios_ior_params p;
-    CHECK(parse(&p, "ior -u") == 2);
+    CHECK(parse(&p, "ior -P") == 2);
+    CHECK(parse(&p, "ior -S") == 2);
     CHECK(parse(&p, "ior -a HDF5") == 2);
     CHECK(parse(&p, "ior -b 3m -t 2m") == 2);
     CHECK(parse(&p, "ior -t") == 2);
@@ -106,6 +127,7 @@ int main(void)
     test_defaults_are_iors();
     test_bundles_values_and_suffixes();
     test_refusals();
+    test_added_options();
     test_random_offsets_are_iors();
     return check_finish();
 }

@@ -77,6 +77,15 @@ def write_plan(root: Path, text: str | None = None) -> Path:
         (('[[test]]\nname = "md"', '[[test]]\nname = "fpp"'), r"used twice"),
         (("-o $DIR", "--resultdir x -o $DIR"), r"--resultdir: set by `ioscore run`"),
         (("nodes = 1", "nodes = [1"), r"not valid TOML"),
+        # a target no launch of the test can produce results for is refused, not left waiting
+        (
+            ('"read >= 1000 TB/s"', '"reread >= 1 MiB/s"'),
+            r"targets\[2\]: 'reread >= 1 MiB/s': no reread results: .* set the target on 'read'",
+        ),
+        (
+            ('"read >= 1000 TB/s"', '"readback >= 1 MiB/s"'),
+            r"no readback results: the test's launches run read, write only",
+        ),
     ],
 )
 def test_plan_errors_name_line_and_field(

@@ -21,9 +21,11 @@ from pathlib import Path
 import jsonschema
 import pytest
 from suite_helpers import (  # noqa: F401
+    MPI,
     MPI_ENV,
     SCHEMA_PATH,
     SUITE_BIN,
+    limited_suite,
     run_subcommand,
     suite_bin,
 )
@@ -361,18 +363,39 @@ def test_check_write_reads_back_after_each_write(tmp: Path) -> None:
     assert [row[0] for row in result_rows(stdout)] == ["write", "readback"]
 
 
-def test_default_test_file_and_results_go_to_the_working_directory(tmp: Path) -> None:
-    ok(run_ior(tmp, ["-w", "-k", "-t", "64k", "-b", "128k"]))
-    assert (tmp / "testFile").stat().st_size == 2 * 128 * 1024
-    (resdir,) = tmp.glob("ioscore-ior-*")
-    assert result(resdir)["phases"][0]["bytes"] == 2 * 128 * 1024
+def test_without_resultdir_only_the_data_and_stdout_remain(tmp: Path) -> None:
+    """As IOR: the default test file in the working directory, the results on stdout only;
+    result.json and the CSVs go to a scratch directory under $TMPDIR that the launch removes
+    (nothing is written where the user did not say)."""
+    scratch = tmp / "scratch"
+    scratch.mkdir()
+    work = tmp / "work"
+    work.mkdir()
+    cmd = [*MPI.launch(2), *limited_suite("ior", "-w", "-k", "-t", "64k", "-b", "128k")]
+    proc = subprocess.run(
+        cmd,
+        cwd=work,
+        env={**MPI_ENV, "TMPDIR": str(scratch)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+    )
+    stdout = ok(proc)
+    assert "Results             : not kept (--resultdir DIR keeps" in stdout
+    assert [row[0] for row in result_rows(stdout)] == ["write"]
+    assert sorted(p.name for p in work.iterdir()) == ["testFile", "testFile.ioscore-test.json"]
+    assert (work / "testFile").stat().st_size == 2 * 128 * 1024
+    assert list(scratch.iterdir()) == []
+    assert json.loads((work / "testFile.ioscore-test.json").read_text())["id"]
 
 
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["-u"], "not supported: -u (uniqueDir"),
-        (["-Y"], "not supported: -Y (fsyncPerWrite"),
+        (["-P"], "not supported: -P (useSharedFilePointer"),
+        (["-V"], "not supported: -V (useFileView"),
+        (["-Y", "-a", "MPIIO"], "-Y (fsync per write) needs -a POSIX"),
         (["-a", "HDF5"], "not supported: -a HDF5"),
         (["-O", "collectiveMetadata=1"], "not supported: -O collectiveMetadata"),
         (["--posix.gpuDirect"], "not supported: --posix.gpuDirect"),

@@ -48,7 +48,8 @@ r={SH_RANK}
 if [ "$PLACEMENT" = block ]; then h=$((r / 2)); else h=$((r % 2)); fi
 ulimit -f "$FILE_BLOCKS"
 exec unshare -u sh -c 'hostname "$0" && exec "$@"' "h$h" \\
-    strace -f -qq -s 0 -e trace=openat,lseek,read,write,pread64,pwrite64,close $STRACE_EXTRA \\
+    strace -f -qq -s 0 -e trace=openat,lseek,read,write,pread64,pwrite64,fsync,close \\
+    $STRACE_EXTRA \\
     -o "$TRACE_DIR/trace.$r" "$@"
 """
 
@@ -56,9 +57,10 @@ SYSCALL = re.compile(r"^(?:\d+ +)?(\w+)\((.*)\) += (-?\d+)")
 
 
 def data_events(trace: Path, name: str) -> list[tuple[str, str, int, int]]:
-    """One rank's work on the files `name` and `name`.NNNNNNNN, in order: ("open-read" or
-    "open-write", file, 0, 0) and ("read" or "write", file, offset, size), whether the tool
-    used pread/pwrite or lseek then read/write (IOR's POSIX backend)."""
+    """One rank's work on the files `name` and `name`.NNNNNNNN (and -m's `.<repetition>`), in
+    order: ("open-read" or "open-write", file, 0, 0), ("read" or "write", file, offset, size),
+    whether the tool used pread/pwrite or lseek then read/write (IOR's POSIX backend), and
+    ("fsync", file, 0, 0)."""
     fds: dict[int, str] = {}
     pos: dict[int, int] = {}
     events = []
@@ -69,8 +71,9 @@ def data_events(trace: Path, name: str) -> list[tuple[str, str, int, int]]:
         call, args, ret = m.group(1), m.group(2), int(m.group(3))
         fd = int(args.split(",", 1)[0]) if call != "openat" else -1
         if call == "openat":
-            path = os.path.basename(args.split('"')[1])
-            if ret >= 0 and re.fullmatch(re.escape(name) + r"(\.\d{8})?", path):
+            path = args.split('"')[1].removeprefix("./")
+            base = os.path.basename(path)
+            if ret >= 0 and re.fullmatch(re.escape(name) + r"(\.\d{8})?(\.\d{1,2})?", base):
                 fds[ret], pos[ret] = path, 0
                 mode = "write" if ("O_WRONLY" in args or "O_RDWR" in args) else "read"
                 events.append(("open-" + mode, path, 0, 0))
@@ -78,6 +81,8 @@ def data_events(trace: Path, name: str) -> list[tuple[str, str, int, int]]:
             continue
         elif call == "close":
             del fds[fd]
+        elif call == "fsync":
+            events.append(("fsync", fds[fd], 0, 0))
         elif call == "lseek":
             pos[fd] = ret
         elif call in ("read", "write"):
@@ -121,13 +126,19 @@ def tmp() -> Iterator[Path]:
 
 
 def both(
-    tmp: Path, args: list[str], placement: str = "round-robin", strace_extra: str = ""
+    tmp: Path,
+    args: list[str],
+    placement: str = "round-robin",
+    strace_extra: str = "",
+    out: str = "f",
 ) -> tuple[tuple[str, list], tuple[str, list]]:
     """The same command line under IOR and ioscore-suite ior, in separate directories."""
     extra = {"STRACE_EXTRA": strace_extra}
     ref_env = {"IOR_FAKE_TASK_PER_NODES": "2"} if placement == "block" else {}
-    ref = run_traced(tmp / "ref", [REFERENCE], [*args, "-o", "f"], placement, ref_env | extra)
-    ios_args = [*args, "-o", "f", "--resultdir", str(tmp / "ios" / "res")]
+    if "-Z" in args:  # IOR counts nodes by shared memory: tell it the 2 hosts the names say
+        ref_env |= {"IOR_FAKE_NODES": "2", "IOR_FAKE_TASK_PER_NODES": "2"}
+    ref = run_traced(tmp / "ref", [REFERENCE], [*args, "-o", out], placement, ref_env | extra)
+    ios_args = [*args, "-o", out, "--resultdir", str(tmp / "ios" / "res")]
     ios = run_traced(tmp / "ios", [str(SUITE_BIN), "ior"], ios_args, placement, extra)
     return ref, ios
 
@@ -150,6 +161,21 @@ CASES = {
     "z-shared-s2": (["-w", "-r", "-z", "-t", "4k", "-b", "32k", "-s", "2", *SEED], "rr"),
     "zC-fpp-R": (["-w", "-r", "-R", "-z", "-C", "-F", "-t", "4k", "-b", "16k", *SEED], "rr"),
     "zW-fpp-i2": (["-w", "-W", "-r", "-z", "-F", "-t", "4k", "-b", "16k", "-i", "2", *SEED], "rr"),
+    # -Y: fsyncs after every write (IOR makes two; -e: one more at the end)
+    "Y-fpp": (["-w", "-Y", "-F", "-t", "4k", "-b", "16k"], "rr"),
+    "Ye-shared": (["-w", "-Y", "-e", "-t", "4k", "-b", "16k"], "rr"),
+    # -m: repetition i on <file>.i
+    "m-fpp-i2": (["-w", "-r", "-m", "-F", "-i", "2", "-t", "4k", "-b", "8k"], "rr"),
+    "m-shared-i2": (["-w", "-r", "-m", "-i", "2", "-t", "4k", "-b", "8k", "-k"], "rr"),
+    # -Z: the read of a random rank (IOR's rand()), -ZZ a permutation, -X < 0 per repetition
+    "Z-fpp": (["-w", "-r", "-Z", "-X", "5", "-F", "-t", "4k", "-b", "8k"], "rr"),
+    "ZZ-shared": (["-w", "-r", "-Z", "-Z", "-X", "3", "-t", "4k", "-b", "8k"], "rr"),
+    "Z-Xneg-i2-block": (
+        ["-w", "-r", "-Z", "-X", "-4", "-i", "2", "-F", "-t", "4k", "-b", "8k"],
+        "block",
+    ),
+    # -N above the launched ranks: IOR runs on the launched ones
+    "N-above": (["-w", "-r", "-N", "8", "-F", "-t", "4k", "-b", "8k"], "rr"),
 }
 
 
@@ -159,6 +185,63 @@ def test_same_work_as_ior(tmp: Path, case: str) -> None:
     (_, ref), (_, ios) = both(tmp, args, "block" if placement == "block" else "round-robin")
     for rank in range(NP):
         assert ios[rank] == ref[rank], f"rank {rank}: ioscore {ios[rank]} != IOR {ref[rank]}"
+
+
+def test_unique_dir_like_ior(tmp: Path) -> None:
+    """-u -F (with -C): rank r's file in ./r/, the read the next host's; -o with a directory
+    part (IOR makes "f0/.00000000" of a bare "-o f", a quirk of its path split)."""
+    args = ["-w", "-r", "-u", "-C", "-F", "-t", "4k", "-b", "8k"]
+    (_, ref), (_, ios) = both(tmp, args, out="./f")
+    assert ref[1][0] == ("open-write", "1/f.00000001", 0, 0)
+    for rank in range(NP):
+        assert ios[rank] == ref[rank], f"rank {rank}: ioscore {ios[rank]} != IOR {ref[rank]}"
+
+
+def test_min_time_duration_like_ior(tmp: Path) -> None:
+    """-O minTimeDuration=1: both tools start each rank's write again from its first transfer
+    until 1 s has passed; how many passes depends on the speed, the shape does not."""
+    args = ["-w", "-F", "-t", "4k", "-b", "16k", "-O", "minTimeDuration=1"]
+    for _, events in both(tmp, args):
+        for rank, ev in enumerate(events):
+            writes = [e[2] for e in ev if e[0] == "write"]
+            assert len(writes) > 4 and len(writes) % 4 == 0, rank
+            assert writes == [0, 4096, 8192, 12288] * (len(writes) // 4), rank
+
+
+def test_stonewalling_status_file_like_ior(tmp: Path) -> None:
+    """-O stoneWallingStatusFile: the wear-out write stores the pairs every rank then wrote;
+    a later read launch given a file saying 10 reads 10 transfers per rank, in both tools."""
+    write = ["-w", "-k", "-F", "-t", "8", "-b", "1m", "-D", "1", "-O", "stoneWallingWearOut=1"]
+    read = ["-r", "-k", "-F", "-t", "8", "-b", "1m", "-O", "stoneWallingStatusFile=status"]
+    for name, tool in (("ref", [REFERENCE]), ("ios", [str(SUITE_BIN), "ior"])):
+        where = tmp / name
+        res = ["--resultdir", str(where / "res-w")] if name == "ios" else []
+        keys = ["-O", "stoneWallingStatusFile=status"]
+        _, events = run_traced(where, tool, [*write, *keys, "-o", "f", *res], "rr", {})
+        pairs = int((where / "status").read_text())
+        assert [sum(e[0] == "write" for e in ev) for ev in events] == [pairs] * NP, name
+        (where / "status").write_text("10")
+        res = ["--resultdir", str(where / "res-r")] if name == "ios" else []
+        _, events = run_traced(where, tool, [*read, "-o", "f", *res], "rr", {})
+        assert [sum(e[0] == "read" for e in ev) for ev in events] == [10] * NP, name
+
+
+def test_hero_read_of_a_subset_like_ior(tmp: Path) -> None:
+    """The hero read-IOPS pair, shrunk: a write of large blocks kept, then a read of fewer,
+    smaller blocks, -C and -z: both tools read the same offsets of the same files."""
+    write = ["-w", "-k", "-F", "-e", "-g", "-t", "64k", "-b", "1m", "-o", "f"]
+    read = ["-r", "-k", "-F", "-C", "-e", "-g", "-z", "-t", "4k", "-b", "64k", "-s", "4"]
+    read += [*SEED, "-o", "f"]
+    got = {}
+    for name, tool in (("ref", [REFERENCE]), ("ios", [str(SUITE_BIN), "ior"])):
+        where = tmp / name
+        res_w = ["--resultdir", str(where / "w")] if name == "ios" else []
+        res_r = ["--resultdir", str(where / "r")] if name == "ios" else []
+        run_traced(where, tool, [*write, *res_w], "rr", {})
+        got[name] = run_traced(where, tool, [*read, *res_r], "rr", {})[1]
+    for rank in range(NP):
+        assert len(got["ref"][rank]) == 1 + 4 * 16, rank
+        assert got["ios"][rank] == got["ref"][rank], rank
 
 
 def test_read_after_a_stonewalled_write_like_ior(tmp: Path) -> None:

@@ -293,7 +293,25 @@ def _command(text: str, where: _Where, field_name: str, test: int) -> tuple[str,
     return PROGRAMS[words[0]], words[1:]
 
 
-def _targets(raw: Any, program: str, where: _Where, test: int) -> list[Target]:
+def _ior_operations(parts: list[Part]) -> set[str]:
+    """The IOR operations a test's launches produce results for: write (-w), read (-r or -R:
+    verified inside the one timed read), readback (-W); neither -w, -r, -W nor -R: write and
+    read. `reread` is in results of older builds only."""
+    out: set[str] = set()
+    for part in parts:
+        flags = _flag_letters(list(part.args))
+        if not any(f in flags for f in "wrWR"):
+            flags += "wr"
+        out |= {op for f, op in (("w", "write"), ("r", "read"), ("R", "read")) if f in flags}
+        out |= {"readback"} if "W" in flags else set()
+    return out
+
+
+def _targets(
+    raw: Any, program: str, where: _Where, test: int, produced: set[str] | None = None
+) -> list[Target]:
+    """The test's targets; with `produced` (IOR), each must name an operation its launches
+    run, so no target waits for results that cannot come."""
     if raw is None:
         return []
     if not isinstance(raw, list) or len(raw) > 100:
@@ -309,6 +327,17 @@ def _targets(raw: Any, program: str, where: _Where, test: int) -> list[Target]:
             raise where.error(
                 f"targets[{index + 1}]",
                 f"{target.text!r}: {target.operation} is not an operation of {program}",
+                test,
+            )
+        if produced is not None and target.operation not in produced:
+            why = (
+                "this build verifies -R inside the one timed read, as IOR: set the target on 'read'"
+                if target.operation == "reread"
+                else f"the test's launches run {', '.join(sorted(produced))} only"
+            )
+            raise where.error(
+                f"targets[{index + 1}]",
+                f"{target.text!r}: no {target.operation} results: {why}",
                 test,
             )
         out.append(target)
@@ -449,7 +478,13 @@ def _test(
         source=source,
         program=program,
         parts=parts,
-        targets=_targets(raw.get("targets"), program, where, index),
+        targets=_targets(
+            raw.get("targets"),
+            program,
+            where,
+            index,
+            _ior_operations(parts) if program == "ior" else None,
+        ),
         nodes=_positive(raw.get("nodes", nodes), where, "nodes", index),
         ppn=_positive(raw.get("ppn", ppn), where, "ppn", index),
     )

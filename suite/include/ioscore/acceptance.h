@@ -32,15 +32,24 @@ struct ios_ior_params {
     int odirect;  /* -B, --posix.odirect */
     int depth;    /* --iouring.depth: transfers in flight with -a IOURING (0: its default) */
     uint64_t block, xfer, segments;
-    int fpp;                /* -F */
-    int reorder;            /* -C: read the data of rank (r + Q * tasks per node) mod N */
-    int task_offset;        /* -Q */
-    int fsync;              /* -e: fsync inside the write timing */
-    int barriers;           /* -g: barriers after open and after the I/O loop */
-    int keep;               /* -k */
-    int write, read;        /* -w, -r (neither, nor -W/-R: both, as IOR) */
-    int check_write;        /* -W: read back what was written and verify it */
-    int check_read;         /* -R: verify every transfer of the read */
+    int fpp;                 /* -F */
+    int reorder;             /* -C: read the data of rank (r + Q * tasks per node) mod N */
+    int task_offset;         /* -Q */
+    int fsync;               /* -e: fsync inside the write timing */
+    int fsync_per_write;     /* -Y: fsync after every write transfer, inside the timing */
+    int multi_file;          /* -m: repetition i accesses <file>.i (IOR's multiFile) */
+    int unique_dir;          /* -u: with -F, rank r's file is <dir>/r/<name>.%08d */
+    int max_minutes;         /* -T: no write or read starts after this many minutes, 0 = none */
+    int num_tasks;           /* -N: IOR's numTasks; -1 = every launched rank */
+    int reorder_random;      /* -Z: read a random rank's data; -ZZ: a random permutation */
+    int reorder_random_seed; /* -X: the -Z seed; < 0: -X + repetition */
+    int min_time;            /* -O minTimeDuration: s; each access repeats until it ran this long */
+    char stonewall_status_file[IOS_PATH_MAX]; /* -O stoneWallingStatusFile: the write's pairs */
+    int barriers;                             /* -g: barriers after open and after the I/O loop */
+    int keep;                                 /* -k */
+    int write, read;                          /* -w, -r (neither, nor -W/-R: both, as IOR) */
+    int check_write;                          /* -W: read back what was written and verify it */
+    int check_read;                           /* -R: verify every transfer of the read */
     int random;             /* -z: IOR's random order of the transfers of each segment */
     int random_seed;        /* --random-offset-seed, -1: the launch's start time (IOR's default) */
     int deadline;           /* -D seconds, 0 = none */
@@ -65,7 +74,7 @@ struct ios_ior_params {
     struct ios_rank_detail_opts rank_detail; /* --rank-detail-threshold N, --rank-detail-full */
     int simulate_nodes; /* --simulate-nodes K (test only, as in the standard run) */
     char test_file[IOS_PATH_MAX];
-    char resultdir[IOS_PATH_MAX]; /* --resultdir DIR; "" = ./ioscore-ior-<timestamp> */
+    char resultdir[IOS_PATH_MAX]; /* --resultdir DIR; "": stdout only (a scratch dir) */
     char command[2048];           /* the command line as given, for the reports */
 };
 

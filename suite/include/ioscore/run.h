@@ -28,6 +28,9 @@ struct ios_run {
     struct ios_config cfg;
     int rank, size;
     int ppn0, nnodes, block_mapped;
+    /* ior/mdtest without --resultdir: resdir is a private temporary directory removed at the
+     * end, so a launch leaves nothing where the user did not say (IOR prints to stdout only) */
+    int resdir_scratch;
     int node_id; /* my host's number: hosts numbered 0.. in order of their first rank */
     char host[IOS_HOST_MAX];
     /* the ranks of my host; the first rank of each host (MPI_COMM_NULL on the others) */

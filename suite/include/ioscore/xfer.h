@@ -27,8 +27,10 @@ struct ios_xfer_job {
     uint64_t xfer;         /* bytes per transfer */
     uint64_t count;        /* transfers of this rank */
     double deadline;       /* s after the loop start, 0 = none (the stonewall) */
+    double min_time;       /* s: repeat the count transfers until the loop ran this long */
     int wearout;           /* after the deadline, go on to the busiest rank's count */
     int fsync;             /* write: fsync inside the timing */
+    int fsync_per_write;   /* write: fsyncs after every transfer, inside the timing */
     int barriers;          /* a barrier after the open and after the loop (IOR -g) */
     int remove_first;      /* write: remove the old file first (IOR unless -E) */
     int verify;            /* read: compare every transfer with the target's pattern */

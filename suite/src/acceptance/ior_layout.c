@@ -48,24 +48,8 @@ static const struct {
 };
 #define N_KINDS (int)(sizeof kinds / sizeof kinds[0])
 
-/* IOR's hints that act on the open file through a client library: no tool can apply them. */
-static const struct {
-    const char *key, *why;
-} library_only[] = {
-    {"lustreIgnoreLocks", "an ioctl on the open file that needs the Lustre client library"},
-    {"gpfsHintAccess", "a gpfs_fcntl hint that needs the GPFS library"},
-    {"gpfsReleaseToken", "a gpfs_fcntl hint that needs the GPFS library"},
-};
-
 int ios_ior_layout_directive(struct ios_ior_params *p, const char *key, const char *value, int rank)
 {
-    for (size_t i = 0; i < sizeof library_only / sizeof library_only[0]; i++)
-        if (ios_streq_nocase(key, library_only[i].key)) {
-            if (rank == 0)
-                fprintf(stderr, "ioscore-suite ior: ERROR: not supported: -O %s (%s)\n", key,
-                        library_only[i].why);
-            return 2;
-        }
     int k = 0;
     while (k < N_KINDS && !ios_streq_nocase(key, kinds[k].key))
         k++;

@@ -1,148 +1,76 @@
 /*
- * IOR's command-line syntax for `ioscore-suite ior`: short options may be bundled (-vv, -wr),
- * a value follows its letter directly or as the next word (-b4m, -b 4m), sizes take IOR's
- * k/m/g/t suffixes. Defaults are IOR's: -a POSIX -b 1m -t 256k -s 1 -i 1 -Q 1 -o testFile,
- * and without -w/-r/-W/-R a write then a read. Every IOR option not implemented here is
- * refused with its meaning, so a plan never runs with a silently different workload.
+ * IOR's command line for `ioscore-suite ior`, declared once in `ior_opts` below: each row is
+ * an IOR option with IOR's letter, meaning and default (-a POSIX -b 1m -t 256k -s 1 -i 1 -Q 1
+ * -o testFile; without -w/-r/-W/-R a write then a read), or an IOR option this build does not
+ * implement, refused with IOR's meaning so a plan never runs a silently different workload.
+ * Parsing, --help and the refusals come from the table (src/acceptance/cli_options.c); this file
+ * adds the value rules of a few options and the relations between options, as IOR checks them.
  */
 #include <ctype.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ioscore/acceptance.h"
+#include "ioscore/backend.h"
+#include "ioscore/cli_options.h"
 #include "ioscore/ior_layout.h"
 #include "ioscore/ior_summary.h"
 
-#define FLAGS "FCegkwrWRzcHEBvx"
-#define WITH_VALUE "abtsDOQidolG"
 #define STR(x) #x
 #define XSTR(x) STR(x)
 #define MAX_REPS_TEXT XSTR(IOS_IOR_MAX_REPS)
+#define F(member) IOS_CLI_FIELD(struct ios_ior_params, member)
 
-/* IOR options this build does not implement, with IOR's meaning for the error message. */
-static const struct {
-    char letter;
-    const char *meaning;
-} unsupported[] = {
-    {'A', "refNum: user reference number"},
-    {'f', "scriptFile: run the tests of a script"},
-    {'I', "showPerformanceNumbers"},
-    {'j', "outlierThreshold: warn on tasks slower than the mean by N seconds"},
-    {'J', "setAlignment: HDF5 alignment"},
-    {'K', "keepFileWithError"},
-    {'m', "multiFile: one file per repetition"},
-    {'M', "memoryPerNode: hog memory on the nodes"},
-    {'n', "noFill: no fill in HDF5 file creation"},
-    {'N', "numTasks: run on fewer tasks than launched"},
-    {'p', "preallocate: preallocate the file size"},
-    {'P', "useSharedFilePointer"},
-    {'q', "quitOnError"},
-    {'S', "useStridedDatatype"},
-    {'T', "maxTimeDuration: minutes per test"},
-    {'u', "uniqueDir: one directory per file-per-process file"},
-    {'U', "hintsFileName: MPI-IO hints file"},
-    {'V', "useFileView: MPI_File_set_view"},
-    {'X', "reorderTasksRandomSeed"},
-    {'Y', "fsyncPerWrite: fsync after every transfer"},
-    {'Z', "reorderTasksRandom: read the data of a random rank"},
-    {'y', "dualMount"},
-};
-
-static int fail(int rank, const char *fmt, const char *a, const char *b)
+static int set_api(void *params, const struct ios_cli_opt *o, const char *v, char *err, size_t len)
 {
-    if (rank == 0) {
-        fprintf(stderr, "ioscore-suite ior: ERROR: ");
-        fprintf(stderr, fmt, a, b);
-        fprintf(stderr, "\n");
-    }
-    return 2;
-}
-
-static void usage(FILE *out)
-{
-    fprintf(out,
-            "usage: mpiexec -n N ioscore-suite ior [IOR options] [--resultdir DIR]\n"
-            "  -a POSIX|MPIIO|IOURING  API (POSIX), --iouring.depth=N in flight (16)\n"
-            "  -b N  block size per rank and segment (1m)\n"
-            "  -t N  transfer size (256k)         -s N  segments (1)\n"
-            "  -F  file per process               -C  read the data of rank r + Q*tasksPerNode\n"
-            "  -Q N  task per node offset (1)     -e  fsync inside the write timing\n"
-            "  -g  barriers between open, I/O and close\n"
-            "  -k  keep the files                 -E  do not remove the file before writing\n"
-            "  -w -r  write / read (both if neither, nor -W/-R, is given)\n"
-            "  -W  read back and verify after the write   -R  re-read and verify after the read\n"
-            "  -z  random order within each segment      -D N  stonewall after N seconds\n"
-            "  --random-offset-seed=N  the -z seed (default: the start time)\n"
-            "  -O stoneWallingWearOut=1  after the stonewall, every rank does the busiest's count\n"
-            "  -O summaryFormat=default|JSON|CSV, summaryFile=F  IOR's result document\n"
-            "  -O saveRankPerformanceDetailsCSV=F  IOR's per-rank CSV\n"
-            "  -O lustreStripeCount=N, lustreStripeSize=S, lustreStartOST=N, beegfsNumTargets=N,\n"
-            "     beegfsChunkSize=S  (applied with lfs / beegfs-ctl; refused elsewhere)\n"
-            "  -c  collective MPI-IO              -H  show the MPI-IO hints\n"
-            "  -i N  repetitions (1)              -d N  seconds between repetitions\n"
-            "  -o FILE  test file (testFile)      -B, --posix.odirect  O_DIRECT\n"
-            "  -l, --dataPacketType=t|o|i|r  data pattern (timestamp)\n"
-            "  -G N  timestamp signature (the pattern's seed; a separate read launch needs the\n"
-            "        writer's -G to verify)        -v  verbose (repeatable)   -x  single attempt\n"
-            "ioscore additions: --resultdir DIR (result.json, per-rank CSVs; default\n"
-            "  ./ioscore-ior-<timestamp>), --simulate-ppn K / --simulate-nodes K\n"
-            "  (test only),\n"
-            "  --rank-detail-threshold N (above N ranks result.json summarises the ranks;\n"
-            "  4096), --rank-detail-full (then also ranks-<phase>.csv.gz with every rank)\n");
-}
-
-static int parse_count(const char *text, long lo, long hi, long *out)
-{
-    char *end = NULL;
-    long v = strtol(text, &end, 10);
-    if (end == text || *end || v < lo || v > hi)
+    struct ios_ior_params *p = params;
+    (void)o;
+    if (ios_streq_nocase(v, "POSIX"))
+        snprintf(p->api, sizeof p->api, "POSIX");
+    else if (ios_streq_nocase(v, "MPIIO"))
+        snprintf(p->api, sizeof p->api, "MPIIO");
+    else if (ios_streq_nocase(v, "DUMMY")) /* no I/O: the harness's own cost */
+        snprintf(p->api, sizeof p->api, "DUMMY");
+    else if (ios_streq_nocase(v, "IOURING") && ios_backends_optional()[0])
+        snprintf(p->api, sizeof p->api, "IOURING");
+    else if (ios_streq_nocase(v, "IOURING")) {
+        snprintf(err, len,
+                 "not supported: -a IOURING: this build has no io_uring backend (built without "
+                 "liburing; Debian: liburing-dev)");
         return -1;
-    *out = v;
-    return 0;
-}
-
-/* -O key=value[,key=value]: IOR's directives, keys case-insensitive. */
-static int parse_directives(struct ios_ior_params *p, const char *text, int rank)
-{
-    char copy[512];
-    if (strlen(text) >= sizeof copy)
-        return fail(rank, "-O %s%s: too long", text, "");
-    snprintf(copy, sizeof copy, "%s", text);
-    char *save = NULL;
-    for (char *item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
-        char *eq = strchr(item, '=');
-        if (!eq)
-            return fail(rank, "-O %s%s: expected key=value", item, "");
-        *eq = '\0';
-        long v;
-        int rc;
-        if (ios_streq_nocase(item, "stoneWallingWearOut")) {
-            if (parse_count(eq + 1, 0, 1, &v) != 0)
-                return fail(rank, "-O stoneWallingWearOut=%s%s: expected 0 or 1", eq + 1, "");
-            p->wearout = (int)v;
-        } else if ((rc = ios_ior_output_directive(p, item, eq + 1, rank)) >= 0 ||
-                   (rc = ios_ior_layout_directive(p, item, eq + 1, rank)) >= 0) {
-            if (rc != 0)
-                return rc;
-        } else {
-            return fail(rank,
-                        "not supported: -O %s (this build implements -O stoneWallingWearOut, "
-                        "summaryFormat, summaryFile, saveRankPerformanceDetailsCSV and the "
-                        "file-system layout hints)%s",
-                        item, "");
-        }
+    } else {
+        snprintf(err, len, "not supported: -a %s (this build offers POSIX, MPIIO%s and DUMMY)", v,
+                 ios_backends_optional()[0] ? ", IOURING" : "");
+        return -1;
     }
     return 0;
 }
 
-static int set_packet(struct ios_ior_params *p, const char *v, int rank)
+/* -O keys whose values the output document (ior_summary.c) and the file-system layout hints
+ * (ior_layout.c) own: they check the value, the row's `expect` says what a good one is. */
+static int set_owned_directive(void *params, const struct ios_cli_opt *o, const char *v, char *err,
+                               size_t len)
 {
-    if (!v[0] || !strchr("toir", tolower((unsigned char)v[0])))
-        return fail(rank,
-                    "--dataPacketType '%s'%s: expected timestamp, offset, incompressible or "
-                    "random (t, o, i, r)",
-                    v, "");
+    struct ios_ior_params *p = params;
+    int rc = ios_ior_output_directive(p, o->name, v, -1); /* rank -1: they print nothing */
+    if (rc < 0)
+        rc = ios_ior_layout_directive(p, o->name, v, -1);
+    if (rc == 0)
+        return 0;
+    snprintf(err, len, "%s", o->expect);
+    return -1;
+}
+
+static int set_packet(void *params, const struct ios_cli_opt *o, const char *v, char *err,
+                      size_t len)
+{
+    struct ios_ior_params *p = params;
+    if (!v[0] || !strchr("toir", tolower((unsigned char)v[0]))) {
+        snprintf(err, len, "%s", o->expect);
+        return -1;
+    }
     p->packet = ios_packet_from_string(v);
     snprintf(p->packet_name, sizeof p->packet_name, "%s",
              p->packet == IOS_PACKET_TIMESTAMP        ? "timestamp"
@@ -152,210 +80,205 @@ static int set_packet(struct ios_ior_params *p, const char *v, int rank)
     return 0;
 }
 
-static int set_value(struct ios_ior_params *p, char letter, const char *v, int rank)
+static int set_signature(void *params, const struct ios_cli_opt *o, const char *v, char *err,
+                         size_t len)
 {
-    char opt[3] = {'-', letter, '\0'};
-    long n;
-    uint64_t size;
-    switch (letter) {
-    case 'a':
-        if (ios_streq_nocase(v, "POSIX"))
-            snprintf(p->api, sizeof p->api, "POSIX");
-        else if (ios_streq_nocase(v, "MPIIO"))
-            snprintf(p->api, sizeof p->api, "MPIIO");
-        else if (ios_streq_nocase(v, "DUMMY")) /* no I/O: the harness's own cost */
-            snprintf(p->api, sizeof p->api, "DUMMY");
-        else if (ios_streq_nocase(v, "IOURING") && ios_backends_optional()[0])
-            snprintf(p->api, sizeof p->api, "IOURING");
-        else if (ios_streq_nocase(v, "IOURING"))
-            return fail(rank, "-a IOURING: this build has no io_uring backend (%s%s)",
-                        "built without liburing; Debian: liburing-dev", "");
-        else
-            return fail(rank, "not supported: -a %s%s (this build offers POSIX and MPIIO)", v, "");
-        return 0;
-    case 'b':
-    case 't':
-        if (ios_parse_size(v, &size) != 0 || size == 0)
-            return fail(rank, "%s %s: expected a size > 0 (digits with k, m, g or t)", opt, v);
-        *(letter == 'b' ? &p->block : &p->xfer) = size;
-        return 0;
-    case 's':
-        if (ios_parse_size(v, &size) != 0 || size == 0 || size > (1ull << 40))
-            return fail(rank, "-s %s%s: expected a segment count in 1..2^40", v, "");
-        p->segments = size;
-        return 0;
-    case 'D':
-    case 'd':
-        if (parse_count(v, 0, 86400 * 7, &n) != 0)
-            return fail(rank, "%s %s: expected seconds in 0..604800", opt, v);
-        *(letter == 'D' ? &p->deadline : &p->inter_delay) = (int)n;
-        return 0;
-    case 'Q':
-        if (parse_count(v, 1, 1 << 20, &n) != 0)
-            return fail(rank, "-Q %s%s: expected a task per node offset >= 1", v, "");
-        p->task_offset = (int)n;
-        return 0;
-    case 'i':
-        if (parse_count(v, 1, IOS_IOR_MAX_REPS, &n) != 0)
-            return fail(rank, "-i %s: expected repetitions in 1..%s", v, MAX_REPS_TEXT);
-        p->reps = (int)n;
-        return 0;
-    case 'G':
-        if (parse_count(v, -2147483647L - 1, 2147483647L, &n) != 0)
-            return fail(rank, "-G %s%s: expected a 32-bit integer", v, "");
-        p->seed = (int32_t)n;
-        p->seed_given = 1;
-        return 0;
-    case 'o':
-        if (!v[0] || strlen(v) >= sizeof p->test_file - 16)
-            return fail(rank, "-o '%s'%s: expected a file name (shorter than 4 KiB)", v, "");
-        snprintf(p->test_file, sizeof p->test_file, "%s", v);
-        return 0;
-    case 'l':
-        return set_packet(p, v, rank);
-    case 'O':
-        return parse_directives(p, v, rank);
+    struct ios_ior_params *p = params;
+    char *end = NULL;
+    long long n = strtoll(v, &end, 10);
+    if (end == v || *end || n < INT32_MIN || n > INT32_MAX) {
+        snprintf(err, len, "%s", o->expect);
+        return -1;
     }
-    return fail(rank, "internal: option %s%s", opt, "");
-}
-
-static void set_flag(struct ios_ior_params *p, char letter)
-{
-    switch (letter) {
-    case 'F':
-        p->fpp = 1;
-        break;
-    case 'C':
-        p->reorder = 1;
-        break;
-    case 'e':
-        p->fsync = 1;
-        break;
-    case 'g':
-        p->barriers = 1;
-        break;
-    case 'k':
-        p->keep = 1;
-        break;
-    case 'w':
-        p->write = 1;
-        break;
-    case 'r':
-        p->read = 1;
-        break;
-    case 'W':
-        p->check_write = 1;
-        break;
-    case 'R':
-        p->check_read = 1;
-        break;
-    case 'z':
-        p->random = 1;
-        break;
-    case 'c':
-        p->collective = 1;
-        break;
-    case 'H':
-        p->show_hints = 1;
-        break;
-    case 'E':
-        p->existing = 1;
-        break;
-    case 'B':
-        p->odirect = 1;
-        break;
-    case 'v':
-        p->verbose++;
-        break;
-    case 'x':
-        p->single_xfer = 1;
-        break;
-    }
-}
-
-/* One "-xyz" word, possibly with the value of its last letter in the next word. */
-static int parse_short(struct ios_ior_params *p, const char *word, const char *next, int *used,
-                       int rank)
-{
-    for (const char *c = word + 1; *c; c++) {
-        if (strchr(FLAGS, *c)) {
-            set_flag(p, *c);
-            continue;
-        }
-        if (strchr(WITH_VALUE, *c)) {
-            const char *v = c[1] ? c + 1 : next;
-            if (!v)
-                return fail(rank, "-%c needs a value%s", (char[]){*c, 0}, "");
-            if (!c[1])
-                *used = 1;
-            return set_value(p, *c, v, rank);
-        }
-        for (size_t i = 0; i < sizeof unsupported / sizeof unsupported[0]; i++)
-            if (unsupported[i].letter == *c)
-                return fail(rank, "not supported: -%s (%s)", (char[]){*c, 0},
-                            unsupported[i].meaning);
-        return fail(rank, "unknown IOR option -%s in '%s'", (char[]){*c, 0}, word);
-    }
+    p->seed = (int32_t)n;
+    p->seed_given = 1;
     return 0;
 }
 
-static int parse_long(struct ios_ior_params *p, const char *word, const char *next, int *used,
-                      int rank)
+/*
+ * The table. Rows with IOS_CLI_DIRECTIVE are IOR's `-O key=value` keys: they are declared
+ * together after the letters, so an output or file-system hint key is one more row there.
+ */
+static const struct ios_cli_opt ior_opts[] = {
+    /* what is accessed */
+    {'a', NULL, IOS_CLI_FUNC, 0, IOS_CLI_NO_FIELD, 0, 0, "POSIX", "API",
+     "POSIX, MPIIO, IOURING or DUMMY",
+     "api: the I/O interface (IOURING when built with liburing; DUMMY does no I/O)", set_api},
+    {'B', "posix.odirect", IOS_CLI_FLAG, 0, F(odirect), 0, 1, NULL, NULL, NULL,
+     "O_DIRECT (direct I/O, bypassing the client cache)", NULL},
+    {0, "iouring.depth", IOS_CLI_INT, 0, F(depth), 1, 4096, NULL, "N", "a number in 1..4096",
+     "transfers in flight with -a IOURING (the backend's 16 when not given)", NULL},
+    {'o', NULL, IOS_CLI_STR, 0, F(test_file), 0, 16, "testFile", "FILE",
+     "a file name (shorter than 4 KiB)", "testFile: the test file's name", NULL},
+    {'F', NULL, IOS_CLI_FLAG, 0, F(fpp), 0, 1, NULL, NULL, NULL,
+     "filePerProc: a file per rank (<o>.%08d)", NULL},
+    {'b', NULL, IOS_CLI_SIZE, 0, F(block), 1, LLONG_MAX, "1m", "N",
+     "a size > 0 (digits with k, m, g or t)", "blockSize: contiguous bytes per rank and segment",
+     NULL},
+    {'t', NULL, IOS_CLI_SIZE, 0, F(xfer), 1, LLONG_MAX, "256k", "N",
+     "a size > 0 (digits with k, m, g or t)", "transferSize: bytes per I/O call", NULL},
+    {'s', NULL, IOS_CLI_SIZE, 0, F(segments), 1, 1LL << 40, "1", "N", "a segment count in 1..2^40",
+     "segmentCount: segments", NULL},
+    /* which accesses */
+    {'w', NULL, IOS_CLI_FLAG, 0, F(write), 0, 1, NULL, NULL, NULL,
+     "writeFile: write (-w and -r both when none of -w -r -W -R is given)", NULL},
+    {'r', NULL, IOS_CLI_FLAG, 0, F(read), 0, 1, NULL, NULL, NULL, "readFile: read", NULL},
+    {'W', NULL, IOS_CLI_FLAG, 0, F(check_write), 0, 1, NULL, NULL, NULL,
+     "checkWrite: read back and verify after the write", NULL},
+    {'R', NULL, IOS_CLI_FLAG, 0, F(check_read), 0, 1, NULL, NULL, NULL,
+     "checkRead: verify every transfer of the read", NULL},
+    {'i', NULL, IOS_CLI_INT, 0, F(reps), 1, IOS_IOR_MAX_REPS, "1", "N",
+     "repetitions in 1.." MAX_REPS_TEXT, "repetitions", NULL},
+    {'d', NULL, IOS_CLI_INT, 0, F(inter_delay), 0, 86400 * 7, "0", "S", "seconds in 0..604800",
+     "interTestDelay: seconds between repetitions", NULL},
+    {'m', NULL, IOS_CLI_FLAG, 0, F(multi_file), 0, 1, NULL, NULL, NULL,
+     "multiFile: repetition i accesses <file>.i", NULL},
+    {'u', NULL, IOS_CLI_FLAG, 0, F(unique_dir), 0, 1, NULL, NULL, NULL,
+     "uniqueDir: with -F, rank r's file in the directory <dir of -o>/r (created)", NULL},
+    {'T', NULL, IOS_CLI_INT, 0, F(max_minutes), 0, 525600, "0", "MIN", "minutes in 0..525600",
+     "maxTimeDuration: no write or read starts after MIN minutes", NULL},
+    {'k', NULL, IOS_CLI_FLAG, 0, F(keep), 0, 1, NULL, NULL, NULL, "keepFile: keep the files", NULL},
+    {'E', NULL, IOS_CLI_FLAG, 0, F(existing), 0, 1, NULL, NULL, NULL,
+     "useExistingTestFile: do not remove the file before writing", NULL},
+    /* order and placement */
+    {'C', NULL, IOS_CLI_FLAG, 0, F(reorder), 0, 1, NULL, NULL, NULL,
+     "reorderTasks: read the data of the rank -Q hosts further", NULL},
+    {'Q', NULL, IOS_CLI_INT, 0, F(task_offset), 1, 1 << 20, "1", "N", "a task per node offset >= 1",
+     "taskPerNodeOffset: the -C shift in hosts", NULL},
+    {'Z', NULL, IOS_CLI_COUNTER, 0, F(reorder_random), 0, 0, NULL, NULL, NULL,
+     "reorderTasksRandom: read the data of a random rank (-ZZ: of a random permutation)", NULL},
+    {'X', NULL, IOS_CLI_INT, 0, F(reorder_random_seed), INT32_MIN, INT32_MAX, "0", "N",
+     "a 32-bit integer", "reorderTasksRandomSeed: the -Z seed (< 0: -X + repetition)", NULL},
+    {'N', NULL, IOS_CLI_INT, 0, F(num_tasks), 1, INT32_MAX, "-1", "N", "a task count >= 1",
+     "numTasks: tasks in the test (more than launched: the launched ones, as IOR)", NULL},
+    {'z', NULL, IOS_CLI_FLAG, 0, F(random), 0, 1, NULL, NULL, NULL,
+     "randomOffset: shuffled transfers within each block", NULL},
+    {0, "random-offset-seed", IOS_CLI_INT, 0, F(random_seed), 0, INT32_MAX, "-1", "N",
+     "a number >= 0", "the -z seed (default: the launch's start time)", NULL},
+    /* timing */
+    {'e', NULL, IOS_CLI_FLAG, 0, F(fsync), 0, 1, NULL, NULL, NULL,
+     "fsync: fsync inside the write timing", NULL},
+    {'Y', NULL, IOS_CLI_FLAG, 0, F(fsync_per_write), 0, 1, NULL, NULL, NULL,
+     "fsyncPerWrite: fsync after every write transfer (twice, as IOR), inside the timing", NULL},
+    {'g', NULL, IOS_CLI_FLAG, 0, F(barriers), 0, 1, NULL, NULL, NULL,
+     "intraTestBarriers: barriers between open, I/O and close", NULL},
+    {'D', NULL, IOS_CLI_INT, 0, F(deadline), 0, 86400 * 7, "0", "S", "seconds in 0..604800",
+     "deadlineForStonewalling: stop each access after S seconds", NULL},
+    {'c', NULL, IOS_CLI_FLAG, 0, F(collective), 0, 1, NULL, NULL, NULL,
+     "collective: collective MPI-IO", NULL},
+    {'H', NULL, IOS_CLI_FLAG, 0, F(show_hints), 0, 1, NULL, NULL, NULL,
+     "showHints: the MPI-IO hints", NULL},
+    /* the data */
+    {'l', "dataPacketType", IOS_CLI_FUNC, 0, IOS_CLI_NO_FIELD, 0, 0, "timestamp", "t|o|i|r",
+     "timestamp, offset, incompressible or random (t, o, i, r)", "the data pattern", set_packet},
+    {'G', NULL, IOS_CLI_FUNC, 0, IOS_CLI_NO_FIELD, 0, 0, NULL, "N", "a 32-bit integer",
+     "setTimeStampSignature: the pattern's seed (a separate read launch verifies with the "
+     "writer's)",
+     set_signature},
+    {'v', NULL, IOS_CLI_COUNTER, 0, F(verbose), 0, 0, NULL, NULL, NULL,
+     "verbose (repeatable; -vv: every rank's share)", NULL},
+    {'x', NULL, IOS_CLI_FLAG, 0, F(single_xfer), 0, 1, NULL, NULL, NULL,
+     "singleXferAttempt (a short transfer is always an error here)", NULL},
+    /* ioscore's own */
+    {0, "resultdir", IOS_CLI_STR, 0, F(resultdir), 0, 64, NULL, "DIR", "a directory name",
+     "result.json and the per-rank CSVs go to DIR (ioscore)", NULL},
+    {0, "simulate-ppn", IOS_CLI_INT, 0, F(simulate_ppn), 1, 1 << 20, NULL, "K", "a positive number",
+     "pretend K ranks per host (tests only)", NULL},
+    {0, "simulate-nodes", IOS_CLI_INT, 0, F(simulate_nodes), 1, 1 << 20, NULL, "K",
+     "a positive number", "pretend K hosts (tests only)", NULL},
+    /* -O key=value: IOR's directives */
+    {'O', NULL, IOS_CLI_FUNC, 0, IOS_CLI_NO_FIELD, 0, 0, NULL, "KEY=V[,KEY=V]", NULL,
+     "IOR's directives (below)", NULL},
+    {0, "stoneWallingWearOut", IOS_CLI_INT, IOS_CLI_DIRECTIVE, F(wearout), 0, 1, "0", "0|1",
+     "0 or 1", "after the -D stonewall, every rank does the busiest rank's count", NULL},
+    {0, "minTimeDuration", IOS_CLI_INT, IOS_CLI_DIRECTIVE, F(min_time), 0, 86400 * 7, "0", "S",
+     "seconds in 0..604800", "each access starts again from the beginning until it ran S s", NULL},
+    {0, "stoneWallingStatusFile", IOS_CLI_STR, IOS_CLI_DIRECTIVE, F(stonewall_status_file), 0, 16,
+     NULL, "FILE", "a file name",
+     "a -D wear-out write stores its pairs count in FILE, a later read launch reads that many",
+     NULL},
+    {0, "summaryFormat", IOS_CLI_FUNC, IOS_CLI_DIRECTIVE, IOS_CLI_NO_FIELD, 0, 0, "default",
+     "default|JSON|CSV", "default, JSON or CSV", "IOR's result output as text, JSON or CSV",
+     set_owned_directive},
+    {0, "summaryFile", IOS_CLI_FUNC, IOS_CLI_DIRECTIVE, IOS_CLI_NO_FIELD, 0, 0, NULL, "FILE",
+     "a file name", "IOR's result output goes to FILE", set_owned_directive},
+    {0, "saveRankPerformanceDetailsCSV", IOS_CLI_FUNC, IOS_CLI_DIRECTIVE, IOS_CLI_NO_FIELD, 0, 0,
+     NULL, "FILE", "a file name", "IOR's per-rank CSV", set_owned_directive},
+    {0, "lustreStripeCount", IOS_CLI_FUNC, IOS_CLI_DIRECTIVE, IOS_CLI_NO_FIELD, 0, 0, NULL, "N",
+     "a number in -1..65535", "applied with lfs setstripe -c (refused off Lustre)",
+     set_owned_directive},
+    {0, "lustreStripeSize", IOS_CLI_FUNC, IOS_CLI_DIRECTIVE, IOS_CLI_NO_FIELD, 0, 0, NULL, "S",
+     "a size > 0 (digits with k, m or g)", "applied with lfs setstripe -S (refused off Lustre)",
+     set_owned_directive},
+    {0, "lustreStartOST", IOS_CLI_FUNC, IOS_CLI_DIRECTIVE, IOS_CLI_NO_FIELD, 0, 0, NULL, "N",
+     "a number in -1..65535", "applied with lfs setstripe -i (refused off Lustre)",
+     set_owned_directive},
+    {0, "beegfsNumTargets", IOS_CLI_FUNC, IOS_CLI_DIRECTIVE, IOS_CLI_NO_FIELD, 0, 0, NULL, "N",
+     "a number in 1..65535", "applied with beegfs-ctl --numtargets (refused off BeeGFS)",
+     set_owned_directive},
+    {0, "beegfsChunkSize", IOS_CLI_FUNC, IOS_CLI_DIRECTIVE, IOS_CLI_NO_FIELD, 0, 0, NULL, "S",
+     "a size > 0 (digits with k, m or g)",
+     "applied with beegfs-ctl --chunksize (refused off BeeGFS)", set_owned_directive},
+    {0, "lustreIgnoreLocks", IOS_CLI_REFUSED, IOS_CLI_DIRECTIVE, IOS_CLI_NO_FIELD, 0, 0, NULL, NULL,
+     NULL, "an ioctl on the open file that needs the Lustre client library", NULL},
+    {0, "gpfsHintAccess", IOS_CLI_REFUSED, IOS_CLI_DIRECTIVE, IOS_CLI_NO_FIELD, 0, 0, NULL, NULL,
+     NULL, "a gpfs_fcntl hint that needs the GPFS library", NULL},
+    {0, "gpfsReleaseToken", IOS_CLI_REFUSED, IOS_CLI_DIRECTIVE, IOS_CLI_NO_FIELD, 0, 0, NULL, NULL,
+     NULL, "a gpfs_fcntl hint that needs the GPFS library", NULL},
+    /* IOR's options this build does not implement */
+    {'A', NULL, IOS_CLI_REFUSED, 0, IOS_CLI_NO_FIELD, 0, 0, NULL, NULL, NULL,
+     "refNum: user reference number", NULL},
+    {'f', NULL, IOS_CLI_REFUSED, 0, IOS_CLI_NO_FIELD, 0, 0, NULL, NULL, NULL,
+     "scriptFile: run the tests of a script", NULL},
+    {'I', NULL, IOS_CLI_REFUSED, 0, IOS_CLI_NO_FIELD, 0, 0, NULL, NULL, NULL,
+     "showPerformanceNumbers", NULL},
+    {'j', NULL, IOS_CLI_REFUSED, 0, IOS_CLI_NO_FIELD, 0, 0, NULL, NULL, NULL,
+     "outlierThreshold: warn on tasks slower than the mean by N seconds", NULL},
+    {'J', NULL, IOS_CLI_REFUSED, 0, IOS_CLI_NO_FIELD, 0, 0, NULL, NULL, NULL,
+     "setAlignment: HDF5 alignment", NULL},
+    {'K', NULL, IOS_CLI_REFUSED, 0, IOS_CLI_NO_FIELD, 0, 0, NULL, NULL, NULL, "keepFileWithError",
+     NULL},
+    {'M', NULL, IOS_CLI_REFUSED, 0, IOS_CLI_NO_FIELD, 0, 0, NULL, NULL, NULL,
+     "memoryPerNode: hog memory on the nodes", NULL},
+    {'n', NULL, IOS_CLI_REFUSED, 0, IOS_CLI_NO_FIELD, 0, 0, NULL, NULL, NULL,
+     "noFill: no fill in HDF5 file creation", NULL},
+    {'p', NULL, IOS_CLI_REFUSED, 0, IOS_CLI_NO_FIELD, 0, 0, NULL, NULL, NULL,
+     "preallocate: preallocate the file size", NULL},
+    {'P', NULL, IOS_CLI_REFUSED, 0, IOS_CLI_NO_FIELD, 0, 0, NULL, NULL, NULL,
+     "useSharedFilePointer", NULL},
+    {'q', NULL, IOS_CLI_REFUSED, 0, IOS_CLI_NO_FIELD, 0, 0, NULL, NULL, NULL, "quitOnError", NULL},
+    {'S', NULL, IOS_CLI_REFUSED, 0, IOS_CLI_NO_FIELD, 0, 0, NULL, NULL, NULL, "useStridedDatatype",
+     NULL},
+    {'U', NULL, IOS_CLI_REFUSED, 0, IOS_CLI_NO_FIELD, 0, 0, NULL, NULL, NULL,
+     "hintsFileName: MPI-IO hints file", NULL},
+    {'V', NULL, IOS_CLI_REFUSED, 0, IOS_CLI_NO_FIELD, 0, 0, NULL, NULL, NULL,
+     "useFileView: MPI_File_set_view", NULL},
+    {'y', NULL, IOS_CLI_REFUSED, 0, IOS_CLI_NO_FIELD, 0, 0, NULL, NULL, NULL, "dualMount", NULL},
+};
+
+static const struct ios_cli_tool ior_tool = {
+    .program = "ioscore-suite ior",
+    .tool = "IOR",
+    .opts = ior_opts,
+    .n_opts = sizeof ior_opts / sizeof ior_opts[0],
+    .usage = "usage: mpiexec -n N ioscore-suite ior [IOR options] [--resultdir DIR]",
+    .epilog = "ioscore additions: --rank-detail-threshold N (above N ranks result.json "
+              "summarises the ranks;\n  4096), --rank-detail-full (then also "
+              "ranks-<phase>.csv.gz with every rank)\n",
+};
+
+static int fail(int rank, const char *fmt, const char *a, const char *b)
 {
-    const char *eq = strchr(word, '=');
-    size_t name_len = eq ? (size_t)(eq - word) : strlen(word);
-    const char *value = eq ? eq + 1 : next;
-    if (strncmp(word, "--iouring.depth", name_len) == 0 && name_len == 15) {
-        long n;
-        if (!value || parse_count(value, 1, 4096, &n) != 0)
-            return fail(rank, "--iouring.depth %s%s: expected a number in 1..4096",
-                        value ? value : "", "");
-        *used = !eq;
-        p->depth = (int)n;
-        return 0;
-    }
-    if (strncmp(word, "--posix.odirect", name_len) == 0 && name_len == 15) {
-        int flag = ios_backend_flag(word);
-        if (flag < 0)
-            return fail(rank, "%s: expected --posix.odirect[=0|1]%s", word, "");
-        p->odirect = flag;
-        return 0;
-    }
-    static const char *const with_value[] = {"--dataPacketType", "--resultdir", "--simulate-ppn",
-                                             "--simulate-nodes", "--random-offset-seed"};
-    for (int i = 0; i < 5; i++) {
-        if (strlen(with_value[i]) != name_len || strncmp(word, with_value[i], name_len) != 0)
-            continue;
-        if (!value)
-            return fail(rank, "%s needs a value%s", with_value[i], "");
-        if (!eq)
-            *used = 1;
-        if (i == 0)
-            return set_packet(p, value, rank);
-        if (i == 1) {
-            if (!value[0] || strlen(value) >= sizeof p->resultdir - 64)
-                return fail(rank, "--resultdir '%s'%s: expected a directory name", value, "");
-            snprintf(p->resultdir, sizeof p->resultdir, "%s", value);
-            return 0;
-        }
-        long n;
-        if (i == 4) {
-            if (parse_count(value, 0, INT32_MAX, &n) != 0)
-                return fail(rank, "--random-offset-seed %s%s: expected a number >= 0", value, "");
-            p->random_seed = (int)n;
-            return 0;
-        }
-        if (parse_count(value, 1, 1 << 20, &n) != 0)
-            return fail(rank, "%s %s: expected a positive number", with_value[i], value);
-        *(i == 2 ? &p->simulate_ppn : &p->simulate_nodes) = (int)n;
-        if (p->simulate_ppn > 0 && p->simulate_nodes > 0)
-            return fail(rank, "--simulate-ppn and --simulate-nodes exclude each other%s%s", "", "");
-        return 0;
-    }
-    return fail(rank,
-                "not supported: %s%s (this build implements --posix.odirect, "
-                "--dataPacketType and --random-offset-seed of IOR's long options)",
-                word, "");
+    return ios_cli_fail(&ior_tool, rank, fmt, a, b);
+}
+
+/* The words the rank-detail options own (src/core/rank_summary.c). */
+static int rank_detail_words(void *params, int argc, char **argv, int i, int rank)
+{
+    struct ios_ior_params *p = params;
+    int j = i;
+    int rc = ios_rank_detail_arg(&p->rank_detail, argc, argv, &j, ior_tool.program, rank);
+    return rc < 0 ? -1 : rc > 0 ? j - i + 1 : 0;
 }
 
 /* Relations between options, as IOR checks them. */
@@ -376,6 +299,8 @@ static int check_params(struct ios_ior_params *p, int rank)
         return fail(rank, "-B/--posix.odirect needs -a POSIX or IOURING (got -a %s)%s", p->api, "");
     if (p->depth && strcmp(p->api, "IOURING") != 0)
         return fail(rank, "--iouring.depth needs -a IOURING (got -a %s)%s", p->api, "");
+    if (p->fsync_per_write && strcmp(p->api, "POSIX") != 0)
+        return fail(rank, "-Y (fsync per write) needs -a POSIX (got -a %s)%s", p->api, "");
     if (p->odirect && p->xfer % 4096 != 0)
         return fail(rank,
                     "O_DIRECT (-B/--posix.odirect) needs a transfer size that is a multiple "
@@ -403,6 +328,18 @@ static int check_params(struct ios_ior_params *p, int rank)
                     "random offset (-z) with read check (-R) needs --random-offset-seed "
                     "(IOR refuses it too)%s%s",
                     "", "");
+    if (p->stonewall_status_file[0] && !p->keep)
+        return fail(rank,
+                    "-O stoneWallingStatusFile is for a write and a read in separate launches: "
+                    "add -k (IOR refuses it too)%s%s",
+                    "", "");
+    if (p->stonewall_status_file[0] && p->write && !p->wearout)
+        return fail(rank,
+                    "-O stoneWallingStatusFile with a write needs -O stoneWallingWearOut=1 (IOR "
+                    "refuses it too)%s%s",
+                    "", "");
+    if (p->simulate_ppn > 0 && p->simulate_nodes > 0)
+        return fail(rank, "--simulate-ppn and --simulate-nodes exclude each other%s%s", "", "");
     if (p->wearout && p->deadline == 0 && rank == 0)
         fprintf(stderr, "ioscore-suite ior: WARNING: -O stoneWallingWearOut=1 without -D has no "
                         "effect\n");
@@ -412,42 +349,13 @@ static int check_params(struct ios_ior_params *p, int rank)
 int ios_ior_parse(struct ios_ior_params *p, int argc, char **argv, int rank)
 {
     memset(p, 0, sizeof *p);
-    snprintf(p->api, sizeof p->api, "POSIX");
-    p->block = 1048576;
-    p->xfer = 262144;
-    p->segments = 1;
-    p->task_offset = 1;
-    p->random_seed = -1;
-    p->reps = 1;
-    snprintf(p->test_file, sizeof p->test_file, "testFile");
-    set_packet(p, "timestamp", rank);
     size_t len = 0;
     for (int i = 0; i < argc && len < sizeof p->command - 1; i++)
         len += (size_t)snprintf(p->command + len, sizeof p->command - len, "%s%s", i ? " " : "",
                                 argv[i]);
-    for (int i = 1; i < argc; i++) {
-        const char *w = argv[i];
-        const char *next = i + 1 < argc ? argv[i + 1] : NULL;
-        int used = 0, rc;
-        if (strcmp(w, "-h") == 0 || strcmp(w, "--help") == 0) {
-            if (rank == 0)
-                usage(stdout);
-            return 1;
-        }
-        int detail =
-            ios_rank_detail_arg(&p->rank_detail, argc, argv, &i, "ioscore-suite ior", rank);
-        if (detail < 0)
-            return 2;
-        if (detail > 0)
-            continue;
-        if (w[0] != '-' || !w[1])
-            return fail(rank, "unexpected argument '%s'%s (IOR takes options only)", w, "");
-        rc = w[1] == '-' ? parse_long(p, w, next, &used, rank)
-                         : parse_short(p, w, next, &used, rank);
-        if (rc != 0)
-            return rc;
-        i += used;
-    }
+    int rc = ios_cli_parse(&ior_tool, p, argc, argv, rank, rank_detail_words);
+    if (rc != 0)
+        return rc;
     if (!p->write && !p->read && !p->check_write && !p->check_read)
         p->write = p->read = 1;
     return check_params(p, rank);

@@ -125,12 +125,37 @@ static void order_init(struct ior_order *o, const struct ios_ior_params *p, int 
         o->offs = ios_ior_random_offsets(p->block, p->xfer, nranks, p->fpp, target, seed, &o->n);
 }
 
-static void file_of(const struct ios_ior_params *p, int rank, char *buf, size_t len)
+/* IOR's test file name: -F adds the rank (and -u a directory named for it, beside the -o
+ * file), -m the repetition. */
+static void file_of(const struct ios_ior_params *p, int rank, int iter, char *buf, size_t len)
 {
-    if (p->fpp)
-        ios_path(buf, len, "%s.%08d", p->test_file, rank);
+    char name[IOS_PATH_MAX];
+    if (p->fpp && p->unique_dir) {
+        char d[IOS_PATH_MAX], b[IOS_PATH_MAX];
+        snprintf(d, sizeof d, "%s", p->test_file);
+        snprintf(b, sizeof b, "%s", p->test_file);
+        ios_path(name, sizeof name, "%s/%d/%s.%08d", dirname(d), rank, basename(b), rank);
+    } else if (p->fpp) {
+        ios_path(name, sizeof name, "%s.%08d", p->test_file, rank);
+    } else {
+        ios_path(name, sizeof name, "%s", p->test_file);
+    }
+    if (p->multi_file)
+        ios_path(buf, len, "%s.%d", name, iter);
     else
-        ios_path(buf, len, "%s", p->test_file);
+        ios_path(buf, len, "%s", name);
+}
+
+/* -u: the rank's directory, created as IOR does (mode 0700) when missing. 0 or -errno. */
+static int make_unique_dir(const struct ios_ior_params *p, const char *path)
+{
+    if (!p->fpp || !p->unique_dir)
+        return 0;
+    char d[IOS_PATH_MAX];
+    snprintf(d, sizeof d, "%s", path);
+    if (mkdir(dirname(d), 0700) != 0 && errno != EEXIST)
+        return -errno;
+    return 0;
 }
 
 /* File offset of transfer i of `target` in `order`: IOR's segment and block. */
@@ -159,13 +184,51 @@ static int read_shift(const struct ios_run *run, const struct ios_ior_params *p)
     return (int)(((int64_t)p->task_offset * ios_ior_shift(run)) % run->size);
 }
 
-/* IOR's -W check reads one host further than the read (-Q + 1 hosts away) under -C. */
+/*
+ * IOR's -Z shift of this rank's read in repetition `iter` (C library rand(), as IOR seeds it):
+ * -Z a random rank at least -Q hosts of node 0's tasks away (none on one host), each rank by
+ * its own draw; -ZZ a random permutation of the ranks drawn alike on every rank.
+ */
+static int random_shift(const struct ios_run *run, const struct ios_ior_params *p, int iter)
+{
+    int n = run->size;
+    unsigned seed = (unsigned)(p->reorder_random_seed < 0 ? -p->reorder_random_seed + iter
+                                                          : p->reorder_random_seed);
+    if (p->reorder_random == 1) {
+        int nodeoffset = p->task_offset < run->nnodes ? p->task_offset : run->nnodes - 1;
+        srand((unsigned)run->rank + seed);
+        int off = rand() % n;
+        while (off < nodeoffset * run->ppn0)
+            off = rand() % n;
+        return off;
+    }
+    srand(seed);
+    int mine = run->rank;
+    int *perm = malloc((size_t)n * sizeof *perm);
+    if (!perm)
+        ios_fatal("out of memory (-ZZ of %d ranks)", n);
+    for (int i = 0; i < n; i++)
+        perm[i] = i;
+    for (int i = 0; i < n; i++) {
+        int t = i + rand() % (n - i), tmp = perm[t];
+        perm[t] = perm[i];
+        perm[i] = tmp;
+    }
+    mine = perm[run->rank];
+    free(perm);
+    return ((mine - run->rank) % n + n) % n;
+}
+
+/* IOR's -W check reads one host further than the read (-Q + 1 hosts away) under -C; -Z
+ * replaces -C's shift for the read. */
 static int phase_shift(const struct ios_run *run, const struct ior_phase *ph)
 {
     if (ph->access == ACC_WRITE)
         return 0;
     if (ph->readback && ph->p->reorder && run->size > 0)
         return (int)(((int64_t)(ph->p->task_offset + 1) * ios_ior_shift(run)) % run->size);
+    if (!ph->readback && ph->p->reorder_random && run->size > 0)
+        return random_shift(run, ph->p, ph->iteration);
     return read_shift(run, ph->p);
 }
 
@@ -211,11 +274,17 @@ static void reduce_timing(const struct ios_phase_ctx *ctx, const struct ios_xfer
 /* The busiest rank's count at the stonewall of the first write (IOR's end-of-test line). */
 static unsigned long long first_write_pairs;
 
+/* The busiest rank's transfers at this launch's last write stonewall (IOR's pairs_accessed,
+ * what -O stoneWallingStatusFile stores). */
+static unsigned long long write_max_pairs;
+
 /* After a -D stop (and its wear-out): the count for result.json and, with wear-out, IOR's
  * stonewall lines (IOR prints them once its ranks stopped, in the timing too). */
 static void on_stonewall(struct ios_phase_ctx *ctx, struct ios_xfer_job *x)
 {
     ios_phase_key(ctx, "stonewall_pairs_max", "%llu", x->max_pairs);
+    if (x->write)
+        write_max_pairs = x->max_pairs;
     const struct ios_ior_params *p = ((const struct ior_phase *)ctx->phase)->p;
     if (!p->wearout)
         return;
@@ -267,7 +336,10 @@ static void ior_phase_run(struct ios_phase_ctx *ctx)
     st.nranks = run->size;
     ctx->seed = ph->seed;
     x->target = (run->rank + phase_shift(run, ph)) % run->size;
-    file_of(p, x->target, x->path, sizeof x->path);
+    file_of(p, x->target, ph->iteration, x->path, sizeof x->path);
+    int dir_rc = make_unique_dir(p, x->path);
+    if (dir_rc != 0)
+        ios_phase_error(ctx, dir_rc, "create the -u directory of %s", x->path);
     ios_phase_key(ctx, "command", "%s", p->command);
     ios_phase_key(ctx, "access", "%s", write ? "write" : ph->verify ? "read+verify" : "read");
     ios_phase_key(ctx, "iteration", "%d", ph->iteration);
@@ -288,8 +360,11 @@ static void ior_phase_run(struct ios_phase_ctx *ctx)
     if (stonewall_pairs && stonewall_pairs < x->count)
         x->count = stonewall_pairs;
     x->deadline = p->deadline;
+    x->min_time = p->min_time;
     x->wearout = p->wearout;
     x->fsync = p->fsync;
+    /* IOR -Y fsyncs twice per write: in its POSIX backend's write and again in its loop */
+    x->fsync_per_write = p->fsync_per_write ? 2 : 0;
     x->barriers = p->barriers;
     x->remove_first = !p->existing; /* IOR removes the file before writing unless -E */
     if (write && p->n_hints > 0) {
@@ -322,10 +397,82 @@ static int reads_only(const struct ios_ior_params *p)
     return !p->write && (p->read || p->check_read || p->check_write);
 }
 
+/* A read launch whose -b/-s/tasks differ from its write part's and that reads only data the
+ * write produced (IOR allows it: the hero read-IOPS test reads -b 1g -s 20 of a -b 64g
+ * dataset): check_before_io then wants files at least as large as this read needs. */
+static int subset_read;
+
+/*
+ * The bytes of each file (file per process) or of the shared file that the write part of
+ * test `m` left with data, 0 when that cannot be told: a write stopped by -D wrote the first
+ * `pairs` transfers of each rank, a prefix of its file when it wrote sequentially to a file of
+ * its own; a shared file or a -z write must have completed.
+ */
+static double written_extent(const struct ios_acc_manifest *m)
+{
+    double block = ios_acc_manifest_num(m, "block", NAN),
+           xfer = ios_acc_manifest_num(m, "xfer", NAN);
+    double segs = ios_acc_manifest_num(m, "segments", NAN);
+    double tasks = ios_acc_manifest_num(m, "tasks", NAN),
+           pairs = ios_acc_manifest_num(m, "pairs", -1);
+    int fpp = ios_acc_manifest_num(m, "fpp", 0) != 0;
+    double all = block / xfer * segs;
+    if (!(pairs >= 0) || !isfinite(all))
+        return 0;
+    if (pairs >= all)
+        return fpp ? block * segs : block * segs * tasks;
+    if (fpp && ios_acc_manifest_num(m, "random", 1) == 0)
+        return pairs * xfer;
+    return 0;
+}
+
+/*
+ * The layout of a read that differs from its write part's: 1 (and why empty) when the read
+ * stays within what the write produced, else 0 with the reason in why.
+ */
+static int read_is_subset(const struct ios_run *run, const struct ios_ior_params *p,
+                          const struct ios_acc_manifest *m, char *why, size_t len)
+{
+    const char *id = ios_acc_manifest_str(m, "id");
+    double tasks = ios_acc_manifest_num(m, "tasks", NAN);
+    double extent = written_extent(m);
+    double need = (double)p->block * (double)p->segments * (p->fpp ? 1 : run->size);
+    if (p->check_read) {
+        snprintf(why, len,
+                 "-R verifies with the write's layout: read test %s with its -b %.0f -s %.0f on "
+                 "%.0f tasks, or drop -R to read a subset",
+                 id, ios_acc_manifest_num(m, "block", NAN),
+                 ios_acc_manifest_num(m, "segments", NAN), tasks);
+        return 0;
+    }
+    if (p->fpp && run->size > tasks) {
+        snprintf(why, len, "this read runs %d tasks, the write part of test %s wrote %.0f files",
+                 run->size, id, tasks);
+        return 0;
+    }
+    if (extent == 0) {
+        snprintf(why, len,
+                 "the write part of test %s stopped early (-D) %s, so which data exists cannot "
+                 "be told for another -b/-s",
+                 id, p->fpp ? "in -z order" : "on a shared file");
+        return 0;
+    }
+    if (need > extent) {
+        snprintf(why, len,
+                 "this read needs %.0f bytes %s (-b x -s%s), the write part of test %s left "
+                 "%.0f",
+                 need, p->fpp ? "per file" : "of the file", p->fpp ? "" : " x tasks", id, extent);
+        return 0;
+    }
+    why[0] = '\0';
+    return 1;
+}
+
 /*
  * A read-only launch and the write part of its test (rank 0 decides, every rank learns):
- * the manifest must describe the same layout (sizes, tasks, file per process, packet type) and
- * signature; its signature becomes this launch's when -G is not given. 0, or 2 after the error.
+ * the manifest must describe the same file layout (file per process, packet type) and
+ * signature, and the same sizes and tasks unless the read stays within what the write
+ * produced; its signature becomes this launch's when -G is not given. 0, or 2 after the error.
  */
 static int match_write_part(const struct ios_run *run, const struct ios_ior_params *p,
                             struct ios_acc_manifest *m, int *found, int32_t *seed, char id[40])
@@ -338,14 +485,25 @@ static int match_write_part(const struct ios_run *run, const struct ios_ior_para
         /* -t may differ (a 4 MiB-transfer dataset read with random 4 KiB transfers, as in
          * NERSC's IOPS tests): the data pattern depends on the offset, not the transfer. */
         const struct ios_acc_expect same[] = {
+            {"fpp", (double)p->fpp, "-F"},
             {"block", (double)p->block, "-b"},
             {"segments", (double)p->segments, "-s"},
             {"tasks", (double)run->size, "tasks"},
-            {"fpp", (double)p->fpp, "-F"},
         };
         int rc = ios_acc_manifest_check("ior", path, m, same, sizeof same / sizeof same[0], "write",
                                         why, sizeof why);
         bad = rc < 0;
+        if (rc > 0 && why[0] && ios_acc_manifest_num(m, "fpp", NAN) == (double)p->fpp) {
+            /* another -b/-s/task count: a subset of what the write produced is IOR's */
+            char sub[400];
+            if (read_is_subset(run, p, m, sub, sizeof sub)) {
+                why[0] = '\0';
+                subset_read = 1;
+            } else {
+                size_t n = strlen(why);
+                snprintf(why + n, sizeof why - n, "; %s", sub);
+            }
+        }
         if (rc > 0) {
             *found = 1;
             double sig = ios_acc_manifest_num(m, "signature", NAN);
@@ -369,10 +527,12 @@ static int match_write_part(const struct ios_run *run, const struct ios_ior_para
             double pairs = ios_acc_manifest_num(m, "pairs", -1);
             double wrote_xfer = ios_acc_manifest_num(m, "xfer", NAN);
             double wrote_all = (double)p->block / wrote_xfer * (double)p->segments;
-            if (wrote_xfer == (double)p->xfer) {
+            if (subset_read || why[0]) {
+                /* every transfer of a subset read has data: no limit */
+            } else if (wrote_xfer == (double)p->xfer) {
                 if (pairs >= 0 && pairs < (double)UINT64_MAX)
                     read_pairs = (uint64_t)pairs;
-            } else if (!why[0] && p->check_read) {
+            } else if (p->check_read) {
                 snprintf(why, sizeof why,
                          "-R cannot verify test %s with -t %llu: its data pattern is laid out per "
                          "write transfer (-t %.0f); drop -R or read with -t %.0f",
@@ -380,7 +540,7 @@ static int match_write_part(const struct ios_run *run, const struct ios_ior_para
                          wrote_xfer);
                 fprintf(stderr, "ioscore-suite ior: ERROR: %s (%s)\n", why, path);
                 bad = 1;
-            } else if (!why[0] && !(pairs >= wrote_all)) {
+            } else if (!(pairs >= wrote_all)) {
                 /* a -D write that stopped early left a prefix in its own transfer order */
                 snprintf(why, sizeof why,
                          "the write part of test %s stopped after %.0f of %.0f transfers of "
@@ -396,6 +556,7 @@ static int match_write_part(const struct ios_run *run, const struct ios_ior_para
     unsigned long long limit = read_pairs;
     MPI_Bcast(&limit, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
     read_pairs = limit;
+    MPI_Bcast(&subset_read, 1, MPI_INT, 0, MPI_COMM_WORLD);
     MPI_Bcast(id, 40, MPI_CHAR, 0, MPI_COMM_WORLD);
     MPI_Bcast(found, 1, MPI_INT, 0, MPI_COMM_WORLD);
     MPI_Bcast(seed, 1, MPI_INT32_T, 0, MPI_COMM_WORLD);
@@ -442,8 +603,9 @@ static int check_before_io(struct ios_run *run, const struct ios_ior_params *p,
         return 0;
     /* a launch that reads without writing: the files must be what the write part left */
     char path[IOS_PATH_MAX];
-    int target = (run->rank + read_shift(run, p)) % run->size;
-    file_of(p, target, path, sizeof path);
+    int shift = p->reorder_random ? random_shift(run, p, 0) : read_shift(run, p);
+    int target = (run->rank + shift) % run->size;
+    file_of(p, target, 0, path, sizeof path);
     uint64_t need = p->fpp ? p->block * p->segments : p->block * p->segments * (uint64_t)run->size;
     uint64_t all = p->block / p->xfer * p->segments;
     int partial = read_pairs < all; /* a fixed-time write: the file ends where its data does */
@@ -465,7 +627,7 @@ static int check_before_io(struct ios_run *run, const struct ios_ior_params *p,
                 "\n",
                 path, size, test_id, read_pairs, need);
         bad = 1;
-    } else if (checks && test_id[0] && !partial && (uint64_t)size != need) {
+    } else if (checks && test_id[0] && !partial && !subset_read && (uint64_t)size != need) {
         fprintf(stderr,
                 "ioscore-suite ior: ERROR: file %s is %" PRId64 " bytes, the write part of "
                 "test %s wrote %" PRIu64 "\n",
@@ -610,6 +772,38 @@ static void add_notes(const struct ios_run *run, const struct ios_ior_params *p,
 
 /* ---------------------------------------------------------------- the run */
 
+/* -O stoneWallingStatusFile in a launch that reads: the pairs count a wear-out write stored
+ * there bounds every read of the launch (IOR's stoneWallingWearOutIterations); a file that
+ * cannot be read is a warning and no bound, as in IOR. */
+static void read_status_file(const struct ios_run *run, const struct ios_ior_params *p)
+{
+    long long pairs = -1;
+    if (run->rank == 0) {
+        FILE *f = fopen(p->stonewall_status_file, "r");
+        if (!f || fscanf(f, "%lld", &pairs) != 1 || pairs < 0)
+            pairs = -1;
+        if (f)
+            fclose(f);
+        if (pairs < 0)
+            fprintf(stderr,
+                    "ioscore-suite ior: WARNING: could not read back the stonewalling status "
+                    "from %s: the read is not bounded by it\n",
+                    p->stonewall_status_file);
+    }
+    MPI_Bcast(&pairs, 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD);
+    if (pairs > 0 && (uint64_t)pairs < read_pairs)
+        read_pairs = (uint64_t)pairs;
+}
+
+/* -O stoneWallingStatusFile after a wear-out write: rank 0 stores the pairs count. */
+static void write_status_file(const struct ios_ior_params *p)
+{
+    FILE *f = fopen(p->stonewall_status_file, "w");
+    if (!f || fprintf(f, "%llu", write_max_pairs) < 0 || fclose(f) != 0)
+        fprintf(stderr, "ioscore-suite ior: ERROR: cannot write the stonewalling status file %s\n",
+                p->stonewall_status_file);
+}
+
 /* IOR's removal between repetitions; its time (barrier to barrier) is the remove row's. */
 static void remove_files(const struct ios_run *run, const struct ios_ior_params *p,
                          struct ios_backend *be, int iter)
@@ -618,7 +812,7 @@ static void remove_files(const struct ios_run *run, const struct ios_ior_params 
     double start = ios_wtime();
     MPI_Barrier(MPI_COMM_WORLD);
     if (p->fpp || run->rank == 0) {
-        file_of(p, run->rank, path, sizeof path);
+        file_of(p, run->rank, iter, path, sizeof path);
         int rc = be->ops->unlink(be, path);
         if (rc != 0 && rc != -ENOENT)
             fprintf(stderr, "ioscore-suite ior: WARNING: rank %d: cannot remove %s: %s\n",
@@ -695,6 +889,7 @@ static void record_test(const struct ios_run *run, const struct ios_ior_params *
     ios_json_int(&j, "segments", (int64_t)p->segments);
     ios_json_int(&j, "tasks", run->size);
     ios_json_int(&j, "fpp", p->fpp);
+    ios_json_int(&j, "random", p->random); /* a -D write's data is a prefix only without -z */
     ios_json_int(&j, "pairs", (int64_t)written_pairs);     /* transfers every rank wrote */
     if (written_pairs == p->block / p->xfer * p->segments) /* not stopped by -D */
         ios_json_int(&j, "file_bytes",
@@ -732,6 +927,19 @@ int ios_ior_run(struct ios_run *run, const struct ios_ior_params *p)
                 "ioscore-suite ior: WARNING: -C: the shift -Q %d x %d ranks per host is 0 mod %d "
                 "tasks: every rank reads its own data (as IOR on one node)\n",
                 p->task_offset, run->block_mapped ? run->ppn0 : 1, run->size);
+    if (p->num_tasks > 0 && p->num_tasks < run->size) {
+        if (run->rank == 0)
+            fprintf(stderr,
+                    "ioscore-suite ior: ERROR: not supported: -N %d below the %d launched ranks "
+                    "(IOR's numTasks): launch %d ranks instead\n",
+                    p->num_tasks, run->size, p->num_tasks);
+        return 2;
+    }
+    if (p->num_tasks > run->size && run->rank == 0)
+        fprintf(stderr,
+                "ioscore-suite ior: WARNING: more tasks requested (-N %d) than available (%d), "
+                "running with %d tasks (as IOR)\n",
+                p->num_tasks, run->size, run->size);
     static struct ios_acc_manifest manifest;
     int have_manifest = 0;
     char test_id[40] = "";
@@ -742,6 +950,8 @@ int ios_ior_run(struct ios_run *run, const struct ios_ior_params *p)
         fprintf(stderr, "ioscore-suite ior: WARNING: -R in a read-only launch without -G and "
                         "without the write part's manifest: the data is compared with this "
                         "launch's signature and will mismatch; give the writer's -G\n");
+    if (p->stonewall_status_file[0] && (p->read || p->check_read))
+        read_status_file(run, p);
     random_start = (int32_t)(uint32_t)ios_wtime(); /* -z without --random-offset-seed: IOR's */
     MPI_Bcast(&random_start, 1, MPI_INT32_T, 0, MPI_COMM_WORLD); /* time(NULL) on rank 0 */
     if (check_before_io(run, p, &be, test_id) != 0)
@@ -793,6 +1003,17 @@ int ios_ior_run(struct ios_run *run, const struct ios_ior_params *p)
         for (int s = 0; s < 3 && !run->aborted; s++) {
             if (!steps[s].on)
                 continue;
+            /* -T: IOR starts no access once the test has run that many minutes */
+            int over = p->max_minutes > 0 && run->rank == 0 &&
+                       ios_wtime() - run->t_run_start >= p->max_minutes * 60.0;
+            if (p->max_minutes > 0) /* rank 0's clock decides for every rank */
+                MPI_Bcast(&over, 1, MPI_INT, 0, MPI_COMM_WORLD);
+            if (over) {
+                if (run->rank == 0 && p->verbose > 0)
+                    printf("maxTimeDuration (-T %d) reached: no %s\n", p->max_minutes,
+                           steps[s].what);
+                continue;
+            }
             /* -d: before every write or read phase after the first */
             if (strcmp(steps[s].what, "readback") != 0 && n_phases > 0 && p->inter_delay > 0) {
                 if (run->rank == 0 && p->verbose > 0)
@@ -849,6 +1070,8 @@ int ios_ior_run(struct ios_run *run, const struct ios_ior_params *p)
         ios_ior_out_finish();
         ios_acc_print_notes(extra, rep); /* ioscore's sections after IOR's last line */
         record_test(run, p, have_manifest ? &manifest : NULL, seed);
+        if (p->stonewall_status_file[0] && p->write && p->wearout && !run->aborted)
+            write_status_file(p);
         fflush(extra);
     }
     MPI_Bcast(&verify_errors, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);

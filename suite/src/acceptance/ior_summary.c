@@ -196,7 +196,9 @@ static void text_header(const struct ios_run *run, const struct ios_ior_params *
     if (fs.ok)
         fprintf(o, "FS                  : %s   Used FS: %s   Inodes: %s   Used Inodes: %s\n",
                 fs.capacity, fs.used, fs.inodes, fs.used_inodes);
-    fprintf(o, "Results             : %s\n", run->resdir);
+    fprintf(o, "Results             : %s\n",
+            run->resdir_scratch ? "not kept (--resultdir DIR keeps result.json and the CSVs)"
+                                : run->resdir);
     fprintf(o, "\nOptions: \n");
     fprintf(o, "api                 : %s\n", p->api);
     fprintf(o, "apiVersion          : \n");

@@ -1,8 +1,10 @@
 /*
- * mdtest's command-line syntax for `ioscore-suite mdtest`: bundled short flags (-FCr), a value
- * right after its letter or as the next word, mdtest's defaults (-b 1 -z 0 -i 1 -d ./out; none
- * of -C -T -E -r -U: all five). Every mdtest option not implemented is refused with its meaning.
- * Also derives the tree size and the items per directory (mdtest drops the remainder).
+ * mdtest's command line for `ioscore-suite mdtest`, declared once in `md_opts` below: each row
+ * is an mdtest option with mdtest's letter, meaning and default (-b 1 -z 0 -i 1 -d ./out; none
+ * of -C -T -E -r -U: all five), or an mdtest option this build does not implement, refused with
+ * its meaning. Parsing, --help and the refusals come from the table (src/acceptance/
+ * cli_options.c); this file adds the relations between options and derives the tree size and
+ * the items per directory (mdtest drops the remainder).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -10,203 +12,151 @@
 #include <string.h>
 
 #include "ioscore/acceptance.h"
+#include "ioscore/cli_options.h"
 
-static int fail(int rank, const char *fmt, const char *a, const char *b)
+#define F(member) IOS_CLI_FIELD(struct ios_mdtest_params, member)
+#define STR(x) #x
+#define XSTR(x) STR(x)
+
+/* -d a@b@c: mdtest's list of test directories, split in place. */
+static int set_dirs(void *params, const struct ios_cli_opt *o, const char *v, char *err, size_t len)
 {
-    if (rank == 0) {
-        fprintf(stderr, "ioscore-suite mdtest: ERROR: ");
-        fprintf(stderr, fmt, a, b);
-        fprintf(stderr, "\n");
-    }
-    return 2;
-}
-
-static const struct {
-    char letter;
-    const char *meaning;
-} md_unsupported[] = {
-    {'a', "API: this subcommand uses POSIX"},
-    {'B', "no barriers between phases"},
-    {'c', "collective creates by task 0"},
-    {'f', "first number of tasks"},
-    {'G', "timestamp signature"},
-    {'k', "use mknod"},
-    {'l', "last number of tasks"},
-    {'M', "memory per node"},
-    {'p', "pre-iteration delay"},
-    {'R', "random stat order"},
-    {'s', "stride between task counts"},
-    {'S', "shared file access"},
-    {'V', "verbosity of one rank"},
-    {'x', "stonewall status file"},
-    {'y', "sync after each write"},
-    {'Z', "print all times"},
-};
-
-static int count_arg(const char *v, long lo, long hi, long *out)
-{
-    char *end = NULL;
-    long n = strtol(v, &end, 10);
-    if (end == v || *end || n < lo || n > hi)
+    struct ios_mdtest_params *p = params;
+    (void)o;
+    if (!v[0] || strlen(v) >= sizeof p->dir_list) {
+        snprintf(err, len, "one or more directories separated by '@'");
         return -1;
-    *out = n;
-    return 0;
-}
-
-static int set_dirs(struct ios_mdtest_params *p, const char *v, int rank)
-{
-    if (!v[0] || strlen(v) >= sizeof p->dir_list)
-        return fail(rank, "-d '%s'%s: expected one or more directories separated by '@'", v, "");
+    }
     snprintf(p->dir_list, sizeof p->dir_list, "%s", v);
     snprintf(p->dir_list_text, sizeof p->dir_list_text, "%s", v);
     p->n_dirs = 0;
     char *save = NULL;
     for (char *d = strtok_r(p->dir_list, "@", &save); d; d = strtok_r(NULL, "@", &save)) {
-        if (p->n_dirs == IOS_MDTEST_MAX_DIRS)
-            return fail(rank, "-d: more than %s directories%s", "64", "");
+        if (p->n_dirs == IOS_MDTEST_MAX_DIRS) {
+            snprintf(err, len, "at most %d directories", IOS_MDTEST_MAX_DIRS);
+            return -1;
+        }
         p->dirs[p->n_dirs++] = d;
     }
-    if (p->n_dirs == 0)
-        return fail(rank, "-d '%s'%s: no directory", v, "");
+    if (p->n_dirs == 0) {
+        snprintf(err, len, "at least one directory");
+        return -1;
+    }
     return 0;
 }
 
-static int md_value(struct ios_mdtest_params *p, char c, const char *v, int rank)
-{
-    long n;
-    char opt[3] = {'-', c, 0};
-    switch (c) {
-    case 'n':
-        if (count_arg(v, 1, 1L << 40, &n) != 0)
-            return fail(rank, "-n %s%s: expected items per rank >= 1", v, "");
-        p->items = (uint64_t)n;
-        return 0;
-    case 'z':
-        if (count_arg(v, 0, IOS_MDTEST_MAX_DEPTH, &n) != 0)
-            return fail(rank, "-z %s%s: expected a tree depth in 0..64", v, "");
-        p->depth = (int)n;
-        return 0;
-    case 'b':
-        if (count_arg(v, 1, 1 << 20, &n) != 0)
-            return fail(rank, "-b %s%s: expected a branching factor >= 1", v, "");
-        p->branch = (int)n;
-        return 0;
-    case 'N':
-        if (count_arg(v, 0, 1 << 30, &n) != 0)
-            return fail(rank, "-N %s%s: expected a rank stride >= 0", v, "");
-        p->stride = (int)n;
-        return 0;
-    case 'I':
-        if (count_arg(v, 1, 1L << 40, &n) != 0)
-            return fail(rank, "-I %s%s: expected items per directory >= 1", v, "");
-        p->items_per_dir = (uint64_t)n;
-        return 0;
-    case 'W':
-        if (count_arg(v, 1, 86400 * 7, &n) != 0)
-            return fail(rank, "-W %s%s: expected stonewall seconds >= 1", v, "");
-        p->stonewall = (int)n;
-        return 0;
-    case 'i':
-        if (count_arg(v, 1, IOS_MDTEST_MAX_REPS, &n) != 0)
-            return fail(rank, "-i %s%s: expected iterations in 1..7", v, "");
-        p->reps = (int)n;
-        return 0;
-    case 'w':
-    case 'e':
-        if (ios_parse_size(v, (uint64_t *)(c == 'w' ? &p->write_bytes : &p->read_bytes)) != 0 ||
-            (c == 'w' ? p->write_bytes : p->read_bytes) > (1ull << 30))
-            return fail(rank, "%s %s: expected bytes per file in 0..1g", opt, v);
-        return 0;
-    case 'd':
-        return set_dirs(p, v, rank);
+#define FLAG(c, member, help)                                                                      \
+    {                                                                                              \
+        c, NULL, IOS_CLI_FLAG, 0, F(member), 0, 1, NULL, NULL, NULL, help, NULL                    \
     }
-    return fail(rank, "internal: option %s%s", opt, "");
+#define REFUSED(c, help)                                                                           \
+    {                                                                                              \
+        c, NULL, IOS_CLI_REFUSED, 0, IOS_CLI_NO_FIELD, 0, 0, NULL, NULL, NULL, help, NULL          \
+    }
+
+static const struct ios_cli_opt md_opts[] = {
+    /* the items and the tree */
+    {'n', NULL, IOS_CLI_INT, 0, F(items), 1, 1LL << 40, NULL, "N", "items per rank >= 1",
+     "items (files or directories) per rank", NULL},
+    {'I', NULL, IOS_CLI_INT, 0, F(items_per_dir), 1, 1LL << 40, NULL, "N",
+     "items per directory >= 1", "items per directory of the tree (instead of -n)", NULL},
+    {'z', NULL, IOS_CLI_INT, 0, F(depth), 0, IOS_MDTEST_MAX_DEPTH, "0", "N",
+     "a tree depth in 0.." XSTR(IOS_MDTEST_MAX_DEPTH), "depth of the tree", NULL},
+    {'b', NULL, IOS_CLI_INT, 0, F(branch), 1, 1 << 20, "1", "N", "a branching factor >= 1",
+     "branching factor of the tree", NULL},
+    {'L', NULL, IOS_CLI_FLAG, 0, F(leaf), 0, 1, NULL, NULL, NULL,
+     "items in the leaves of the tree only", NULL},
+    {'d', NULL, IOS_CLI_FUNC, 0, IOS_CLI_NO_FIELD, 0, 0, "./out", "DIR[@DIR...]",
+     "one or more directories separated by '@'", "the test directories", set_dirs},
+    {'u', NULL, IOS_CLI_FLAG, 0, F(unique), 0, 1, NULL, NULL, NULL,
+     "a working directory (tree) per rank", NULL},
+    {'t', NULL, IOS_CLI_FLAG, 0, F(time_unique), 0, 1, NULL, NULL, NULL,
+     "time the unique working directory overhead", NULL},
+    FLAG('F', files_only, "files only"),
+    FLAG('D', dirs_only, "directories only"),
+    /* the phases (none given: all) */
+    FLAG('C', create, "create phase"),
+    FLAG('T', stat, "stat phase"),
+    FLAG('E', read, "read phase"),
+    FLAG('r', remove, "remove phase"),
+    FLAG('U', rename_dirs, "directory rename phase"),
+    {'w', NULL, IOS_CLI_SIZE, 0, F(write_bytes), 0, 1LL << 30, "0", "BYTES",
+     "bytes per file in 0..1g", "bytes written to each file at create", NULL},
+    {'e', NULL, IOS_CLI_SIZE, 0, F(read_bytes), 0, 1LL << 30, "0", "BYTES",
+     "bytes per file in 0..1g", "bytes read from each file", NULL},
+    FLAG('X', verify, "verify the data read (-e) against what -w wrote"),
+    FLAG('Y', sync, "sync at the end of each phase, inside its timing"),
+    {'N', NULL, IOS_CLI_INT, 0, F(stride), 0, 1 << 30, "0", "N", "a rank stride >= 0",
+     "stride: stat/read/remove the items of the rank N further (x tasks per node)", NULL},
+    {'W', NULL, IOS_CLI_INT, 0, F(stonewall), 1, 86400 * 7, NULL, "S", "stonewall seconds >= 1",
+     "stonewall: file creation stops after S seconds, then wear-out", NULL},
+    {'i', NULL, IOS_CLI_INT, 0, F(reps), 1, IOS_MDTEST_MAX_REPS, "1", "N",
+     "iterations in 1.." XSTR(IOS_MDTEST_MAX_REPS), "iterations", NULL},
+    FLAG('P', print_time, "also the time table"),
+    {'v', NULL, IOS_CLI_COUNTER, 0, F(verbose), 0, 0, NULL, NULL, NULL, "verbose (repeatable)",
+     NULL},
+    /* ioscore's own */
+    {0, "resultdir", IOS_CLI_STR, 0, F(resultdir), 0, 64, NULL, "DIR", "a directory name",
+     "result.json and the per-rank CSVs go to DIR (ioscore)", NULL},
+    {0, "simulate-ppn", IOS_CLI_INT, 0, F(simulate_ppn), 1, 1 << 20, NULL, "K", "a positive number",
+     "pretend K ranks per host (tests only)", NULL},
+    {0, "simulate-nodes", IOS_CLI_INT, 0, F(simulate_nodes), 1, 1 << 20, NULL, "K",
+     "a positive number", "pretend K hosts (tests only)", NULL},
+    /* mdtest's options this build does not implement */
+    REFUSED('a', "API: this subcommand uses POSIX"),
+    REFUSED('B', "no barriers between phases"),
+    REFUSED('c', "collective creates by task 0"),
+    REFUSED('f', "first number of tasks"),
+    REFUSED('G', "timestamp signature"),
+    REFUSED('k', "use mknod"),
+    REFUSED('l', "last number of tasks"),
+    REFUSED('M', "memory per node"),
+    REFUSED('p', "pre-iteration delay"),
+    REFUSED('R', "random stat order"),
+    REFUSED('s', "stride between task counts"),
+    REFUSED('S', "shared file access"),
+    REFUSED('V', "verbosity of one rank"),
+    REFUSED('x', "stonewall status file"),
+    REFUSED('y', "sync after each write"),
+    REFUSED('Z', "print all times"),
+};
+
+static const struct ios_cli_tool md_tool = {
+    .program = "ioscore-suite mdtest",
+    .tool = "mdtest",
+    .opts = md_opts,
+    .n_opts = sizeof md_opts / sizeof md_opts[0],
+    .usage = "usage: mpiexec -n N ioscore-suite mdtest -n N [mdtest options] [--resultdir DIR]",
+    .epilog = "ioscore additions: --rank-detail-threshold N, --rank-detail-full (as for "
+              "ioscore-suite ior)\n",
+    .short_only = 1,
+};
+
+static int fail(int rank, const char *fmt, const char *a, const char *b)
+{
+    return ios_cli_fail(&md_tool, rank, fmt, a, b);
+}
+
+static int rank_detail_words(void *params, int argc, char **argv, int i, int rank)
+{
+    struct ios_mdtest_params *p = params;
+    int j = i;
+    int rc = ios_rank_detail_arg(&p->rank_detail, argc, argv, &j, md_tool.program, rank);
+    return rc < 0 ? -1 : rc > 0 ? j - i + 1 : 0;
 }
 
 int ios_mdtest_parse(struct ios_mdtest_params *p, int argc, char **argv, int rank)
 {
     memset(p, 0, sizeof *p);
-    p->branch = 1;
-    p->reps = 1;
-    set_dirs(p, "./out", rank); /* mdtest's default test directory */
     size_t len = 0;
     for (int i = 0; i < argc && len < sizeof p->command - 1; i++)
         len += (size_t)snprintf(p->command + len, sizeof p->command - len, "%s%s", i ? " " : "",
                                 argv[i]);
-    for (int i = 1; i < argc; i++) {
-        const char *w = argv[i], *next = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(w, "-h") == 0 || strcmp(w, "--help") == 0) {
-            if (rank == 0)
-                printf(
-                    "usage: mpiexec -n N ioscore-suite mdtest -n N [-F|-D] [-C] [-T] [-E] "
-                    "[-r] [-U] [-u [-t]] [-L] [-z depth] [-b branch] [-d dir[@dir...]] [-w bytes] "
-                    "[-e bytes] [-N stride] [-i iterations] [-v] [--resultdir DIR]\n"
-                    "  [--rank-detail-threshold N] [--rank-detail-full] "
-                    "[--simulate-ppn K | --simulate-nodes K]\n");
-            return 1;
-        }
-        int detail =
-            ios_rank_detail_arg(&p->rank_detail, argc, argv, &i, "ioscore-suite mdtest", rank);
-        if (detail < 0)
-            return 2;
-        if (detail > 0)
-            continue;
-        if (strcmp(w, "--simulate-ppn") == 0 || strcmp(w, "--simulate-nodes") == 0) {
-            long n;
-            if (!next || count_arg(next, 1, 1 << 20, &n) != 0)
-                return fail(rank, "%s%s: expected a positive number", w, "");
-            *(w[11] == 'p' ? &p->simulate_ppn : &p->simulate_nodes) = (int)n;
-            if (p->simulate_ppn > 0 && p->simulate_nodes > 0)
-                return fail(rank, "--simulate-ppn and --simulate-nodes exclude each other%s%s", "",
-                            "");
-            i++;
-            continue;
-        }
-        if (strcmp(w, "--resultdir") == 0 || strncmp(w, "--resultdir=", 12) == 0) {
-            const char *v = w[11] == '=' ? w + 12 : next;
-            if (!v || !v[0] || strlen(v) >= sizeof p->resultdir - 64)
-                return fail(rank, "--resultdir needs a directory%s%s", "", "");
-            snprintf(p->resultdir, sizeof p->resultdir, "%s", v);
-            i += w[11] != '=';
-            continue;
-        }
-        if (w[0] != '-' || !w[1] || w[1] == '-')
-            return fail(rank, "not supported: '%s'%s (mdtest takes short options)", w, "");
-        for (const char *c = w + 1; *c; c++) {
-            if (strchr("FDCTEruLvPXYtU", *c)) {
-                p->time_unique |= *c == 't';
-                p->rename_dirs |= *c == 'U';
-                p->print_time |= *c == 'P';
-                p->verify |= *c == 'X';
-                p->sync |= *c == 'Y';
-                p->files_only |= *c == 'F';
-                p->dirs_only |= *c == 'D';
-                p->create |= *c == 'C';
-                p->stat |= *c == 'T';
-                p->read |= *c == 'E';
-                p->remove |= *c == 'r';
-                p->unique |= *c == 'u';
-                p->leaf |= *c == 'L';
-                p->verbose += *c == 'v';
-                continue;
-            }
-            if (strchr("nzbNiwedIW", *c)) {
-                const char *v = c[1] ? c + 1 : next;
-                if (!v)
-                    return fail(rank, "-%s needs a value%s", (char[]){*c, 0}, "");
-                i += !c[1];
-                int rc = md_value(p, *c, v, rank);
-                if (rc != 0)
-                    return rc;
-                break;
-            }
-            for (size_t k = 0; k < sizeof md_unsupported / sizeof md_unsupported[0]; k++)
-                if (md_unsupported[k].letter == *c)
-                    return fail(rank, "not supported: -%s (%s)", (char[]){*c, 0},
-                                md_unsupported[k].meaning);
-            return fail(rank, "unknown mdtest option -%s in '%s'", (char[]){*c, 0}, w);
-        }
-    }
+    int rc = ios_cli_parse(&md_tool, p, argc, argv, rank, rank_detail_words);
+    if (rc != 0)
+        return rc;
+    if (p->simulate_ppn > 0 && p->simulate_nodes > 0)
+        return fail(rank, "--simulate-ppn and --simulate-nodes exclude each other%s%s", "", "");
     if (p->items && p->items_per_dir)
         return fail(rank, "not supported: -I with -n (mdtest's directory loops)%s%s", "", "");
     if (p->items == 0 && p->items_per_dir == 0)

@@ -422,7 +422,9 @@ static void print_header(const struct ios_run *run, const struct ios_mdtest_para
     printf("ioscore-suite mdtest %s was launched with %d total task(s) on %d node(s)\n",
            run->version, run->size, run->nnodes);
     printf("Command line used: %s\n", p->command);
-    printf("Results: %s\n", run->resdir);
+    printf("Results: %s\n", run->resdir_scratch
+                                ? "not kept (--resultdir DIR keeps result.json and the CSVs)"
+                                : run->resdir);
     uint64_t per_rank = p->per_node * (p->leaf ? p->leaves : p->nodes);
     printf("Tree: %" PRIu64 " per directory, %" PRIu64 " directories per tree%s\n", p->per_node,
            p->leaf ? p->leaves : p->nodes, p->leaf ? ", leaves only" : "");

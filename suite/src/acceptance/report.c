@@ -104,7 +104,9 @@ void ios_acc_add_own_part(struct ios_acc_report *r, const struct ios_run *run, c
     /* absolute: the parts of a test are read from other launches' working directories */
     char real[PATH_MAX];
     snprintf(p->result_dir, sizeof p->result_dir, "%s",
-             realpath(run->resdir, real) ? real : run->resdir);
+             run->resdir_scratch           ? "" /* not kept */
+             : realpath(run->resdir, real) ? real
+                                           : run->resdir);
     p->n_ops = r->n_series;
     memcpy(p->ops, r->series, sizeof(struct ios_acc_series) * (size_t)r->n_series);
 }

@@ -28,6 +28,13 @@ static int transfer_done(struct xfer_state *st, const void *buf, uint64_t off, s
         ios_phase_error(ctx, (int)n, "%s %s at offset %" PRIu64, what, job->path, off);
         return -1;
     }
+    for (int k = 0; job->write && k < job->fsync_per_write && (uint64_t)n == job->xfer; k++) {
+        int rc = ctx->be.ops->fsync(&ctx->be, job->handle);
+        if (rc != 0) {
+            ios_phase_error(ctx, rc, "fsync %s", job->path);
+            return -1;
+        }
+    }
     if ((uint64_t)n != job->xfer) {
         ios_phase_error(ctx, -EIO,
                         "short %s of %s at offset %" PRIu64 ": %zd of %" PRIu64
@@ -63,7 +70,7 @@ static int transfer_op(void *state, uint64_t i)
     struct xfer_state *st = state;
     struct ios_phase_ctx *ctx = st->ctx;
     struct ios_xfer_job *job = st->job;
-    uint64_t off = job->offset(job, i);
+    uint64_t off = job->offset(job, job->count > 0 ? i % job->count : i); /* passes repeat */
     ssize_t n;
     transfer_prepare(st, st->buf, off);
     if (job->write)
@@ -108,7 +115,7 @@ static uint64_t run_queued(struct xfer_state *st, uint64_t from, uint64_t to, do
     while (n_free < depth || (*ok && !stop && next < to)) {
         while (*ok && !stop && next < to && n_free > 0) {
             int k = free_slots[--n_free];
-            offs[k] = job->offset(job, next);
+            offs[k] = job->offset(job, job->count > 0 ? next % job->count : next);
             transfer_prepare(st, bufs[k], offs[k]);
             t0[k] = timed ? ios_now_ns() : 0;
             int rc = be->ops->queue(be, job->handle, job->write, bufs[k], job->xfer, (off_t)offs[k],
@@ -224,6 +231,18 @@ void ios_xfer_run(struct ios_phase_ctx *ctx, struct ios_xfer_job *job)
                                   &ctx->mine.items, &ctx->mine.bytes);
     int ok = ctx->mine.io_error == 0;
     uint64_t j = run_transfers(&st, 0, job->count, job->deadline, &ok);
+    /* IOR -O minTimeDuration: the accesses start again from the first transfer until the
+     * loop has run that long (each rank by its own clock, rank 0's in lockstep) */
+    for (uint64_t end = job->count; job->min_time > 0 && job->count > 0 && j == end;) {
+        int again =
+            ok && !ctx->mine.hit_deadline && ios_wtime() - ctx->mine.loop_start < job->min_time;
+        if (ctx->lockstep)
+            MPI_Bcast(&again, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        if (!again)
+            break;
+        end = j + job->count;
+        j = run_transfers(&st, j, end, job->deadline, &ok);
+    }
     ctx->mine.first_done = ios_wtime();
     ctx->mine.items_at_deadline = (double)j;
     ctx->mine.bytes_at_deadline = (double)j * (double)job->xfer;
