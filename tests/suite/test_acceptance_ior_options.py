@@ -168,9 +168,14 @@ def test_help_lists_options_directives_and_refusals(tmp: Path) -> None:
     assert "-O stoneWallingWearOut=0|1" in accepted
     assert re.search(r"^  -P +useSharedFilePointer", refused, re.M)
     assert "-Y" not in refused and "-u " not in refused
-    for letter in re.findall(r"^  -([A-Za-z]) ", refused, re.M):
+    for letter in re.findall(r"^  -([A-NP-Za-z]) ", refused, re.M):
         proc = run_ior(tmp, [f"-{letter}"])
         assert proc.returncode == 2 and f"not supported: -{letter} (" in proc.stderr
+    keys = re.findall(r"^  -O (\w+)=", refused, re.M)
+    assert "lustreIgnoreLocks" in keys  # hints no tool can apply are refused rows too
+    for key in keys:
+        proc = run_ior(tmp, ["-O", f"{key}=1"])
+        assert proc.returncode == 2 and f"not supported: -O {key} (" in proc.stderr
     md = subprocess.run(
         [str(SUITE_BIN), "mdtest", "--help"], capture_output=True, text=True, env=MPI_ENV
     )
