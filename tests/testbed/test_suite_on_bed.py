@@ -90,6 +90,12 @@ def test_standard_run_across_nodes_reads_what_another_node_wrote(bed: Bed, scrat
         # ior-easy-read reads what a rank of the *other* node wrote (shift = ranks per node)
         assert (rank + 2) % RANKS in read
         assert all(host_of[writer] != host_of[rank] for writer in read - {rank})
+        # result.json says the same: the file each rank read, written on another host
+        assert phases["ior-easy-read"]["data_ranks"][rank] == (rank + 2) % RANKS
+    for name in ("ior-easy-read", "ior-hard-read", "ior-rnd4K-easy-read"):
+        read_from = phases[name]["data_ranks"]
+        assert all(host_of[w] != host_of[r] for r, w in enumerate(read_from)), (name, read_from)
+    assert phases["ior-easy-write"]["data_ranks"] == list(range(RANKS))
 
     # drop-caches ran on every rank, so on every node, before each I/O phase
     dropped_on = drops.read_text().split()
@@ -168,7 +174,9 @@ def test_a_slowed_node_is_named_by_the_straggler_findings(bed: Bed, scratch) -> 
 
 def test_a_slowed_chunk_server_is_named_by_throughput_per_server(bed: Bed, scratch) -> None:
     """Write (-k) at full speed, record where each rank's file lives, slow one chunk server,
-    read in a separate launch after a cache drop: the report names that server alone."""
+    read in a separate launch after a cache drop, each rank another node's file (-C): the
+    report names that server alone, attributing each read by the file result.json says it
+    read."""
     data, results = scratch
     bed_cli("exec", "node1", "--", "mkdir", "-p", str(data))
     common = ["-e", "-F", "-t", "1m", "-b", "6m", "-o", f"{data}/t"]
@@ -192,9 +200,11 @@ def test_a_slowed_chunk_server_is_named_by_throughput_per_server(bed: Bed, scrat
     bed_cli("slow", "cs2", "24mbit")
     try:
         drop_caches()
-        suite_on_bed(RANKS, "ior", "-r", *common, "--resultdir", str(results / "r"))
+        suite_on_bed(RANKS, "ior", "-r", "-C", *common, "--resultdir", str(results / "r"))
     finally:
         bed_cli("slow", "cs2", "--clear")
+    (read_phase,) = json.loads((results / "r" / "result.json").read_text())["phases"]
+    assert read_phase["data_ranks"] == [2, 3, 0, 1]
     (test,) = report_json(results)["tests"]
     (read,) = [op for op in test["operations"] if op["key"] == "read"]
     named = {found["server"] for found in read["servers"] if found["slow"]}
@@ -244,5 +254,27 @@ def test_a_stopped_chunk_server_gives_a_bounded_explained_failure(bed: Bed, scra
         assert re.search(rf"rank \d+: .*t\.{rank:08d}.*Input/output error", said), said
     for rank in set(range(RANKS)) - set(lost):
         assert f"t.{rank:08d}: Input/output error" not in said
+    # result.json: the phase invalid, every failed rank with its file
+    (read_phase,) = json.loads((results / "r" / "result.json").read_text())["phases"]
+    assert not read_phase["valid"]
+    assert any("I/O errors on" in why for why in read_phase["invalid_reasons"])
+    errors = {e["rank"]: e for e in read_phase["io_errors"]}
+    assert sorted(read_phase["data_ranks"][r] for r in errors) == lost
+    for rank, entry in errors.items():
+        assert f"t.{read_phase['data_ranks'][rank]:08d}" in entry["error"]
+        assert entry["host"] == ("node1" if rank < 2 else "node2")
+    # the report names the stopped server from the probe's layout
+    (test,) = report_json(results)["tests"]
+    (read,) = [op for op in test["operations"] if op["key"] == "read"]
+    assert not read["valid"]
+    (found,) = read["io_errors"]
+    assert found["suspect"] == f"{stopped.address}:9422", found
+    assert sorted(f["data_rank"] for f in found["failed"]) == lost
+    shown = subprocess.run(
+        [sys.executable, "-m", "ioscore.cli", "report", str(results)],
+        capture_output=True,
+        text=True,
+    ).stdout
+    assert f"failed server: {stopped.address}:9422" in shown, shown
     bed_cli("exec", "node1", "--", "rm", "-rf", str(data))
     assert bed_cli("exec", "node1", "--", "ls", str(MOUNT_POINT)).stdout.split() == []

@@ -22,6 +22,7 @@ from ioscore.acceptance.report import (
     PLAN_FILE,
     AcceptanceReport,
     build_report,
+    error_findings,
     launch_of,
     report_dict,
     server_findings,
@@ -92,9 +93,20 @@ def handle_acceptance(args: argparse.Namespace, report: AcceptanceReport) -> int
             )
             for hint in operation_hints(op):
                 print(f"    multimodal: {hint.text}")
-            for found in server_findings(op, launch_of(test.test, op)):
+            launch = launch_of(test.test, op)
+            for found in server_findings(op, launch):
                 if found["slow"]:
                     print(f"    slow storage server {found['server']}: {found['slow']}")
+            for errors in error_findings(op, launch):
+                print(f"    I/O errors per storage server (iteration {errors['iteration']}):")
+                for failed in errors["failed"]:
+                    held = ", ".join(failed["servers"]) or "layout not recorded"
+                    print(
+                        f"      rank {failed['rank']} ({failed['host']}), file of rank "
+                        f"{failed['data_rank']} on {held}: {failed['error']}"
+                    )
+                blame = errors["suspect"] or "no single server"
+                print(f"      failed server: {blame} ({errors['reason']})")
     print(f"{report.targets - report.failed} of {report.targets} targets pass ({PASS_RULE})")
     print(f"HTML report: {target}")
     return status
