@@ -91,6 +91,9 @@ def handle_acceptance(args: argparse.Namespace, report: AcceptanceReport) -> int
                 f"  {key:<12} mean {stats.mean:,.2f} {unit} ± {stats.stddev:,.2f} "
                 f"(min {stats.min:,.2f}, max {stats.max:,.2f}, n={stats.n})"
             )
+            if not op.valid:
+                reasons = [r for it in op.iterations for r in it.phase.invalid_reasons]
+                print(f"  {key} INVALID: {'; '.join(dict.fromkeys(reasons))}")
             for hint in operation_hints(op):
                 print(f"    multimodal: {hint.text}")
             launch = launch_of(test.test, op)
