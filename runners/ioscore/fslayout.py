@@ -188,6 +188,36 @@ def load(result_dir: Path) -> dict[int, list[str]]:
     }
 
 
+def attach(phases: Any, result_dir: Path) -> None:
+    """Beside a run's result.json, layout.json's servers go into each phase that records whose
+    data its ranks accessed (``extra["layout"]``), so the run carries them where it is stored
+    (the portal keeps phases, not the run's other files)."""
+    layout = load(result_dir)
+    if not layout:
+        return
+    try:  # the phases whose files were probed, when the record says (an IO500 run's ior-easy)
+        named = json.loads((result_dir / LAYOUT_FILE).read_text()).get("phases")
+    except (OSError, ValueError, AttributeError):
+        named = None
+    for phase in phases:
+        if isinstance(named, list) and phase.name not in named:
+            continue
+        if data_ranks(phase) is not None:
+            phase.extra["layout"] = {str(rank): servers for rank, servers in layout.items()}
+
+
+def phase_layout(phase: PhaseResult) -> dict[int, list[str]]:
+    """The servers ``attach`` put into a phase (empty when none)."""
+    raw = phase.extra.get("layout")
+    if not isinstance(raw, dict):
+        return {}
+    return {
+        int(rank): [str(s) for s in servers]
+        for rank, servers in raw.items()
+        if str(rank).isdigit() and isinstance(servers, list)
+    }
+
+
 @dataclass(frozen=True)
 class ServerRate:
     server: str

@@ -118,8 +118,8 @@ struct ios_phase_result {
      * rank numbers, ts_per_rank is NULL. Full form: summary and rank_ids are NULL. */
     struct ios_rank_summary *summary;
     int32_t *rank_ids;
-    int procs;        /* ranks that ran the phase (n_ranks in the full form) */
-    int failed_ranks; /* ranks with an I/O error */
+    int procs;                   /* ranks that ran the phase (n_ranks in the full form) */
+    int failed_ranks;            /* ranks with an I/O error */
     char (*errors)[IOS_MSG_MAX]; /* full form: every rank's first error ("" if none), or NULL */
 };
 
