@@ -67,6 +67,9 @@ def test_a_slowed_node_is_named_by_the_straggler_findings(cast: Any, open_releas
     page = _page(cast, open_release, RECORDED / "io500-slow-node")
     assert _section(page) == ""  # no layout recorded: no per-server section
     table = page.split('id="straggler-table"', 1)[1].split("</table>", 1)[0]
-    assert "host node2" in table
-    named = set(re.findall(r"<td>(\d+) \((node\d)\)</td>", table))
-    assert named == {("2", "node2"), ("3", "node2")}, table
+    rows = re.findall(r'<th scope="row">([\w-]+)</th><td>([^<]+)</td>', table)
+    # the node's link carries its reads (each from another node's data, after a cache drop):
+    # those phases name its ranks and the host; metadata phases on a busy machine may vary
+    for phase in ("ior-easy-read", "ior-hard-read", "ior-rnd4K-easy-read"):
+        named = sorted(who for name, who in rows if name == phase)
+        assert named == ["2 (node2)", "3 (node2)", "host node2"], (phase, rows)
