@@ -188,6 +188,36 @@ def load(result_dir: Path) -> dict[int, list[str]]:
     }
 
 
+def attach(phases: Any, result_dir: Path) -> None:
+    """Beside a run's result.json, layout.json's servers go into each phase that records whose
+    data its ranks accessed (``extra["layout"]``), so the run carries them where it is stored
+    (the portal keeps phases, not the run's other files)."""
+    layout = load(result_dir)
+    if not layout:
+        return
+    try:  # the phases whose files were probed, when the record says (an IO500 run's ior-easy)
+        named = json.loads((result_dir / LAYOUT_FILE).read_text()).get("phases")
+    except (OSError, ValueError, AttributeError):
+        named = None
+    for phase in phases:
+        if isinstance(named, list) and phase.name not in named:
+            continue
+        if data_ranks(phase) is not None:
+            phase.extra["layout"] = {str(rank): servers for rank, servers in layout.items()}
+
+
+def phase_layout(phase: PhaseResult) -> dict[int, list[str]]:
+    """The servers ``attach`` put into a phase (empty when none)."""
+    raw = phase.extra.get("layout")
+    if not isinstance(raw, dict):
+        return {}
+    return {
+        int(rank): [str(s) for s in servers]
+        for rank, servers in raw.items()
+        if str(rank).isdigit() and isinstance(servers, list)
+    }
+
+
 @dataclass(frozen=True)
 class ServerRate:
     server: str
@@ -196,8 +226,30 @@ class ServerRate:
     slow_reason: str | None  # why it is slow, when it is
 
 
+def data_ranks(phase: PhaseResult) -> dict[int, int] | None:
+    """Rank -> the rank whose data it accessed, as result.json's ``data_ranks`` records it
+    (None when the phase does not: older files, the summary form, non-IOR phases)."""
+    raw = phase.extra.get("data_ranks")
+    if not isinstance(raw, list) or not all(type(v) is int for v in raw):
+        return None
+    return {rank: of for rank, of in enumerate(raw) if of >= 0}
+
+
+def accessed_servers(
+    phase: PhaseResult, layout: dict[int, list[str]], assume_own: bool = True
+) -> dict[int, list[str]]:
+    """Rank -> servers of the data it accessed: its ``data_ranks`` file's servers; without
+    that record a rank's own file's when `assume_own` (a write, a read without a shift), else
+    nothing (the file it read is not known)."""
+    of = data_ranks(phase)
+    if of is None:
+        return dict(layout) if assume_own else {}
+    return {rank: layout[data] for rank, data in of.items() if data in layout}
+
+
 def server_rates(phase: PhaseResult, layout: dict[int, list[str]]) -> list[ServerRate]:
-    """Each server's ranks and their mean work rate, the slow ones with the reason."""
+    """Each server's ranks and their mean work rate, the slow ones with the reason. `layout`:
+    rank -> servers of the data that rank accessed (``accessed_servers``)."""
     rates = work_rates(phase)
     members: dict[str, list[int]] = {}
     for rank, servers in layout.items():
@@ -220,3 +272,78 @@ def server_rates(phase: PhaseResult, layout: dict[int, list[str]]) -> list[Serve
                 )
         shown.append(ServerRate(server, tuple(sorted(members[server])), mean, reason))
     return shown
+
+
+@dataclass(frozen=True)
+class FailedRank:
+    rank: int
+    host: str
+    error: str
+    data_rank: int  # whose file it accessed
+    servers: tuple[str, ...]  # servers holding that file (empty: not probed)
+
+
+@dataclass(frozen=True)
+class ErrorServers:
+    """The I/O errors of a phase against where the failed ranks' files live."""
+
+    failed: tuple[FailedRank, ...]
+    common: tuple[str, ...]  # servers holding every failed rank's file that was probed
+    suspect: str | None  # the one server to blame, when the layout singles one out
+    reason: str  # why it is (or why none is) named
+
+
+def io_errors(phase: PhaseResult) -> list[dict[str, Any]]:
+    """result.json's ``io_errors`` of a phase (rank, host, error), well-formed entries only."""
+    raw = phase.extra.get("io_errors")
+    if not isinstance(raw, list):
+        return []
+    return [
+        e
+        for e in raw
+        if isinstance(e, dict) and type(e.get("rank")) is int and isinstance(e.get("error"), str)
+    ]
+
+
+def error_servers(phase: PhaseResult, layout: dict[int, list[str]]) -> ErrorServers | None:
+    """For each rank that hit an I/O error, the servers of the file it accessed, and the
+    server common to all failures: the one to blame when it is the only one, or the only one
+    of them that no rank read or wrote without an error. None when no rank failed."""
+    errors = io_errors(phase)
+    if not errors:
+        return None
+    of = data_ranks(phase) or {}
+    failed = []
+    for entry in errors:
+        rank = int(entry["rank"])
+        data = of.get(rank, rank)
+        failed.append(
+            FailedRank(
+                rank,
+                str(entry.get("host") or ""),
+                str(entry["error"]),
+                data,
+                tuple(layout.get(data, ())),
+            )
+        )
+    probed = [set(f.servers) for f in failed if f.servers]
+    if not probed:
+        return ErrorServers(tuple(failed), (), None, "no layout of the failed ranks' files")
+    common = set.intersection(*probed)
+    if not common:
+        reason = "no server holds every failed rank's file"
+        return ErrorServers(tuple(failed), (), None, reason)
+    failed_ranks = {f.rank for f in failed}
+    healthy = {
+        server
+        for rank, data in (of or {r: r for r in layout}).items()
+        if rank not in failed_ranks
+        for server in layout.get(data, ())
+    }
+    candidates = sorted(common - healthy) or sorted(common)
+    if len(candidates) == 1:
+        extra = "" if len(common) == 1 else " (the others also served ranks without errors)"
+        reason = f"holds the files of all {len(failed)} failed rank(s){extra}"
+        return ErrorServers(tuple(failed), tuple(sorted(common)), candidates[0], reason)
+    reason = f"{len(candidates)} servers hold every failed rank's file: the layout cannot tell"
+    return ErrorServers(tuple(failed), tuple(sorted(common)), None, reason)

@@ -160,3 +160,88 @@ def test_a_server_whose_ranks_are_slow_is_named_and_the_others_are_not() -> None
     # one server is compared with nothing: never slow
     alone = fslayout.server_rates(phase, {rank: ["cs1"] for rank in range(6)})
     assert [(f.server, f.slow_reason) for f in alone] == [("cs1", None)]
+
+
+RECORDED = Path(__file__).parent / "recorded" / "testbed-stopped-server"
+
+
+def _copy_recorded(tmp_path: Path) -> Path:
+    """The recorded launches somewhere writable (`ioscore report` writes report.html)."""
+    import shutil
+
+    return Path(shutil.copytree(RECORDED, tmp_path / "results"))
+
+
+def test_a_stopped_servers_failures_name_it_through_the_recorded_layout() -> None:
+    from ioscore.acceptance.report import build_report
+
+    (test,) = build_report(RECORDED).tests  # the aborted read is the test's read part
+    (iteration,) = test.test.operations["read"].iterations
+    phase = iteration.phase
+    layout = fslayout.load(RECORDED / "r")
+    # the read shifted by a node: each rank read the file of a rank on the other node
+    assert fslayout.data_ranks(phase) == {0: 2, 1: 3, 2: 0, 3: 1}
+    found = fslayout.error_servers(phase, layout)
+    assert found is not None
+    assert [(f.rank, f.host, f.data_rank) for f in found.failed] == [
+        (1, "node1", 3),
+        (2, "node2", 0),
+    ]
+    assert all(f"t.{f.data_rank:08d}" in f.error for f in found.failed)
+    assert found.suspect == "10.213.47.11:9422" == layout[3][0] == layout[0][0]
+    # attributed by the file each rank read, the stopped server's ranks are the failed ones
+    rates = fslayout.server_rates(phase, fslayout.accessed_servers(phase, layout))
+    (stopped,) = [r for r in rates if r.server == found.suspect]
+    assert stopped.ranks == (1, 2) and stopped.slow_reason
+
+
+def test_no_server_is_blamed_when_the_layout_cannot_single_one_out() -> None:
+    ranks = [
+        RankStat(rank=r, host="n", start=0.0, first_done=1.0, end=1.0, bytes=1) for r in range(4)
+    ]
+    phase = PhaseResult(name="ior-read-0", value=0.0, unit="GiB/s", ranks=ranks)
+    phase.extra["io_errors"] = [
+        {"rank": 0, "host": "n", "error": "rank 0: read f.00000000: Input/output error"},
+        {"rank": 1, "host": "n", "error": "rank 1: read f.00000001: Input/output error"},
+    ]
+    both = {0: ["a:1", "b:1"], 1: ["a:1", "b:1"], 2: ["c:1"], 3: ["c:1"]}
+    found = fslayout.error_servers(phase, both)
+    assert found is not None and found.suspect is None
+    assert found.common == ("a:1", "b:1") and "cannot tell" in found.reason
+    # a server that also served ranks without errors is not the one to blame
+    healthy_b = {**both, 2: ["b:1"]}
+    found = fslayout.error_servers(phase, healthy_b)
+    assert found is not None and found.suspect == "a:1"
+    assert fslayout.error_servers(phase, {}) is not None  # errors listed, nothing probed
+    phase.extra["io_errors"] = []
+    assert fslayout.error_servers(phase, both) is None
+
+
+def test_the_report_shows_io_errors_per_storage_server(tmp_path: Path) -> None:
+    import json
+    import subprocess
+    import sys
+
+    results = _copy_recorded(tmp_path)
+    shown = subprocess.run(
+        [sys.executable, "-m", "ioscore.cli", "report", str(results)],
+        capture_output=True,
+        text=True,
+    )
+    assert "I/O errors per storage server" in shown.stdout, shown
+    assert "rank 1 (node1), file of rank 3 on 10.213.47.11:9422" in shown.stdout
+    assert "failed server: 10.213.47.11:9422" in shown.stdout
+    assert "read INVALID: I/O errors on 2 rank(s)" in shown.stdout
+    as_json = subprocess.run(
+        [sys.executable, "-m", "ioscore.cli", "report", str(results), "--json"],
+        capture_output=True,
+        text=True,
+    )
+    (test,) = json.loads(as_json.stdout)["tests"]
+    (read,) = [op for op in test["operations"] if op["key"] == "read"]
+    assert not read["valid"]
+    (errors,) = read["io_errors"]
+    assert errors["suspect"] == "10.213.47.11:9422"
+    assert [f["data_rank"] for f in errors["failed"]] == [3, 0]
+    page = (results / "report.html").read_text()
+    assert "I/O errors per storage server" in page and "10.213.47.11:9422" in page

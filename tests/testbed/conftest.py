@@ -27,8 +27,9 @@ def _fast_password_hashing() -> None:
     """No Django here: replaces the service's autouse fixture of the same name."""
 
 
-@pytest.fixture(scope="module")
-def bed() -> Iterator[Bed]:
+def bring_up(nodes: int, servers: int) -> Iterator[Bed]:
+    """A bed of NODES client nodes and SERVERS chunk servers for a module, taken down after
+    it; skips (the reason in one line) where the machine cannot run one."""
     reason = missing_requirement()
     if reason:
         pytest.skip(reason)
@@ -38,8 +39,13 @@ def bed() -> Iterator[Bed]:
         pytest.skip("a test bed is already up on this machine; these tests bring up their own")
     base = "/dev/shm" if os.access("/dev/shm", os.W_OK) else None
     with tempfile.TemporaryDirectory(prefix="ioscore-testbed-test-", dir=base) as tmp:
-        up = lifecycle.up(NODES, SERVERS, Path(tmp) / "servers", size_gib=2.0, io_timeout_s=30)
+        up = lifecycle.up(nodes, servers, Path(tmp) / "servers", size_gib=2.0, io_timeout_s=30)
         try:
             yield up
         finally:
             lifecycle.down()
+
+
+@pytest.fixture(scope="module")
+def bed() -> Iterator[Bed]:
+    yield from bring_up(NODES, SERVERS)

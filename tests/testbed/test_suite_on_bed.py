@@ -8,7 +8,9 @@ it, is seen in the system calls rather than taken from the suite's own word.
 from __future__ import annotations
 
 import json
+import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -17,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from ioscore.testbed import lifecycle
+from ioscore.testbed import launch, lifecycle
 from ioscore.testbed.layout import MOUNT_POINT, Bed
 from tests.suite.suite_helpers import FILE_LIMIT_KIB, SUITE_BIN
 from tests.testbed.bed_helpers import bed_cli, drop_caches, mpirun, report_json, suite_on_bed
@@ -90,6 +92,14 @@ def test_standard_run_across_nodes_reads_what_another_node_wrote(bed: Bed, scrat
         # ior-easy-read reads what a rank of the *other* node wrote (shift = ranks per node)
         assert (rank + 2) % RANKS in read
         assert all(host_of[writer] != host_of[rank] for writer in read - {rank})
+        # result.json says the same: the file each rank read, written on another host
+        assert phases["ior-easy-read"]["data_ranks"][rank] == (rank + 2) % RANKS
+    for name in ("ior-easy-read", "ior-hard-read"):
+        read_from = phases[name]["data_ranks"]
+        assert all(host_of[w] != host_of[r] for r, w in enumerate(read_from)), (name, read_from)
+    # the random read goes two nodes on (IO500's rule): on two nodes, back to the writer's
+    assert phases["ior-rnd4K-easy-read"]["data_ranks"] == list(range(RANKS))
+    assert phases["ior-easy-write"]["data_ranks"] == list(range(RANKS))
 
     # drop-caches ran on every rank, so on every node, before each I/O phase
     dropped_on = drops.read_text().split()
@@ -124,6 +134,80 @@ def test_the_cache_lesson_is_named_without_the_shift_and_not_with_it(bed: Bed, s
     assert re.search(r"read +\[client-cache\] read of data written by this node", same), same
     assert "[client-cache]" not in shifted
     assert re.search(r"read +\[server-cache\] read of data written by another node", shifted)
+
+
+PLAN = """\
+name = "on the test bed"
+datadir = "{data}"
+# as `srun --ntasks-per-node=1`: one process on each node, each naming its node
+drop_caches = "mpirun --map-by ppr:1:node -np 2 sh -c 'hostname >> {drops} && {drop}'"
+[layout]
+nodes = 2
+ppn = 2
+[[test]]
+name = "fpp"
+command = "ior -w -F -C -e -k -t 1m -b 4m -o $DIR/f"
+read = "ior -r -F -C -e -k -t 1m -b 4m -o $DIR/f"
+targets = ["write >= 1 MiB/s", "read >= 1 MiB/s"]
+"""
+
+
+def test_a_plan_with_a_separate_read_launch_and_a_cache_drop_runs_on_the_bed(
+    bed: Bed, scratch
+) -> None:
+    """`ioscore run PLAN` from a node of the bed: its job's plain mpirun launches over both
+    nodes (the bed's launch settings as Open MPI's environment), the cache drop runs once on
+    each node between the write and the read launch, and the read reads the other node's
+    files."""
+    data, results = scratch
+    bed_cli("exec", "node1", "--", "mkdir", "-p", str(data))
+    drops = results / "drops"
+    plan = results / "plan.toml"
+    drop = lifecycle.DROP_CACHES_CMD.replace('"', "")  # inside the plan's double quotes
+    plan.write_text(PLAN.format(data=data, drops=drops, drop=drop.removeprefix("sh -c ")))
+    # The job runs on node1, where the data directory is; its mpirun is started from the
+    # machine's namespaces, as the bed's own launches are (a node cannot enter another), in
+    # the job's directory on the nodes.
+    wrapper = results / "bin" / "mpirun"
+    wrapper.parent.mkdir()
+    here = f"/proc/{os.getpid()}/ns"  # this test's namespaces: the machine's
+    wrapper.write_text(
+        f"#!/bin/sh\nexec nsenter --mount={here}/mnt --net={here}/net --uts={here}/uts -- "
+        f'{shutil.which("mpirun")} --wdir "$PWD" "$@"\n'
+    )
+    wrapper.chmod(0o755)
+    env = [f"{k}={v}" for k, v in launch.mpi_environment(bed, RANKS).items()]
+    job = (
+        f"ulimit -f {FILE_LIMIT_KIB} && PATH={wrapper.parent}:$PATH exec env {' '.join(env)} "
+        f"{sys.executable} -m ioscore.cli run {plan} --results {results}/out --suite {SUITE_BIN}"
+    )
+    done = bed_cli("exec", "node1", "--", "bash", "-c", job, check=False, timeout=400)
+    out = results / "out"
+    assert done.returncode == 0, done.stdout + done.stderr + (out / "job.out").read_text()
+    assert "plan finished: 0 launch(es) failed" in (out / "job.out").read_text()
+    assert sorted(drops.read_text().split()) == ["node1", "node2"]
+    assert (out / "fpp/read/drop_caches.txt").read_text().startswith("dropped: mpirun")
+
+    for part in ("write", "read"):
+        result = json.loads((out / "fpp" / part / "result.json").read_text())
+        assert result["hosts"] == ["node1", "node2"] and result["procs"] == RANKS, part
+    (read_phase,) = json.loads((out / "fpp/read/result.json").read_text())["phases"]
+    assert read_phase["data_ranks"] == [2, 3, 0, 1]  # each rank reads the other node's file
+
+    (test,) = report_json(out)["tests"]
+    assert (
+        test["passed"]
+        and test["valid"]
+        and [t["passed"] for t in test["targets"]]
+        == [
+            True,
+            True,
+        ]
+    )
+    ops = {op["key"]: op for op in test["operations"]}
+    assert ops["write"]["part"] == "write" and ops["read"]["part"] == "read"
+    assert "cache drop dropped: mpirun" in ops["read"]["measured"]
+    assert any("another node" in note for note in ops["read"]["notes"]), ops["read"]["notes"]
 
 
 def test_mdtest_on_the_distributed_file_system_counts_every_item(bed: Bed, scratch) -> None:
@@ -168,7 +252,9 @@ def test_a_slowed_node_is_named_by_the_straggler_findings(bed: Bed, scratch) -> 
 
 def test_a_slowed_chunk_server_is_named_by_throughput_per_server(bed: Bed, scratch) -> None:
     """Write (-k) at full speed, record where each rank's file lives, slow one chunk server,
-    read in a separate launch after a cache drop: the report names that server alone."""
+    read in a separate launch after a cache drop, each rank another node's file (-C): the
+    report names that server alone, attributing each read by the file result.json says it
+    read."""
     data, results = scratch
     bed_cli("exec", "node1", "--", "mkdir", "-p", str(data))
     common = ["-e", "-F", "-t", "1m", "-b", "6m", "-o", f"{data}/t"]
@@ -192,9 +278,11 @@ def test_a_slowed_chunk_server_is_named_by_throughput_per_server(bed: Bed, scrat
     bed_cli("slow", "cs2", "24mbit")
     try:
         drop_caches()
-        suite_on_bed(RANKS, "ior", "-r", *common, "--resultdir", str(results / "r"))
+        suite_on_bed(RANKS, "ior", "-r", "-C", *common, "--resultdir", str(results / "r"))
     finally:
         bed_cli("slow", "cs2", "--clear")
+    (read_phase,) = json.loads((results / "r" / "result.json").read_text())["phases"]
+    assert read_phase["data_ranks"] == [2, 3, 0, 1]
     (test,) = report_json(results)["tests"]
     (read,) = [op for op in test["operations"] if op["key"] == "read"]
     named = {found["server"] for found in read["servers"] if found["slow"]}
@@ -244,5 +332,27 @@ def test_a_stopped_chunk_server_gives_a_bounded_explained_failure(bed: Bed, scra
         assert re.search(rf"rank \d+: .*t\.{rank:08d}.*Input/output error", said), said
     for rank in set(range(RANKS)) - set(lost):
         assert f"t.{rank:08d}: Input/output error" not in said
+    # result.json: the phase invalid, every failed rank with its file
+    (read_phase,) = json.loads((results / "r" / "result.json").read_text())["phases"]
+    assert not read_phase["valid"]
+    assert any("I/O errors on" in why for why in read_phase["invalid_reasons"])
+    errors = {e["rank"]: e for e in read_phase["io_errors"]}
+    assert sorted(read_phase["data_ranks"][r] for r in errors) == lost
+    for rank, entry in errors.items():
+        assert f"t.{read_phase['data_ranks'][rank]:08d}" in entry["error"]
+        assert entry["host"] == ("node1" if rank < 2 else "node2")
+    # the report names the stopped server from the probe's layout
+    (test,) = report_json(results)["tests"]
+    (read,) = [op for op in test["operations"] if op["key"] == "read"]
+    assert not read["valid"]
+    (found,) = read["io_errors"]
+    assert found["suspect"] == f"{stopped.address}:9422", found
+    assert sorted(f["data_rank"] for f in found["failed"]) == lost
+    shown = subprocess.run(
+        [sys.executable, "-m", "ioscore.cli", "report", str(results)],
+        capture_output=True,
+        text=True,
+    ).stdout
+    assert f"failed server: {stopped.address}:9422" in shown, shown
     bed_cli("exec", "node1", "--", "rm", "-rf", str(data))
     assert bed_cli("exec", "node1", "--", "ls", str(MOUNT_POINT)).stdout.split() == []

@@ -173,12 +173,13 @@ def _stragglers(op: Operation) -> list[dict[str, Any]]:
 def server_findings(op: Operation, launch: Launch) -> list[dict[str, Any]]:
     """Throughput per storage server, from the launch's layout.json (`ioscore layout`).
 
-    layout.json names the servers of each rank's *own* file; a launch that shifts which file a
-    rank reads (-C, -Q, -Z, -X) is not attributed, since result.json does not say which file
-    each rank read."""
+    layout.json names the servers of each rank's *own* file; result.json's ``data_ranks`` says
+    whose file each rank accessed. A result without it (older suites) is attributed only
+    where no option shifts which file a rank reads (-C, -Q, -Z, -X)."""
     layout = fslayout.load(launch.result_dir)
-    if not layout or (op.key != "write" and _shifts_files(launch.command or "")):
+    if not layout:
         return []
+    own = op.key == "write" or not _shifts_files(launch.command or "")
     return [
         {
             "iteration": it.index,
@@ -188,8 +189,40 @@ def server_findings(op: Operation, launch: Launch) -> list[dict[str, Any]]:
             "slow": found.slow_reason,
         }
         for it in op.iterations
-        for found in fslayout.server_rates(it.phase, layout)
+        for found in fslayout.server_rates(
+            it.phase, fslayout.accessed_servers(it.phase, layout, assume_own=own)
+        )
     ]
+
+
+def error_findings(op: Operation, launch: Launch) -> list[dict[str, Any]]:
+    """I/O errors per storage server: each failed rank, its file's servers (layout.json, when
+    the launch has one) and the server common to the failures."""
+    layout = fslayout.load(launch.result_dir)
+    found = []
+    for it in op.iterations:
+        errors = fslayout.error_servers(it.phase, layout)
+        if errors is None:
+            continue
+        found.append(
+            {
+                "iteration": it.index,
+                "failed": [
+                    {
+                        "rank": f.rank,
+                        "host": f.host,
+                        "data_rank": f.data_rank,
+                        "servers": list(f.servers),
+                        "error": f.error,
+                    }
+                    for f in errors.failed
+                ],
+                "common_servers": list(errors.common),
+                "suspect": errors.suspect,
+                "reason": errors.reason,
+            }
+        )
+    return found
 
 
 def _shifts_files(command: str) -> bool:
@@ -220,6 +253,7 @@ def operation_dict(test: AcceptanceTest, key: str, op: Operation) -> dict[str, A
         "multimodality": [h.to_dict() for h in operation_hints(op)],
         "stragglers": _stragglers(op),
         "servers": server_findings(op, launch),
+        "io_errors": error_findings(op, launch),
     }
 
 

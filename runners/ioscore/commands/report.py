@@ -22,6 +22,7 @@ from ioscore.acceptance.report import (
     PLAN_FILE,
     AcceptanceReport,
     build_report,
+    error_findings,
     launch_of,
     report_dict,
     server_findings,
@@ -91,11 +92,25 @@ def handle_acceptance(args: argparse.Namespace, report: AcceptanceReport) -> int
                 f"  {key:<12} mean {stats.mean:,.2f} {unit} ± {stats.stddev:,.2f} "
                 f"(min {stats.min:,.2f}, max {stats.max:,.2f}, n={stats.n})"
             )
+            if not op.valid:
+                reasons = [r for it in op.iterations for r in it.phase.invalid_reasons]
+                print(f"  {key} INVALID: {'; '.join(dict.fromkeys(reasons))}")
             for hint in operation_hints(op):
                 print(f"    multimodal: {hint.text}")
-            for found in server_findings(op, launch_of(test.test, op)):
+            launch = launch_of(test.test, op)
+            for found in server_findings(op, launch):
                 if found["slow"]:
                     print(f"    slow storage server {found['server']}: {found['slow']}")
+            for errors in error_findings(op, launch):
+                print(f"    I/O errors per storage server (iteration {errors['iteration']}):")
+                for failed in errors["failed"]:
+                    held = ", ".join(failed["servers"]) or "layout not recorded"
+                    print(
+                        f"      rank {failed['rank']} ({failed['host']}), file of rank "
+                        f"{failed['data_rank']} on {held}: {failed['error']}"
+                    )
+                blame = errors["suspect"] or "no single server"
+                print(f"      failed server: {blame} ({errors['reason']})")
     print(f"{report.targets - report.failed} of {report.targets} targets pass ({PASS_RULE})")
     print(f"HTML report: {target}")
     return status

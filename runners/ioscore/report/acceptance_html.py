@@ -138,6 +138,7 @@ def _findings(test: dict[str, Any]) -> str:
         "phase time after them; hosts likewise on their ranks' mean rate.</p>"
     )
     out += _servers_section(test)
+    out += _errors_section(test)
     return "\n".join(out)
 
 
@@ -160,6 +161,34 @@ def _servers_section(test: dict[str, Any]) -> list[str]:
             f"<td>{rate:,.3g} {unit}</td><td>{html.escape(found['slow'] or '')}</td></tr>"
         )
     out.append("</table>")
+    return out
+
+
+def _errors_section(test: dict[str, Any]) -> list[str]:
+    """I/O errors per storage server: the failed ranks, their files' servers, the one blamed."""
+    rows = [(op, found) for op in test["operations"] for found in op["io_errors"]]
+    if not rows:
+        return []
+    out = ["<h3>I/O errors per storage server</h3>"]
+    for op, found in rows:
+        blame = found["suspect"] or "no single server"
+        out.append(
+            f"<p>{html.escape(op['label'])}, iteration {found['iteration']}: "
+            f"{len(found['failed'])} rank(s) failed; failed server: "
+            f"<strong>{html.escape(blame)}</strong> ({html.escape(found['reason'])})</p>"
+        )
+        out.append(
+            "<table><tr><th>rank</th><th>host</th><th>file of rank</th>"
+            "<th>servers holding it</th><th>error</th></tr>"
+        )
+        for f in found["failed"]:
+            held = ", ".join(f["servers"]) or "not probed"
+            out.append(
+                f"<tr><td>{f['rank']}</td><td>{html.escape(f['host'])}</td>"
+                f"<td>{f['data_rank']}</td><td>{html.escape(held)}</td>"
+                f"<td>{html.escape(f['error'])}</td></tr>"
+            )
+        out.append("</table>")
     return out
 
 

@@ -55,6 +55,9 @@ def load_run(run_dir: Path) -> RunResult:
         run = parse_result_json(json_file)
         run.run_dir = str(run_dir)
         run.config_files = _config_files(run_dir)
+        from ioscore import fslayout  # it builds on this package's model
+
+        fslayout.attach(run.phases.values(), run_dir)
         return run
     summary_file = run_dir / "result_summary.txt"
     if not summary_file.is_file():

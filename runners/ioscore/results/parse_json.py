@@ -391,6 +391,8 @@ def phase_from_json(raw: Any, index: int, source: str, bulk: _Bulk | None = None
         "items",
         "bytes",
         "verify_errors",
+        "data_ranks",
+        "io_errors",
         "stonewall",
         "t_start",
         "t_end",

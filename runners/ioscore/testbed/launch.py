@@ -97,6 +97,19 @@ def launch_settings(bed: Bed) -> list[str]:
     ]
 
 
+def mpi_environment(bed: Bed, ranks: int, nodes: int | None = None) -> dict[str, str]:
+    """The launch settings as Open MPI's environment variables, with a default hostfile: a
+    plain `mpirun -np RANKS` under them (a job script of `ioscore run`) launches on the bed."""
+    settings = launch_settings(bed)
+    env = {
+        f"OMPI_MCA_{name}": value
+        for flag, name, value in zip(settings[::3], settings[1::3], settings[2::3], strict=True)
+        if flag == "--mca"
+    }
+    env["OMPI_MCA_orte_default_hostfile"] = str(hostfile(bed, ranks, nodes or bed.nodes))
+    return {**env, **MPI_ENV}
+
+
 def mpirun_argv(
     bed: Bed,
     mpirun_args: Sequence[str],

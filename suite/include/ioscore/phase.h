@@ -67,6 +67,8 @@ struct ios_rank_stats {
     double hit_deadline;
     double verify_errors;
     double io_error; /* -errno of the first failure, 0 if none */
+    double data_of;  /* 1 + the rank whose data an IOR phase accessed (its file under -F), 0 if
+                        none: which file a rank read, whatever shift chose it */
 };
 #define IOS_RANK_STATS_DOUBLES ((int)(sizeof(struct ios_rank_stats) / sizeof(double)))
 
@@ -118,8 +120,9 @@ struct ios_phase_result {
      * rank numbers, ts_per_rank is NULL. Full form: summary and rank_ids are NULL. */
     struct ios_rank_summary *summary;
     int32_t *rank_ids;
-    int procs;        /* ranks that ran the phase (n_ranks in the full form) */
-    int failed_ranks; /* ranks with an I/O error */
+    int procs;                   /* ranks that ran the phase (n_ranks in the full form) */
+    int failed_ranks;            /* ranks with an I/O error */
+    char (*errors)[IOS_MSG_MAX]; /* full form: every rank's first error ("" if none), or NULL */
 };
 
 struct ios_run;

@@ -855,7 +855,8 @@ static int32_t agreed_seed(const struct ios_run *run, const struct ios_ior_param
 /*
  * Rank 0, at the end: the test this launch belongs to. A launch that keeps what it wrote starts
  * a test and leaves its manifest; a read-only launch that found one is that test's second
- * part; a launch that removed the files removes the manifest with them.
+ * part, also when I/O errors stopped it (the test's read failed: its report says where); a
+ * launch that removed the files removes the manifest with them.
  */
 static void record_test(const struct ios_run *run, const struct ios_ior_params *p,
                         const struct ios_acc_manifest *manifest, int32_t seed)
@@ -867,7 +868,7 @@ static void record_test(const struct ios_run *run, const struct ios_ior_params *
         if (!p->keep && unlink(path) != 0 && errno != ENOENT)
             fprintf(stderr, "ioscore-suite ior: WARNING: cannot remove %s: %s\n", path,
                     strerror(errno));
-        if (!manifest || run->aborted)
+        if (!manifest)
             return;
     }
     if (manifest) {

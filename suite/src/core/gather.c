@@ -105,7 +105,10 @@ static void gather_full(struct ios_run *run, struct ios_phase_ctx *ctx)
         res->failed_ranks = failed;
         if (failed)
             ios_phase_invalidate(res, "I/O errors on %d rank(s); first: %.200s", failed, first);
-        free(all);
+        if (failed) /* kept for result.json: which ranks failed on which files */
+            res->errors = (char(*)[IOS_MSG_MAX])all;
+        else
+            free(all);
     }
 }
 

@@ -212,6 +212,7 @@ void ios_xfer_run(struct ios_phase_ctx *ctx, struct ios_xfer_job *job)
     /* collective calls on one shared file: every rank must make each call */
     ctx->lockstep = (ios_backend_modes(&ctx->be) & IOS_MODE_COLLECTIVE) && job->shared;
 
+    ctx->mine.data_of = job->target + 1;
     ctx->mine.start = ios_wtime();
     int flags = job->write ? IOS_OPEN_WRITE | IOS_OPEN_CREATE : IOS_OPEN_READ;
     if (job->shared)

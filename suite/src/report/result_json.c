@@ -134,6 +134,36 @@ static void write_latency_series(struct ios_json *j, const struct ios_phase_resu
     ios_json_end_object(j);
 }
 
+/* Full form: whose data each rank accessed (so what a read read is recorded, not inferred from
+ * the options) and every failed rank's first error, each naming its file. */
+static void write_data_and_errors(struct ios_json *j, const struct ios_phase_result *res)
+{
+    if (res->rank_ids || res->n_ranks == 0)
+        return;
+    int accessed = 0;
+    for (int r = 0; r < res->n_ranks; r++)
+        accessed |= res->ranks[r].data_of > 0;
+    if (accessed) {
+        ios_json_begin_array(j, "data_ranks");
+        for (int r = 0; r < res->n_ranks; r++)
+            ios_json_int(j, NULL, (int64_t)res->ranks[r].data_of - 1);
+        ios_json_end_array(j);
+    }
+    if (!res->errors)
+        return;
+    ios_json_begin_array(j, "io_errors");
+    for (int r = 0; r < res->n_ranks; r++) {
+        if (res->ranks[r].io_error == 0)
+            continue;
+        ios_json_begin_object(j, NULL);
+        ios_json_int(j, "rank", r);
+        ios_json_string(j, "host", res->hosts[r]);
+        ios_json_string(j, "error", res->errors[r]);
+        ios_json_end_object(j);
+    }
+    ios_json_end_array(j);
+}
+
 static void write_phase(struct ios_json *j, const struct ios_phase_result *res)
 {
     const struct ios_phase *p = res->phase;
@@ -154,6 +184,7 @@ static void write_phase(struct ios_json *j, const struct ios_phase_result *res)
     ios_json_int(j, "items", (int64_t)res->items);
     ios_json_int(j, "bytes", (int64_t)res->bytes);
     ios_json_int(j, "verify_errors", (int64_t)res->verify_errors);
+    write_data_and_errors(j, res);
     if (res->has_stonewall) {
         ios_json_begin_object(j, "stonewall");
         ios_json_double(j, "deadline_s", res->deadline_s);
