@@ -248,6 +248,14 @@ def _save_and_maybe_submit(
     submit_now: bool,
 ) -> None:
     with transaction.atomic():
+        # The page read the run unlocked: ask again on the locked row, as a review or a
+        # resubmission may have taken it out of the owner's hands since.
+        submission = Submission.objects.select_for_update().get(pk=submission.pk)
+        if not access.can_edit(request.user, submission):
+            raise TransitionError(
+                f"this submission is {submission.get_status_display().lower()} now "
+                "and can no longer be edited"
+            )
         save_metadata(submission, system_data, answers, request.user)  # type: ignore[arg-type]
         if submit_now:
             if submission.status == Status.VALIDATION_FAILED:
