@@ -1,5 +1,6 @@
 """Editing asks "may this owner still edit?" on the locked row: a run that a reviewer took
-(or another tab resubmitted) between the page's read and its save is not written."""
+(or another tab resubmitted) between the page's read and its save is not written. And a
+resubmission, which costs a validation like an upload, counts against the upload limit."""
 
 from __future__ import annotations
 
@@ -42,3 +43,26 @@ def test_a_run_taken_out_of_the_owners_hands_meanwhile_is_not_written(
     assert submission.status == Status.UNDER_REVIEW
     media = submission.system_description.data["server_groups"][0]["media"][0]
     assert media.get("model") != "CHANGED-LATE"
+
+
+def test_resubmitting_shares_the_upload_rate_limit(
+    cast: Any, open_release: Any, settings: Any
+) -> None:
+    from django.core.cache import cache
+
+    cache.clear()
+    settings.IOSCORE_RATE_LIMITS = {"upload-account": "1/3600"}
+    submission = _owned(
+        cast, open_release, Status.CHANGES_REQUESTED, example_system(), QUESTIONNAIRE
+    )
+    browser = Client()
+    browser.force_login(cast.submitter)
+    values = {**_form_values(example_system(), QUESTIONNAIRE), "submit_now": "1"}
+    first = browser.post(f"/submissions/{submission.pk}/edit/", values)
+    assert first.status_code == 302
+    Submission.objects.filter(pk=submission.pk).update(status=Status.CHANGES_REQUESTED)
+    again = browser.post(f"/submissions/{submission.pk}/edit/", values)
+    assert again.status_code == 400
+    assert "too many uploads and resubmissions" in again.content.decode()
+    submission.refresh_from_db()
+    assert submission.status == Status.CHANGES_REQUESTED  # not queued for validation again

@@ -256,8 +256,14 @@ def _save_and_maybe_submit(
                 f"this submission is {submission.get_status_display().lower()} now "
                 "and can no longer be edited"
             )
+        # A resubmission costs a validation, as an upload does: the same budget.
+        checks = ratelimit.upload_checks(request) if submit_now else []
+        wait = ratelimit.retry_after(checks)
+        if wait is not None:
+            raise TransitionError(ratelimit.too_many_message("uploads and resubmissions", wait))
         save_metadata(submission, system_data, answers, request.user)  # type: ignore[arg-type]
         if submit_now:
+            ratelimit.record(checks)
             if submission.status == Status.VALIDATION_FAILED:
                 transition(submission, Status.DRAFT, request.user, "edited", role=OWNER)
             transition(submission, Status.SUBMITTED, request.user, "resubmitted", role=OWNER)
