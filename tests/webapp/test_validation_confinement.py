@@ -4,10 +4,12 @@ archive and the code it runs."""
 
 from __future__ import annotations
 
+import importlib
 import os
 import shutil
 import socket
 import stat
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -88,7 +90,13 @@ def test_no_network(box: Path) -> None:
     assert run_limited(_connect, GENEROUS, box) != "connected"
 
 
-def test_no_file_outside_the_sandbox_but_the_archive(box: Path) -> None:
+def test_no_file_outside_the_sandbox_but_the_archive(
+    box: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the worker's import path: not the repository's root that pytest adds
+    repo = Path(__file__).resolve().parents[2]
+    worker_path = [p for p in sys.path if Path(p or ".").resolve() not in (repo, repo / "tests")]
+    monkeypatch.setattr(sys, "path", worker_path)
     outside = box.parent / "secret_key"
     outside.write_text("k" * 50)
     outside.chmod(0o644)  # even a file everyone may read
@@ -119,6 +127,16 @@ def test_no_file_outside_the_sandbox_but_the_archive(box: Path) -> None:
         import json.tool  # a module not loaded before: the code stays importable
 
         result["imported"] = json.tool.__name__
+        import ioscore  # the results library, an editable install outside sys.path
+
+        fresh = sorted(
+            f"ioscore.{p.stem}"
+            for p in Path(ioscore.__file__).parent.glob("*.py")
+            if f"ioscore.{p.stem}" not in sys.modules and p.stem != "__main__"
+        )
+        for name in fresh[:3]:
+            importlib.import_module(name)
+        result["library"] = fresh[:3]
         return result
 
     seen = run_limited(probe, GENEROUS, box, readable=(archive,))
@@ -130,3 +148,4 @@ def test_no_file_outside_the_sandbox_but_the_archive(box: Path) -> None:
     assert seen["archive"] == b"archive bytes"
     assert Path(seen["spilled"]).read_bytes() == b"spill" and Path(seen["spilled"]).parent == box
     assert seen["imported"] == "json.tool"
+    assert seen["library"]  # imported in the child, not before

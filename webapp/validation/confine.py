@@ -9,7 +9,7 @@ Before it reads an untrusted byte it is left with:
 * no network: a new, empty network namespace (where the kernel lets us: root, or an
   unprivileged user namespace), so even a secret still in memory reaches no server;
 * no file outside the sandbox but what it must read: the archive, and the Python code
-  (``sys.path`` entries that do not hold the sandbox, hence not the state directory with
+  (``code_dirs``: folders that do not hold the sandbox, hence not the state directory with
   the secret key) and the system's libraries, read-only. A Landlock rule set enforces it
   (Linux 5.13 on, any user, no privileges); a kernel without Landlock leaves files as they
   are, stated by ``Confinement.files_restricted``. ``/proc`` is not readable, so neither is
@@ -85,11 +85,16 @@ def _no_network() -> bool:
 
 
 def code_dirs(sandbox: Path) -> list[Path]:
-    """The directories Python imports from, less any that holds the sandbox."""
+    """The directories Python imports from (``sys.path``, and the folders of the loaded
+    top-level packages, as an editable install maps them), less any that holds the sandbox."""
+    candidates = [Path(entry or ".") for entry in sys.path]
+    for name, module in list(sys.modules.items()):
+        if "." not in name:
+            candidates += [Path(folder) for folder in getattr(module, "__path__", None) or []]
     found = []
-    for entry in sys.path:
-        path = Path(entry or ".").resolve()
-        if path.is_dir() and path != sandbox and path not in sandbox.parents:
+    for candidate in candidates:
+        path = candidate.resolve()
+        if path.is_dir() and path != sandbox and path not in sandbox.parents and path not in found:
             found.append(path)
     return found
 
