@@ -3,7 +3,8 @@
 #   scripts/system-packages.sh demo   -> MPI, C toolchain, zlib (gzip per-rank files), liburing (the
 #                                        io_uring backend, -a IOURING), Python venv support
 #   scripts/system-packages.sh test   -> demo + Chromium (browser tests), clang-format (lint),
-#                                        docker-compose (compose validation), fio (bench anchor),
+#                                        docker-compose (compose validation), nginx-light and openssl
+#                                        (the compose TLS proxy's config), fio (bench anchor),
 #                                        mkfs for ext4/xfs/btrfs (find tests on loop mounts),
 #                                        MooseFS, iproute2 and strace (the test bed's pretend cluster),
 #                                        MPICH beside Open MPI (the suite tests under both)
@@ -15,7 +16,8 @@ packages=(openmpi-bin libopenmpi-dev zlib1g-dev liburing-dev pkg-config gcc make
 case "$profile" in
   demo) ;;
   test) packages+=(chromium fonts-liberation clang-format docker-compose fio e2fsprogs xfsprogs btrfs-progs
-    moosefs-master moosefs-chunkserver moosefs-client iproute2 strace util-linux mpich libmpich-dev) ;;
+    moosefs-master moosefs-chunkserver moosefs-client iproute2 strace util-linux mpich libmpich-dev
+    nginx-light openssl) ;;
   *) echo "usage: $0 demo|test" >&2; exit 2 ;;
 esac
 

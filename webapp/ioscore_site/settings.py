@@ -269,7 +269,8 @@ EMAIL_BACKEND = os.environ.get("IOSCORE_EMAIL_BACKEND") or (
 )
 EMAIL_FILE_PATH = os.environ.get("IOSCORE_EMAIL_FILE_PATH", str(VAR_DIR / "mail"))
 DEFAULT_FROM_EMAIL = os.environ.get("IOSCORE_MAIL_FROM", "ioscore <noreply@localhost>")
-# Celery beat (the compose `beat` service): sweep submissions whose validation message was lost.
+# Celery beat (the compose `beat` service): sweep what the database says is still to do and
+# whose message was lost (validations, list updates, notifications).
 CELERY_BEAT_SCHEDULE = {
     "requeue-stuck-validations": {
         "task": "validation.tasks.requeue_stuck_validations",
@@ -285,6 +286,11 @@ CELERY_BEAT_SCHEDULE = {
         "task": "acceptance.tasks.mail_unmailed_alerts",
         "schedule": float(os.environ.get("IOSCORE_SWEEP_INTERVAL_S", "300")),
         "kwargs": {"older_than_s": 300},
+    },
+    "resend-missing-notifications": {
+        "task": "submissions.tasks.resend_missing_notifications",
+        "schedule": float(os.environ.get("IOSCORE_SWEEP_INTERVAL_S", "300")),
+        "kwargs": {"older_than_s": 600},
     },
 }
 

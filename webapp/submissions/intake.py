@@ -18,7 +18,7 @@ from typing import Any
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
-from django.db import DataError, IntegrityError, transaction
+from django.db import DataError, IntegrityError, connection, transaction
 from django.utils import timezone
 
 from accounts.models import Site
@@ -143,38 +143,63 @@ def receive_upload(
     check_metadata(system)
     spooled, sha256, size = spool(upload)
     try:
-        existing = _earlier_upload(sha256, user)
-        if existing is not None:
-            return IntakeResult(existing, duplicate=True)
-        try:
-            archive_safety.inspect(spooled, archive_safety.Limits.from_settings())
-            kind = archive_safety.archive_kind(spooled)
-        except archive_safety.UnsafeArchive as exc:
-            raise IntakeError("archive", f"archive rejected: {exc}") from None
-        release = open_release()
-        final = Path(settings.IOSCORE_ARCHIVE_DIR) / sha256[:2] / f"{sha256}.{kind}"
-        final.parent.mkdir(parents=True, exist_ok=True)
-        os.replace(spooled, final)  # same name = same bytes, so replacing is harmless
-        try:
-            submission = _create(
-                upload, final, sha256, size, user, site, release, system, questionnaire, target_list
+        with transaction.atomic():
+            _lock_archive_name(sha256)
+            return _store(
+                upload, spooled, sha256, size, user, site, system, questionnaire, target_list
             )
-        except DataError:
-            _forget(final, sha256)
-            raise IntakeError("system", UNSTORABLE) from None
-        except IntegrityError:
-            # A concurrent upload of the same bytes won the race.
-            existing = _earlier_upload(sha256, user)
-            if existing is None:
-                _forget(final, sha256)
-                raise
-            return IntakeResult(existing, duplicate=True)
-        except BaseException:
-            _forget(final, sha256)
-            raise
-        return IntakeResult(submission, duplicate=False)
     finally:
         spooled.unlink(missing_ok=True)
+
+
+def _lock_archive_name(sha256: str) -> None:
+    """One upload of these bytes at a time, until its transaction ends: a failing upload
+    removes the stored file only while no other one of the same bytes can be placing it."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_xact_lock(%s)", [int(sha256[:15], 16)])
+
+
+def _store(
+    upload: Any,
+    spooled: Path,
+    sha256: str,
+    size: int,
+    user: Any,
+    site: Site,
+    system: dict[str, Any] | None,
+    questionnaire: dict[str, Any] | None,
+    target_list: str,
+) -> IntakeResult:
+    existing = _earlier_upload(sha256, user)
+    if existing is not None:
+        return IntakeResult(existing, duplicate=True)
+    try:
+        archive_safety.inspect(spooled, archive_safety.Limits.from_settings())
+        kind = archive_safety.archive_kind(spooled)
+    except archive_safety.UnsafeArchive as exc:
+        raise IntakeError("archive", f"archive rejected: {exc}") from None
+    release = open_release()
+    final = Path(settings.IOSCORE_ARCHIVE_DIR) / sha256[:2] / f"{sha256}.{kind}"
+    final.parent.mkdir(parents=True, exist_ok=True)
+    os.replace(spooled, final)  # same name = same bytes, so replacing is harmless
+    try:
+        submission = _create(
+            upload, final, sha256, size, user, site, release, system, questionnaire, target_list
+        )
+    except DataError:
+        _forget(final, sha256)
+        raise IntakeError("system", UNSTORABLE) from None
+    except IntegrityError:
+        # A concurrent upload of the same bytes won the race.
+        existing = _earlier_upload(sha256, user)
+        if existing is None:
+            _forget(final, sha256)
+            raise
+        return IntakeResult(existing, duplicate=True)
+    except BaseException:
+        _forget(final, sha256)
+        raise
+    return IntakeResult(submission, duplicate=False)
 
 
 def _forget(final: Path, sha256: str) -> None:

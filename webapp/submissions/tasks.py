@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import logging
 import smtplib
+from datetime import timedelta
 
 from celery import shared_task
 from django.conf import settings
 from django.core.mail import send_mail
 from django.db import IntegrityError
+from django.utils import timezone
 
 from ioscore_site.after_commit import AfterCommitTask
 
@@ -62,3 +64,30 @@ def notify_transition(self: object, transition_id: int) -> int:
             log.info("notification %s/%s already recorded", transition_id, recipient.key)
         sent += 1
     return sent
+
+
+@shared_task(ignore_result=True)
+def resend_missing_notifications(older_than_s: int = 600, window_s: int = 2 * 86400) -> int:
+    """Queue the mail of transitions that someone should have heard of and has not (beat runs
+    this): the message may have been dropped while the broker was down, or its worker killed.
+    Transitions older than ``window_s`` are left alone, so a recipient that can never be
+    mailed stops being tried; returns how many transitions were queued."""
+    if not settings.IOSCORE_NOTIFICATIONS:
+        return 0
+    now = timezone.now()
+    changes = (
+        SubmissionTransition.objects.filter(
+            created__lte=now - timedelta(seconds=older_than_s),
+            created__gte=now - timedelta(seconds=window_s),
+        )
+        .select_related("submission__site", "submission__release")
+        .prefetch_related("deliveries")
+        .order_by("pk")
+    )
+    queued = 0
+    for change in changes:
+        done = {delivery.recipient for delivery in change.deliveries.all()}
+        if any(r.key not in done for r in notifications.recipients(change)):
+            notify_transition.enqueue_after_commit(change.pk)
+            queued += 1
+    return queued

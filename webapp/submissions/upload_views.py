@@ -248,8 +248,22 @@ def _save_and_maybe_submit(
     submit_now: bool,
 ) -> None:
     with transaction.atomic():
+        # The page read the run unlocked: ask again on the locked row, as a review or a
+        # resubmission may have taken it out of the owner's hands since.
+        submission = Submission.objects.select_for_update().get(pk=submission.pk)
+        if not access.can_edit(request.user, submission):
+            raise TransitionError(
+                f"this submission is {submission.get_status_display().lower()} now "
+                "and can no longer be edited"
+            )
+        # A resubmission costs a validation, as an upload does: the same budget.
+        checks = ratelimit.upload_checks(request) if submit_now else []
+        wait = ratelimit.retry_after(checks)
+        if wait is not None:
+            raise TransitionError(ratelimit.too_many_message("uploads and resubmissions", wait))
         save_metadata(submission, system_data, answers, request.user)  # type: ignore[arg-type]
         if submit_now:
+            ratelimit.record(checks)
             if submission.status == Status.VALIDATION_FAILED:
                 transition(submission, Status.DRAFT, request.user, "edited", role=OWNER)
             transition(submission, Status.SUBMITTED, request.user, "resubmitted", role=OWNER)

@@ -26,6 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .confine import confine
+
 _PR_SET_PDEATHSIG = 1
 
 
@@ -47,13 +49,18 @@ class ChildFailed(Exception):
     """
 
 
-def run_limited(work: Callable[[], Any], limits: Limits, tmp_dir: Path) -> Any:
-    """work() in a child process; its (picklable) result, LimitExceeded or ChildFailed."""
+def run_limited(
+    work: Callable[[], Any], limits: Limits, tmp_dir: Path, readable: tuple[Path, ...] = ()
+) -> Any:
+    """work() in a child process; its (picklable) result, LimitExceeded or ChildFailed.
+
+    The child is confined to ``tmp_dir`` (``confine``); ``readable`` are the files outside
+    it that the work reads."""
     read_end, write_end = os.pipe()
     pid = os.fork()
     if pid == 0:  # child: never returns
         os.close(read_end)
-        _child(work, limits, tmp_dir, write_end)
+        _child(work, limits, tmp_dir, write_end, readable)
     os.close(write_end)
     payload, timed_out = b"", True
     try:
@@ -85,7 +92,13 @@ def run_limited(work: Callable[[], Any], limits: Limits, tmp_dir: Path) -> Any:
     raise ChildFailed(value)
 
 
-def _child(work: Callable[[], Any], limits: Limits, tmp_dir: Path, write_end: int) -> None:
+def _child(
+    work: Callable[[], Any],
+    limits: Limits,
+    tmp_dir: Path,
+    write_end: int,
+    readable: tuple[Path, ...],
+) -> None:
     code = 0
     try:
         _die_with_parent()
@@ -94,9 +107,9 @@ def _child(work: Callable[[], Any], limits: Limits, tmp_dir: Path, write_end: in
         faulthandler.disable()  # a crash is reported to the parent, not dumped on its log
         _forget_database_connections()
         tempfile.tempdir = str(tmp_dir)  # anything the checks spill goes into the sandbox
-        os.environ["TMPDIR"] = str(tmp_dir)
+        budget = _data_in_use() + limits.memory_bytes  # /proc: before the confinement
+        confine(tmp_dir, write_end, readable)
         resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_s, limits.cpu_s + 1))
-        budget = _data_in_use() + limits.memory_bytes
         resource.setrlimit(resource.RLIMIT_DATA, (budget, budget))
         try:
             message: tuple[str, Any] = ("ok", work())

@@ -193,7 +193,10 @@ def _evaluate_limited(archive: Path, sandbox: Path, ctx: Context) -> Outcome:
     """``evaluate`` in a child process; a limit or a crash becomes a failed outcome."""
     try:
         outcome: Outcome = run_limited(
-            lambda: _paused(evaluate(archive, sandbox, ctx)), validation_limits(), sandbox
+            lambda: _paused(evaluate(archive, sandbox, ctx)),
+            validation_limits(),
+            sandbox,
+            readable=(archive,),
         )
         return outcome
     except LimitExceeded as exc:
