@@ -159,6 +159,10 @@ extern const struct ios_backend_ops ios_backend_iouring;
 #endif
 /* The optional backends this build has, for --version ("IOURING" or ""). */
 const char *ios_backends_optional(void);
+
+/* open(2) as the POSIX backend opens its files (IOS_OPEN_* flags), shared by the backends that
+ * use plain file descriptors: the descriptor, or -errno. */
+int ios_posix_open_fd(const char *path, int flags, int odirect);
 extern const struct ios_backend_ops ios_backend_mpiio;
 
 #endif

@@ -97,16 +97,9 @@ static int iouring_open(struct ios_backend *be, const char *path, int flags, int
         st->ready = 1;
         st->inflight = 0;
     }
-    int oflags = (flags & IOS_OPEN_READ) && (flags & IOS_OPEN_WRITE) ? O_RDWR
-                 : (flags & IOS_OPEN_WRITE)                          ? O_WRONLY
-                                                                     : O_RDONLY;
-    if (flags & IOS_OPEN_CREATE)
-        oflags |= O_CREAT;
-    if (st->odirect)
-        oflags |= O_DIRECT;
-    int fd = open(path, oflags | O_CLOEXEC, 0644);
+    int fd = ios_posix_open_fd(path, flags, st->odirect);
     if (fd < 0) {
-        int rc = -errno;
+        int rc = fd;
         if (st->handles == 0) {
             io_uring_queue_exit(&st->ring);
             st->ready = 0;

@@ -50,7 +50,7 @@ static int posix_init(struct ios_backend *be, int argc, char **argv, char *err, 
     return 0;
 }
 
-static int posix_open(struct ios_backend *be, const char *path, int flags, int64_t *handle)
+int ios_posix_open_fd(const char *path, int flags, int odirect)
 {
     int oflags = 0;
     if ((flags & IOS_OPEN_READ) && (flags & IOS_OPEN_WRITE))
@@ -61,11 +61,22 @@ static int posix_open(struct ios_backend *be, const char *path, int flags, int64
         oflags = O_RDONLY;
     if (flags & IOS_OPEN_CREATE)
         oflags |= O_CREAT;
-    if (posix_values(be)->odirect)
+    if (odirect)
         oflags |= O_DIRECT;
     int fd = open(path, oflags | O_CLOEXEC, 0644);
+    /* FUSE file systems (MooseFS) may answer EEXIST to an O_CREAT without O_EXCL when another
+     * client created the file between their lookup and create: it exists, which is all that
+     * O_CREAT asked for, so open it as it is */
+    if (fd < 0 && errno == EEXIST && (oflags & O_CREAT))
+        fd = open(path, (oflags & ~O_CREAT) | O_CLOEXEC);
+    return fd < 0 ? -errno : fd;
+}
+
+static int posix_open(struct ios_backend *be, const char *path, int flags, int64_t *handle)
+{
+    int fd = ios_posix_open_fd(path, flags, posix_values(be)->odirect);
     if (fd < 0)
-        return -errno;
+        return fd;
     *handle = fd;
     return 0;
 }
