@@ -30,7 +30,7 @@ from suite_helpers import (  # noqa: F401
     suite_bin,
 )
 
-from tests.mpi_launch import MPI, SH_RANK
+from tests.mpi_launch import SH_RANK
 
 pytestmark = pytest.mark.usefixtures("suite_bin")
 
