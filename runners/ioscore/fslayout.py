@@ -32,10 +32,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+# what the results library reads of layout.json, re-exported for the probe's callers
+from ioscore.results.layout_record import LAYOUT_FILE, data_ranks
+from ioscore.results.layout_record import attach as attach
+from ioscore.results.layout_record import load as load
+from ioscore.results.layout_record import phase_layout as phase_layout
 from ioscore.results.model import PhaseResult
 from ioscore.results.stragglers import RATE_FRACTION, median_without, work_rates
 
-LAYOUT_FILE = "layout.json"
 SCHEMA = "ioscore-layout/1"
 
 
@@ -172,67 +176,12 @@ def record(manifest_path: Path, result_dir: Path) -> dict[str, Any]:
     return layout
 
 
-def load(result_dir: Path) -> dict[int, list[str]]:
-    """Servers of each rank's data from a launch's layout.json (empty when absent)."""
-    try:
-        raw = json.loads((result_dir / LAYOUT_FILE).read_text())
-    except (OSError, ValueError):
-        return {}
-    ranks = raw.get("ranks") if isinstance(raw, dict) else None
-    if not isinstance(ranks, dict):
-        return {}
-    return {
-        int(rank): [str(s) for s in servers]
-        for rank, servers in ranks.items()
-        if str(rank).isdigit() and isinstance(servers, list)
-    }
-
-
-def attach(phases: Any, result_dir: Path) -> None:
-    """Beside a run's result.json, layout.json's servers go into each phase that records whose
-    data its ranks accessed (``extra["layout"]``), so the run carries them where it is stored
-    (the portal keeps phases, not the run's other files)."""
-    layout = load(result_dir)
-    if not layout:
-        return
-    try:  # the phases whose files were probed, when the record says (an IO500 run's ior-easy)
-        named = json.loads((result_dir / LAYOUT_FILE).read_text()).get("phases")
-    except (OSError, ValueError, AttributeError):
-        named = None
-    for phase in phases:
-        if isinstance(named, list) and phase.name not in named:
-            continue
-        if data_ranks(phase) is not None:
-            phase.extra["layout"] = {str(rank): servers for rank, servers in layout.items()}
-
-
-def phase_layout(phase: PhaseResult) -> dict[int, list[str]]:
-    """The servers ``attach`` put into a phase (empty when none)."""
-    raw = phase.extra.get("layout")
-    if not isinstance(raw, dict):
-        return {}
-    return {
-        int(rank): [str(s) for s in servers]
-        for rank, servers in raw.items()
-        if str(rank).isdigit() and isinstance(servers, list)
-    }
-
-
 @dataclass(frozen=True)
 class ServerRate:
     server: str
     ranks: tuple[int, ...]
     mean_rate: float
     slow_reason: str | None  # why it is slow, when it is
-
-
-def data_ranks(phase: PhaseResult) -> dict[int, int] | None:
-    """Rank -> the rank whose data it accessed, as result.json's ``data_ranks`` records it
-    (None when the phase does not: older files, the summary form, non-IOR phases)."""
-    raw = phase.extra.get("data_ranks")
-    if not isinstance(raw, list) or not all(type(v) is int for v in raw):
-        return None
-    return {rank: of for rank, of in enumerate(raw) if of >= 0}
 
 
 def accessed_servers(

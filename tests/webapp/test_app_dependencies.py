@@ -52,7 +52,12 @@ LIBRARY_ROOMS: dict[str, set[str]] = {
 }
 
 # What the service may use of the library: its parts, never the CLI's commands or report.
-SERVICE_LIBRARY = {"ioscore.results", "ioscore.system_description", "ioscore.acceptance"}
+SERVICE_LIBRARY = {
+    "ioscore.results",
+    "ioscore.system_description",
+    "ioscore.acceptance",
+    "ioscore.fslayout",
+}
 
 # The service, lowest room first. ``rankings.models`` is the rankings app's tables, read by
 # list maintenance and by the public pages alike; ``project`` is the wiring that names every

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from ioscore.results.archive import is_macos_metadata
 from ioscore.results.errors import ResultFormatError
+from ioscore.results.layout_record import attach as attach_layout
 from ioscore.results.limits import MAX_TEXT_BYTES, MAX_TREE_DEPTH, number_problem
 from ioscore.results.model import PhaseResult, RunResult, Scores
 from ioscore.results.parse_ini import parse_ini
@@ -55,9 +56,7 @@ def load_run(run_dir: Path) -> RunResult:
         run = parse_result_json(json_file)
         run.run_dir = str(run_dir)
         run.config_files = _config_files(run_dir)
-        from ioscore import fslayout  # it builds on this package's model
-
-        fslayout.attach(run.phases.values(), run_dir)
+        attach_layout(run.phases.values(), run_dir)
         return run
     summary_file = run_dir / "result_summary.txt"
     if not summary_file.is_file():
