@@ -21,7 +21,8 @@ RUN case "$MPI" in \
       *) echo "MPI=$MPI: expected openmpi or mpich" >&2; exit 1 ;; \
     esac \
     && apt-get update \
-    && apt-get install -y --no-install-recommends $dev zlib1g-dev pkg-config gcc make python3 \
+    && apt-get install -y --no-install-recommends $dev zlib1g-dev liburing-dev pkg-config gcc make \
+       python3 \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY suite/ suite/
@@ -35,7 +36,7 @@ RUN case "$MPI" in \
       *) echo "MPI=$MPI: expected openmpi or mpich" >&2; exit 1 ;; \
     esac \
     && apt-get update \
-    && apt-get install -y --no-install-recommends $run zlib1g \
+    && apt-get install -y --no-install-recommends $run zlib1g liburing2 \
     && rm -rf /var/lib/apt/lists/*
 COPY --from=build /staging/ /
 COPY examples/docker-demo.ini /opt/ioscore/share/ioscore/examples/docker-demo.ini

@@ -14,11 +14,13 @@ class Ioscore(MakefilePackage):
     version("main", branch="main")
 
     variant("zlib", default=True, description="gzip the full per-rank files (--rank-detail-full)")
+    variant("io_uring", default=True, description="the io_uring backend (-a IOURING)")
 
     depends_on("mpi")
     depends_on("gmake", type="build")
     depends_on("python@3:", type="build")  # the man pages (suite/scripts/manpage.py)
     depends_on("zlib-api", when="+zlib")
+    depends_on("liburing", when="+io_uring")
 
     build_directory = "suite"
 
@@ -26,6 +28,7 @@ class Ioscore(MakefilePackage):
         return [
             f"CC={self.spec['mpi'].mpicc}",
             f"ZLIB={'yes' if self.spec.satisfies('+zlib') else 'no'}",
+            f"IOURING={'yes' if self.spec.satisfies('+io_uring') else 'no'}",
         ]
 
     def build(self, spec, prefix):

@@ -41,8 +41,9 @@ def test_recipe_variables_and_variant_values_are_the_makefiles() -> None:
     makefile = (SUITE_DIR / "Makefile").read_text()
     for variable in re.findall(r'"([A-Z]+)={', text):
         assert re.search(rf"^{variable}\s*[?:]?=", makefile, re.M), variable
-    # ZLIB's values in the recipe are ones the Makefile accepts
-    assert "expected auto, yes or no" in makefile
+    # ZLIB's and IOURING's values in the recipe are ones the Makefile accepts
+    for variable in ("ZLIB", "IOURING"):
+        assert f"{variable}=$({variable}): expected auto, yes or no" in makefile, variable
     tree = ast.parse(text)
     variants = {c.args[0].value for c in calls(tree, "variant")}
-    assert variants == {"zlib"}
+    assert variants == {"zlib", "io_uring"}
