@@ -130,7 +130,13 @@ def test_list_backends_publish_their_options(suite_bin: Path) -> None:
             backends[m[1]] = []
         elif m := re.match(r"^;     (\S+)\s+(.*)$", line):
             backends[list(backends)[-1]].append(m[0])
-    assert set(backends) == {"POSIX", "MPIIO", "DUMMY"}
+    version = subprocess.run(
+        [str(suite_bin), "--version"], capture_output=True, text=True, check=True
+    ).stdout
+    with_uring = "io_uring: yes" in version  # an optional backend: built when liburing is found
+    assert set(backends) == {"POSIX", "MPIIO", "DUMMY"} | ({"IOURING"} if with_uring else set())
+    if with_uring:
+        assert any("--iouring.depth=N" in line for line in backends["IOURING"])
     assert any("--posix.odirect" in line for line in backends["POSIX"])
     # the INI key IO500 turns into the option is the option table's, not the registry's
     assert any(
