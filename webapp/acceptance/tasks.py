@@ -4,7 +4,6 @@ those a lost message or a dead worker left unmailed."""
 from __future__ import annotations
 
 import logging
-import smtplib
 from datetime import timedelta
 
 from celery import shared_task
@@ -14,7 +13,7 @@ from django.db import IntegrityError
 from django.urls import reverse
 from django.utils import timezone
 
-from ioscore_site.after_commit import AfterCommitTask
+from ioscore_site.after_commit import MAIL_TASK
 
 from .models import AlertDelivery, RegressionAlert
 
@@ -54,16 +53,7 @@ def compose(alert: RegressionAlert) -> tuple[str, str]:
     return subject, body
 
 
-@shared_task(
-    base=AfterCommitTask,
-    queue_setting="IOSCORE_NOTIFICATION_QUEUE",
-    bind=True,
-    acks_late=True,
-    autoretry_for=(smtplib.SMTPException, OSError),
-    retry_backoff=30,
-    retry_backoff_max=3600,
-    max_retries=8,
-)
+@shared_task(**MAIL_TASK)
 def mail_alert(self: object, alert_id: int) -> int:
     """Mail one alert to the site's members; returns how many were mailed now. An address
     already recorded is skipped, so a retry never mails anybody twice."""

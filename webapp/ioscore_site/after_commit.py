@@ -15,6 +15,7 @@ the database says is still to do.
 from __future__ import annotations
 
 import logging
+import smtplib
 from typing import Any
 
 from celery import Task
@@ -40,3 +41,18 @@ class AfterCommitTask(Task):  # type: ignore[misc]  # celery ships no type hints
                 log.warning("could not queue %s%s; the sweep queues it again", self.name, args)
 
         transaction.on_commit(send)
+
+
+# A task that sends mail: queued after the commit on the notification queue, retried with
+# backoff while the mail server is away, acknowledged only when done (a killed worker's mail
+# is sent again; each task skips the recipients its delivery records already name).
+MAIL_TASK: dict[str, Any] = {
+    "base": AfterCommitTask,
+    "queue_setting": "IOSCORE_NOTIFICATION_QUEUE",
+    "bind": True,
+    "acks_late": True,
+    "autoretry_for": (smtplib.SMTPException, OSError),
+    "retry_backoff": 30,
+    "retry_backoff_max": 3600,
+    "max_retries": 8,
+}

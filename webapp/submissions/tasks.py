@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import smtplib
 from datetime import timedelta
 
 from celery import shared_task
@@ -12,7 +11,7 @@ from django.core.mail import send_mail
 from django.db import IntegrityError
 from django.utils import timezone
 
-from ioscore_site.after_commit import AfterCommitTask
+from ioscore_site.after_commit import MAIL_TASK
 
 from . import notifications
 from .models import NotificationDelivery, SubmissionTransition
@@ -26,16 +25,7 @@ def queue_notification(change: SubmissionTransition) -> None:
         notify_transition.enqueue_after_commit(change.pk)
 
 
-@shared_task(
-    base=AfterCommitTask,
-    queue_setting="IOSCORE_NOTIFICATION_QUEUE",
-    bind=True,
-    acks_late=True,
-    autoretry_for=(smtplib.SMTPException, OSError),
-    retry_backoff=30,
-    retry_backoff_max=3600,
-    max_retries=8,
-)
+@shared_task(**MAIL_TASK)
 def notify_transition(self: object, transition_id: int) -> int:
     """Mail everybody who should hear of one transition; returns how many were mailed now.
 
