@@ -21,6 +21,8 @@ import pytest
 from suite_helpers import MPI_ENV, SUITE_BIN, suite_bin  # noqa: F401
 from test_acceptance_ior import ok, result, result_rows, run_ior
 
+from tests.mpi_launch import MPI, SH_RANK
+
 pytestmark = pytest.mark.usefixtures("suite_bin")
 needs_strace = pytest.mark.skipif(not shutil.which("strace"), reason="needs strace")
 
@@ -38,12 +40,12 @@ def traced(tmp: Path, args: list[str], np: int = 2) -> list[list[tuple[str, str]
     wrapper = tmp / "traced.sh"
     wrapper.write_text(
         "#!/bin/sh\nexec strace -f -qq -s 512 -e trace=openat,mkdir,pwrite64,fsync "
-        '-o "$TRACE.$OMPI_COMM_WORLD_RANK" "$@"\n'
+        '-o "$TRACE.' + SH_RANK + '" "$@"\n'
     )
     wrapper.chmod(0o755)
     env = {**MPI_ENV, "TRACE": str(tmp / "trace")}
     limited = ["bash", "-c", 'ulimit -f 262144 && exec "$0" "$@"']
-    command = ["mpirun", "-np", str(np), "-x", "TRACE", *limited, str(wrapper)]
+    command = [*MPI.launch(np, forward=["TRACE"]), *limited, str(wrapper)]
     proc = subprocess.run(
         [*command, str(SUITE_BIN), "ior", *args],
         cwd=tmp,
