@@ -1,4 +1,4 @@
-"""Acceptance launches at simulated rank counts (issue 21): how large an `ioscore-suite ior`
+"""Acceptance launches at simulated rank counts: how large an `ioscore-suite ior`
 (or `mdtest`) result.json of the summary form is and how long the library takes to read it
 and build the acceptance report (statistics, multimodality hints, stragglers), the work of
 `ioscore report` and of the service's acceptance intake.

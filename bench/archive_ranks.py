@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Benchmark: the IO500 archive's per-rank CSVs at Aurora's scale through the importer
-(issue 21). For each rank count (default: the real 2,080 of the dev archive's Aurora DAOS run
+"""Benchmark: the IO500 archive's per-rank CSVs at Aurora's scale through the importer.
+For each rank count (default: the real 2,080 of the dev archive's Aurora DAOS run
 and 62,400, the archive's largest run, extended in the CSVs' exact format by
 ``tests/webapp/archive_rank_csvs.py``) it imports the run with ``manage.py import_io500``
 into a scratch database and prints

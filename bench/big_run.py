@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A run uploaded in the full form above the rank-detail threshold (issue 21), through the
+"""A run uploaded in the full form above the rank-detail threshold, through the
 service, against an earlier version of the code: side by side, in alternation.
 
 A synthetic full-form ``result.json`` of ``--ranks`` ranks (``ioscore.results.synthetic``)

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """A list view's count and page ids at scale, each design against the one it replaced, on an
-existing generated database (issue 21):
+existing generated database:
 
 * ``--compare scans``: one scan (``ListRows``) against the two it replaced (the paginator's
   count, then the page's ids);

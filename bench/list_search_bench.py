@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The list pages' filters, sorts, search and deep pages, the list API and the compare page
-on an existing generated database (issue 21): the plan of each of their queries that is slow
+on an existing generated database: the plan of each of their queries that is slow
 or scans a big table (``service_scale.print_plans``) and their server time
 (``service_scale.timed``), without generating data, rebuilding lists or starting a server.
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Benchmark of the public list pages (issue 8): 10,000 generated submissions in PostgreSQL.
+"""Benchmark of the public list pages: 10,000 generated submissions in PostgreSQL.
 
 Prints, side by side with the targets: the time to build every list, the server time of the
 main list page (median and p95, measured in-process with Django's test client, so it is the

@@ -1,6 +1,6 @@
 """Parse + recompute + check the whole dev corpus of real IO500 results; print files/s.
 
-Target (issue 6): the whole corpus in under 5 s. Prints the stages side by side (discover,
+Target: the whole corpus in under 5 s. Prints the stages side by side (discover,
 parse, parse + recompute + hashes + all rules) and the ratio of the target to the measured
 time; never asserts anything. Usage: .venv/bin/python bench/results_bench.py [--repeat N]
 """

@@ -1,4 +1,4 @@
-"""Load + validate time of large result.json files (issue 21): full and summary form.
+"""Load + validate time of large result.json files: full and summary form.
 
 Generates synthetic results (ioscore.results.synthetic: 12 phases, 100 ranks per host) of
 1k, 10k and 100k ranks in a temporary directory under /dev/shm, and times, each in a fresh

@@ -1,5 +1,5 @@
-"""result.json size and rank-0 peak memory of the summary form against simulated rank counts
-(issue 21): `suite/build/ioscore-simulate-ranks N` sends N synthetic ranks on N/100 hosts
+"""result.json size and rank-0 peak memory of the summary form against simulated rank counts:
+`suite/build/ioscore-simulate-ranks N` sends N synthetic ranks on N/100 hosts
 through the suite's sketches, merges and result.json writer for every standard phase and
 reports its output size and peak RSS. Also times loading and JSON-Schema validation of each
 document, and sets the sizes beside the full form's (about 8.4 KB per rank, measured at 256
@@ -21,7 +21,7 @@ import jsonschema
 REPO = Path(__file__).resolve().parents[1]
 SIMULATE = REPO / "suite" / "build" / "ioscore-simulate-ranks"
 SCHEMA = REPO / "suite" / "schema" / "ioscore-result-1.schema.json"
-FULL_FORM_BYTES_PER_RANK = 2.1e6 / 256  # issue 21: result.json at 256 ranks, full form
+FULL_FORM_BYTES_PER_RANK = 2.1e6 / 256  # result.json at 256 ranks, full form
 
 
 def simulate(ranks: int, out: Path) -> dict[str, int]:
@@ -66,7 +66,7 @@ def main() -> None:
     print(
         "rank-0 RSS: the simulation process (sketches, host aggregates, named ranks, output"
         " buffer and the host table: one 64 B name per host, as rank 0 of a real run holds it;"
-        " before issue 21 every rank held N x 64 B); full form: ~8.4 KB per rank"
+        " the older design had every rank hold N x 64 B); full form: ~8.4 KB per rank"
     )
 
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Benchmark of the service at scale (issue 21): 10,000 and 100,000 accepted submissions on
+"""Benchmark of the service at scale: 10,000 and 100,000 accepted submissions on
 10,000 storage systems, the pages and API under load, their query plans, and the incremental
 list builder.
 

@@ -1,6 +1,6 @@
 """Service benchmark: upload -> validated latency, task time, and the corpus import.
 
-Prints measured values next to their targets (issue 7):
+Prints measured values next to their targets:
 * median time from the upload request to the validated state for a real corpus submission
   (target < 1 s end to end) and the median task time (target < 200 ms);
 * import of the whole dev corpus with ``import_io500`` (target < 30 s), first run and the

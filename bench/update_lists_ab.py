@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """One acceptance's list update at scale, or a full build, against an earlier version of the
-code (issue 21): side by side, in alternation.
+code: side by side, in alternation.
 
 Each run is a fresh process of one side: ``--before-src`` (a directory, or a git revision
 exported to a temporary one) on database ``--before``, this tree on ``--after`` (the same

@@ -1,4 +1,4 @@
-"""Indexes the pages need at 100,000 submissions (issue 21, plans in bench/service_scale.py).
+"""Indexes the pages need at 100,000 submissions (plans in bench/service_scale.py).
 
 ``submissions_phaseresult (name, value DESC)``: the best published value of each phase (the
 radar's "history" reference on result, run and compare pages, ``charts.history_best``) is

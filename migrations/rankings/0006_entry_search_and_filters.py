@@ -1,4 +1,4 @@
-# The list views at 100,000 entries (issue 21):
+# The list views at 100,000 entries:
 # * the search's text, a stored, lower-cased generated column of the display columns, so q= is
 #   one LIKE on one column instead of five UPPER(...) LIKEs and a join per entry; adding the
 #   generated column fills it for every existing entry (PostgreSQL rewrites the table);

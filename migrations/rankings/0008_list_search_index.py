@@ -1,4 +1,4 @@
-# The list views at 100,000 entries, part two (issue 21):
+# The list views at 100,000 entries, part two:
 # * each list's distinct search texts and filter choices (``rankings.list_index``), filled
 #   here from the stored entries; the builder keeps them from now on;
 # * the search text's 64-bit key, a stored generated column (PostgreSQL rewrites the table),

@@ -1,4 +1,4 @@
-# A list's ``position`` becomes a gapped list-order key (issue 21, ``rankings.list_order``), so
+# A list's ``position`` becomes a gapped list-order key (``rankings.list_order``), so
 # that an accepted run leaves the other rows' keys alone and updates only their ranks, which
 # are in no index: with room in the table's pages PostgreSQL updates those rows in place (HOT)
 # instead of writing a new tuple and an entry in each of the 12 indexes for every row below

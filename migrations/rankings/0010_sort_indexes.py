@@ -1,4 +1,4 @@
-# The list views at 100,000 entries, part three (issue 21): an index per sortable column
+# The list views at 100,000 entries, part three: an index per sortable column
 # (list, column, position, with the id; the vendor's also with the release), so a sorted page is
 # an ordered walk of the list, not a top-N sort of its 100,000 rows; the release and the level
 # are what the release-date and level sorts read one value at a time (rankings.listview).

@@ -330,7 +330,7 @@ int main(int argc, char **argv)
     run.mode = "standard";
     run.valid = 1;
 
-    if (argc > 1 && strcmp(argv[1], "ior") == 0) /* IOR's own command line (issue 17) */
+    if (argc > 1 && strcmp(argv[1], "ior") == 0) /* IOR's own command line */
         return finish(ior_subcommand(&run, argc - 1, argv + 1));
     if (argc > 1 && strcmp(argv[1], "mdtest") == 0)
         return finish(mdtest_subcommand(&run, argc - 1, argv + 1));

@@ -1,5 +1,5 @@
 /*
- * The summary form at scale without a big machine (issue 21): 100,000 synthetic ranks on 1,000
+ * The summary form at scale without a big machine: 100,000 synthetic ranks on 1,000
  * hosts through the sketches, host aggregates and merges (ios_rank_simulate_phase, the code the
  * node leaders and rank 0 run), checked against exact values computed here from every rank:
  * quantiles within the stated error, the slowest and fastest ranks exact, per-host sums exact,

@@ -1,4 +1,4 @@
-"""`ioscore report` at scale (issue 21): summary-form result.json and Aurora-sized IO500 CSVs
+"""`ioscore report` at scale: summary-form result.json and Aurora-sized IO500 CSVs
 are reported with histograms and per-host bars, never one bar per rank."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""A summary-form phase (issue 21: above the rank-detail threshold) as Chromium draws it on the
+"""A summary-form phase (above the rank-detail threshold) as Chromium draws it on the
 result page: the rate histogram of every rank, its p5/p50/p95 lines and the named stragglers,
 no script errors. The run is the dev archive's Aurora run with its per-rank CSVs extended just
 past the threshold (``tests/webapp/archive_rank_csvs.py``)."""

@@ -1,4 +1,4 @@
-"""The multimodality gap test on the summary form (issue 21): at 10,000 ranks an acceptance
+"""The multimodality gap test on the summary form: at 10,000 ranks an acceptance
 launch above the rank-detail threshold keeps quantiles, a rate histogram, per-host aggregates
 and the 16 slowest and 16 fastest ranks. The summary's test must find the groups the full data
 has (same sizes, the slow hosts or ranks named) and never claim groups the full data lacks."""

@@ -1,4 +1,4 @@
-"""result.json's fast reading (issue 21): msgspec straight from the file's bytes, the rank
+"""result.json's fast reading: msgspec straight from the file's bytes, the rank
 columns shared by the checks, the model (RankColumns) and the straggler analysis. Whatever
 the fast path takes must decode as the careful path would, and whatever it refuses must get
 the careful path's message."""

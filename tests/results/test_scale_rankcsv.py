@@ -1,4 +1,4 @@
-"""Per-rank CSVs of the IO500 archive at Aurora's scale (62,400 processes; issue 21).
+"""Per-rank CSVs of the IO500 archive at Aurora's scale (62,400 processes).
 
 The archive's largest run is not in ../shared/data, so the files are generated here in the
 archive's format (the formats of real files in ../shared/data/io500-archive-dev: IOR's

@@ -1,4 +1,4 @@
-"""Straggler findings from the summary form equal those from full data (issue 21)."""
+"""Straggler findings from the summary form equal those from full data."""
 
 from __future__ import annotations
 

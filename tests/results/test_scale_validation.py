@@ -1,4 +1,4 @@
-"""The hand-written rank-object check equals the schema's (issue 21), and large results load."""
+"""The hand-written rank-object check equals the schema's, and large results load."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The acceptance subcommands above the rank-detail threshold (issue 21): `ioscore-suite ior`
+"""The acceptance subcommands above the rank-detail threshold: `ioscore-suite ior`
 and `mdtest` take --rank-detail-threshold / --rank-detail-full like the IO500 run and then
 write the bounded result.json (rank_summary, named slowest and fastest ranks) with the same
 printed tables, test manifest and measurement notes. Real runs: 4 ranks oversubscribed with a

@@ -1,4 +1,4 @@
-"""Backends own their option values (issue 19): generic code asks, it does not read them.
+"""Backends own their option values: generic code asks, it does not read them.
 
 `struct ios_backend` carries only what every backend has (ops, alignment, API string, the
 capabilities asked of it in vain) and an opaque state block; the POSIX O_DIRECT flag, MPI-IO's

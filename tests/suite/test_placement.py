@@ -1,4 +1,4 @@
-"""Placement of ranks on hosts (issue 21, src/core/placement.c): node count, ranks on rank 0's
+"""Placement of ranks on hosts (src/core/placement.c): node count, ranks on rank 0's
 node, block mapping and the benchmark shifts, the host lists of result.json, and whether a
 shift crosses nodes, for simulated block (--simulate-ppn) and round-robin (--simulate-nodes)
 placements. No rank holds a table of every rank's host any more, so these facts come from

@@ -1,4 +1,4 @@
-"""The bounded result.json (issue 21) on real MPI: runs above a low rank-detail threshold have
+"""The bounded result.json on real MPI: runs above a low rank-detail threshold have
 the summary form (named slowest/fastest ranks, quantiles, histogram, per-host aggregates,
 aggregate time series only), valid against the schema and consistent with the phase totals;
 at or below the threshold the full form is unchanged. 64/128/256 ranks run oversubscribed with

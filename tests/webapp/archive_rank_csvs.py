@@ -1,4 +1,4 @@
-"""An IO500 archive run at Aurora's scale in the archive's exact format (issue 21): the dev
+"""An IO500 archive run at Aurora's scale in the archive's exact format: the dev
 copy's Aurora DAOS submission (2,080 ranks) copied into a bare archive root with its per-rank
 CSVs extended to any rank count. The CSVs of the archive's 62,400-process Aurora run are too
 large for the dev copy; these stand in for them.

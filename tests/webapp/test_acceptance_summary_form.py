@@ -1,4 +1,4 @@
-"""The service's acceptance intake takes launches in the summary form (issue 21): real
+"""The service's acceptance intake takes launches in the summary form: real
 `ioscore-suite ior|mdtest` runs of 4 ranks above a rank-detail threshold of 2, uploaded as a
 results archive. (Without --rank-detail-full: the archive reader refuses every .gz member as
 a nested archive, the suite's ranks-*.csv.gz included.)"""

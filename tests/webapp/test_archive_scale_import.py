@@ -1,4 +1,4 @@
-"""The archive's large per-rank CSVs (issue 21): Aurora's 62,400 processes import in the
+"""The archive's large per-rank CSVs: Aurora's 62,400 processes import in the
 suite's summary form (above the rank-detail threshold), plot as a distribution with a bounded
 page, and the straggler finding names the slow ranks; up to the threshold nothing changes.
 

@@ -236,7 +236,7 @@ def test_hostile_archives_fail_with_reasons_and_the_worker_carries_on(
 def test_a_validation_over_its_time_limit_fails_naming_it(
     cast: Any, open_release: Any, corpus_dir: Path, worker_factory: Any, settings: Any
 ) -> None:
-    """Validation is linear and fast now (issue 21), so a run too big to check in time is
+    """Validation is linear and fast now, so a run too big to check in time is
     shown with a short limit: 30,000 ranks in every phase take ~1 s here (read one phase at
     a time, ~100 MB), the limit is 0.25 s, and memory (2 GiB) is not what stops it."""
     queue = f"ioscore-slow-{os.getpid()}"

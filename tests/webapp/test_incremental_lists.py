@@ -1,4 +1,4 @@
-"""The incremental list builder (issue 21): accepting a submission writes only the lists it
+"""The incremental list builder: accepting a submission writes only the lists it
 concerns, and what it stores is exactly what a full rebuild stores.
 
 "Written" is measured on the rows: a rewritten list gets new rows for changed entries and

@@ -1,4 +1,4 @@
-"""A full-form result above the rank-detail threshold (issue 21: a run with the suite's
+"""A full-form result above the rank-detail threshold (a run with the suite's
 threshold raised) is stored in the summary form the suite itself writes there, so its pages
 read bounded rows whatever the rank count; the run's file, kept in the archive, is named as
 the place of every rank. Rows stored in the full form before are rewritten the same way by

@@ -1,4 +1,4 @@
-"""How the list builder reads and runs at scale (issue 21): ``rankings.maintenance.loading.rows_of``
+"""How the list builder reads and runs at scale: ``rankings.maintenance.loading.rows_of``
 fetches rows past Django's iterator and time-zone loader and must give exactly what Django
 gives, and the builders pause the cyclic garbage collector only while they run."""
 

@@ -1,4 +1,4 @@
-"""The list views' search and filters (issue 21): exactly the right entries, whatever the
+"""The list views' search and filters: exactly the right entries, whatever the
 case or the characters typed, on the page, the API and ``ListRows`` alike; the stored search
 text follows every rename; deep pages in the same order as the display query."""
 

@@ -1,4 +1,4 @@
-"""Accepting a submission updates the ranked lists (issue 21): the review API's acceptance
+"""Accepting a submission updates the ranked lists: the review API's acceptance
 queues ``rankings.tasks.update_lists_of`` after the commit, the real worker runs it, and the
 run appears on its lists exactly as a full rebuild would place it. Builders take turns on
 one PostgreSQL advisory lock."""

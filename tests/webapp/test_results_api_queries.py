@@ -1,4 +1,4 @@
-"""The public results API at scale (issue 21): a page costs the same few queries whatever its
+"""The public results API at scale: a page costs the same few queries whatever its
 size or its submissions' phase count, never reads the per-rank JSON columns, and answers with
 the records ``PublicResultSerializer`` (the OpenAPI description) makes of the same rows."""
 

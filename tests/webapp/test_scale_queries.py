@@ -1,4 +1,4 @@
-"""The key queries of the pages use their indexes (issue 21; the plans at 100,000 submissions
+"""The key queries of the pages use their indexes (the plans at 100,000 submissions
 are printed by ``bench/service_scale.py``).
 
 Two kinds of check, named in each test:

@@ -1,4 +1,4 @@
-"""A summary-form run (issue 21: above the suite's rank-detail threshold) keeps its rank
+"""A summary-form run (above the suite's rank-detail threshold) keeps its rank
 distributions through the service: stored with each phase row and read back into the
 library's model, the straggler findings are the ones the library makes from the file."""
 

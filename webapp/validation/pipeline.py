@@ -93,7 +93,7 @@ def _metadata_issues(ctx: Context) -> list[IssueRow]:
             IssueRow(
                 "system-description",
                 Severity.INVALID,
-                "no system description was submitted (spec §4 is required)",
+                "no system description was submitted; every upload needs one",
             )
         )
     else:

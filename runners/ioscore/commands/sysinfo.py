@@ -304,7 +304,7 @@ def describe(raw: dict[str, Any]) -> dict[str, Any]:
 def add_parser(sub: Any) -> None:
     parser = sub.add_parser(
         "sysinfo",
-        help="describe this node as a system description (leaderboard §4)",
+        help="describe this node as a system description (docs/LEADERBOARD-RULES.md §4)",
         description="Print an ioscore-system/1 system description with what this node can "
         "detect, merged under --base; list on stderr what is still missing for the service.",
     )

@@ -91,7 +91,7 @@ class Member:
 
 
 def is_macos_metadata(name: str) -> bool:
-    """``._*`` files and anything under ``__MACOSX``: the spec says to ignore them."""
+    """``._*`` files and anything under ``__MACOSX``: archives made on macOS carry them; IO500 ignores them."""
     parts = PurePosixPath(name.replace("\\", "/")).parts
     return any(part == "__MACOSX" or part.startswith("._") for part in parts)
 

@@ -1,5 +1,5 @@
 /*
- * The bounded per-rank summary of a phase (result.json "rank_summary", issue 21): above the
+ * The bounded per-rank summary of a phase (result.json "rank_summary"): above the
  * rank-detail threshold rank 0 never holds every rank's numbers. Each rank's numbers go into a
  * mergeable sketch (fixed log-bin histograms for the quantiles, the K slowest and K fastest
  * ranks, the totals the score needs) and into its host's aggregate; node leaders merge their

@@ -1,5 +1,5 @@
 /*
- * Synthetic ranks for the scale test and the scale benchmark (issue 21): 100,000 ranks on
+ * Synthetic ranks for the scale test and the scale benchmark: 100,000 ranks on
  * 1,000 hosts go through the same sketches, merges and writers as a real run's summary form,
  * in one process and without MPI traffic, so that their output and rank 0's memory can be
  * checked and measured without a big machine.

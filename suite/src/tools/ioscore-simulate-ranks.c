@@ -1,6 +1,6 @@
 /*
  * ioscore-simulate-ranks N [--hosts H] [--out DIR]: the summary form of a whole run at N
- * synthetic ranks on H hosts (default N/100), without MPI traffic (issue 21). Every standard
+ * synthetic ranks on H hosts (default N/100), without MPI traffic. Every standard
  * phase goes through the suite's sketches, merges and result.json writer
  * (src/core/rank_simulate.c, src/report/result_json.c); the tool prints one JSON line with the
  * size of the result.json it wrote and its own peak RSS, which models rank 0's: the reduced

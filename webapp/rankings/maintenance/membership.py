@@ -333,7 +333,7 @@ def empty_reason(spec: ListSpec) -> str:
         return (
             f"No submission qualifies yet: Production needs {size}a committee verdict of "
             "Fully Reproducible on a production system with no single point of failure, and "
-            "the submitter's opt-in (spec §5.3). Runs imported from the IO500 archive carry "
+            "the submitter's opt-in to the Production list. Runs imported from the IO500 archive carry "
             "no questionnaire, so the IO500 rules rank them on Research."
         )
     if spec.rule == ListRule.RESEARCH:
