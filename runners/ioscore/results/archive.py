@@ -91,7 +91,8 @@ class Member:
 
 
 def is_macos_metadata(name: str) -> bool:
-    """``._*`` files and anything under ``__MACOSX``: archives made on macOS carry them; IO500 ignores them."""
+    """``._*`` files and anything under ``__MACOSX``: macOS adds them to archives; IO500 ignores
+    them."""
     parts = PurePosixPath(name.replace("\\", "/")).parts
     return any(part == "__MACOSX" or part.startswith("._") for part in parts)
 

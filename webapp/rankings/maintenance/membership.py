@@ -333,8 +333,8 @@ def empty_reason(spec: ListSpec) -> str:
         return (
             f"No submission qualifies yet: Production needs {size}a committee verdict of "
             "Fully Reproducible on a production system with no single point of failure, and "
-            "the submitter's opt-in to the Production list. Runs imported from the IO500 archive carry "
-            "no questionnaire, so the IO500 rules rank them on Research."
+            "the submitter's opt-in to the Production list. Runs imported from the IO500 "
+            "archive carry no questionnaire, so the IO500 rules rank them on Research."
         )
     if spec.rule == ListRule.RESEARCH:
         size = " with exactly 10 client nodes" if spec.ten_node else ""
