@@ -36,18 +36,12 @@ import time
 from pathlib import Path
 
 from loopmount import run_in_loop_mount
+from suite_env import ENV as SUITE_ENV
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SUITE_DIR = REPO_ROOT / "suite"
 HARD_SIZE = 3901
-ENV = {
-    **os.environ,
-    "OMPI_ALLOW_RUN_AS_ROOT": "1",
-    "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
-    "LC_ALL": "C",
-    # Open MPI's session directory in RAM: runs must not depend on free disk space
-    "OMPI_MCA_orte_tmpdir_base": "/dev/shm",
-}
+ENV = {**SUITE_ENV, "LC_ALL": "C"}
 
 
 def build(workdir: Path) -> tuple[Path, Path]:

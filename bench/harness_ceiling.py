@@ -12,32 +12,19 @@ operations per second, the cost per operation and the ratio pread cost / harness
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
-from suite_env import ENV, SUITE
-
-FILE_LIMIT_KIB = 4 * 1024 * 1024  # ulimit -f of the runs
+from suite_env import suite_ior_result
 
 
 def ior(np: int, root: Path, api: str, access: list[str], mib: int) -> dict[str, float]:
     """One launch; per phase (write/read), the median over ranks of items / loop time."""
     res = root / f"res-{api}-{len(list(root.iterdir()))}"
-    cmd = [
-        "mpirun", "--oversubscribe", "-np", str(np), "bash", "-c",
-        f'ulimit -f {FILE_LIMIT_KIB} && exec "$0" "$@"', str(SUITE), "ior", "-a", api,
-        *access, "-F", "-k", "-t", "4k", "-b", f"{mib}m", "-o", str(root / "file"),
-        "--resultdir", str(res),
-    ]  # fmt: skip
-    proc = subprocess.run(cmd, capture_output=True, text=True, env=ENV, timeout=600)
-    if proc.returncode != 0:
-        sys.exit(f"{' '.join(cmd)} failed:\n{proc.stderr}")
-    doc = json.loads((res / "result.json").read_text())
+    args = ["-a", api, *access, "-F", "-k", "-t", "4k", "-b", f"{mib}m", "-o", str(root / "file")]
+    doc = suite_ior_result(np, args, res, timeout=600)
     out = {}
     for phase in doc["phases"]:
         access_name = "write" if "write" in phase["name"] else "read"

@@ -15,7 +15,6 @@ prints numbers only.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import subprocess
@@ -24,25 +23,17 @@ import tempfile
 from pathlib import Path
 
 from loopmount import run_in_loop_mount
-from suite_env import ENV, SUITE
-
-FILE_LIMIT_KIB = 4 * 1024 * 1024
+from suite_env import ENV, SUITE, suite_ior_result
 
 
 def ior(args: argparse.Namespace, root: Path, engine: list[str], direct: bool) -> dict[str, float]:
     """One write+read launch: ops/s of each access over all ranks (items / phase time)."""
     res = root / f"res-{len(list(root.iterdir()))}"
-    cmd = [
-        "mpirun", "--oversubscribe", "-np", str(args.np), "bash", "-c",
-        f'ulimit -f {FILE_LIMIT_KIB} && exec "$0" "$@"', str(SUITE), "ior", *engine,
-        "-w", "-r", "-z", "--random-offset-seed", "11", "-F", "-t", "4k",
+    ior_args = [
+        *engine, "-w", "-r", "-z", "--random-offset-seed", "11", "-F", "-t", "4k",
         "-b", f"{args.mib}m", *(["-B"] if direct else []), "-o", str(root / "file"),
-        "--resultdir", str(res),
     ]  # fmt: skip
-    proc = subprocess.run(cmd, capture_output=True, text=True, env=ENV, timeout=900)
-    if proc.returncode != 0:
-        sys.exit(f"{' '.join(cmd)} failed:\n{proc.stderr}")
-    doc = json.loads((res / "result.json").read_text())
+    doc = suite_ior_result(args.np, ior_args, res)
     out = {}
     for phase in doc["phases"]:
         access = "write" if "write" in phase["name"] else "read"

@@ -29,19 +29,11 @@ from pathlib import Path
 from typing import Any
 
 from loopmount import run_in_loop_mount
+from suite_env import ENV, REPO, SUITE
 
 from ioscore.results.model import SCORED_PHASES
 
-REPO = Path(__file__).resolve().parents[1]
-SUITE = REPO / "suite" / "build" / "ioscore-suite"
 ANCHOR_SRC = REPO / "bench" / "suite_md_anchor.c"
-ENV = {
-    **os.environ,
-    "OMPI_ALLOW_RUN_AS_ROOT": "1",
-    "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
-    "OMPI_MCA_orte_tmpdir_base": "/dev/shm",
-    "TMPDIR": "/dev/shm",
-}
 RECORD = 47008
 PHASES = [*SCORED_PHASES, "ior-rnd4K-easy-read"]
 

@@ -18,36 +18,21 @@ part of this repository. Not a test: it prints numbers and asserts nothing.
 from __future__ import annotations
 
 import argparse
-import re
-import statistics
+import functools
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
+from reference_pairs import Ratios, ior_max_rates
+from reference_pairs import io500_pairs as io500_pairs_of
+from suite_env import SUITE
+
 from ioscore.testbed import lifecycle
 from ioscore.testbed.layout import MOUNT_POINT, Bed
 
-REPO = Path(__file__).resolve().parents[1]
-SUITE = REPO / "suite" / "build" / "ioscore-suite"
 FILE_LIMIT_KIB = 4 * 2**20  # ulimit -f of every rank: no file above 4 GiB
-
-INI = """[global]
-datadir = {data}
-resultdir = {results}
-[debug]
-stonewall-time = {stonewall}
-[ior-easy]
-transferSize = 1m
-blockSize = {easy_mib}m
-[ior-hard]
-segmentCount = {hard_segments}
-[mdtest-easy]
-n = {md_files}
-[mdtest-hard]
-n = {md_files}
-"""
 
 IOR_LINES = [
     "-w -r -e -F -C -t 1m -b 32m",  # file per process, shifted read: the servers' speed
@@ -55,8 +40,6 @@ IOR_LINES = [
     "-w -r -e -F -C -t 47008 -b 47008 -s 300",  # ior-hard's record size, interleaved segments
     "-w -r -e -F -C -t 4k -b 4m -z",  # random 4 KiB
 ]
-_RESULT = re.compile(r"^\[RESULT\]\s+(\S+)\s+([\d.]+)\s", re.M)
-_SUMMARY_ROW = re.compile(r"^(write|read)\s+([\d.]+)\s", re.M)
 
 
 def bed_run(np: int, *argv: str, timeout: float = 1800) -> tuple[str, float]:
@@ -85,38 +68,24 @@ def on_node(*argv: str) -> None:
 
 
 def io500_pairs(args: argparse.Namespace, scratch: Path) -> None:
-    ratios: dict[str, list[float]] = {}
-    for pair in range(args.pairs):
-        for name, program in (("ioscore", str(SUITE)), ("reference", str(args.io500))):
-            data = MOUNT_POINT / f"bench-{name}-{pair}"
-            on_node("mkdir", "-p", str(data))
-            ini = scratch / f"{name}-{pair}.ini"
-            (scratch / f"results-{name}-{pair}").mkdir()  # the reference does not create it
-            ini.write_text(
-                INI.format(
-                    data=data,
-                    results=scratch / f"results-{name}-{pair}",
-                    stonewall=args.stonewall,
-                    easy_mib=args.easy_mib,
-                    hard_segments=args.hard_segments,
-                    md_files=args.md_files,
-                )
-            )
-            out, wall = bed_run(args.np, program, str(ini))
-            on_node("rm", "-rf", str(data))
-            scores = {m.group(1): float(m.group(2)) for m in _RESULT.finditer(out)}
-            print(f"  pair {pair + 1} {name:9} {wall:6.1f} s  " + _brief(scores), flush=True)
-            if name == "ioscore":
-                mine = scores
-            else:
-                for phase, value in scores.items():
-                    if value > 0 and mine.get(phase):
-                        ratios.setdefault(phase, []).append(mine[phase] / value)
-    _table("IO500 phase", ratios)
+    def on_data(action: str, path: Path) -> None:
+        on_node(*(["mkdir", "-p"] if action == "make" else ["rm", "-rf"]), str(path))
+
+    sizes = {
+        "stonewall": args.stonewall,
+        "easy_mib": args.easy_mib,
+        "hard_segments": args.hard_segments,
+        "md_files": args.md_files,
+    }
+    programs = {"ioscore": str(SUITE), "reference": str(args.io500)}
+    launch = functools.partial(bed_run, args.np)
+    io500_pairs_of(args.pairs, programs, launch, scratch, MOUNT_POINT, sizes, on_data).print_table(
+        "IO500 phase"
+    )
 
 
 def ior_pairs(args: argparse.Namespace, scratch: Path) -> None:
-    ratios: dict[str, list[float]] = {}
+    ratios = Ratios()
     for pair in range(args.pairs):
         for line in IOR_LINES:
             rows = {}
@@ -127,26 +96,11 @@ def ior_pairs(args: argparse.Namespace, scratch: Path) -> None:
             ):
                 target = MOUNT_POINT / f"bench-ior-{name}-{pair}"
                 out, _ = bed_run(args.np, *program, *line.split(), "-o", str(target))
-                rows[name] = {m.group(1): float(m.group(2)) for m in _SUMMARY_ROW.finditer(out)}
+                rows[name] = ior_max_rates(out)
             for access in ("write", "read"):
-                theirs = rows["IOR"].get(access)
-                if theirs:
-                    ratios.setdefault(f"{line} {access}", []).append(
-                        rows["ioscore"].get(access, 0.0) / theirs
-                    )
+                ratios.add(f"{line} {access}", rows["ioscore"].get(access), rows["IOR"].get(access))
             print(f"  pair {pair + 1} {line}: {rows}", flush=True)
-    _table("ior line", ratios)
-
-
-def _brief(scores: dict[str, float]) -> str:
-    return " ".join(f"{k.replace('mdtest-', 'md-')}={v:.3g}" for k, v in scores.items())
-
-
-def _table(title: str, ratios: dict[str, list[float]]) -> None:
-    print(f"\n{title:<52} {'median':>7} {'min':>6} {'max':>6}  (ioscore / reference)")
-    for key, values in ratios.items():
-        print(f"{key:<52} {statistics.median(values):7.2f} {min(values):6.2f} {max(values):6.2f}")
-    print()
+    ratios.print_table("ior line")
 
 
 def main() -> int:
