@@ -46,3 +46,42 @@ def test_timeseries_csv_matches_result_json(run_dir: Path) -> None:
         assert sum(aggregate.values()) == sum(r["items"] for r in phase["ranks"])
         checked += 1
     assert checked >= 12  # every I/O and metadata phase carries a series
+
+
+@pytest.mark.mpi
+def test_latency_csv_matches_result_json(run_dir: Path) -> None:
+    """<phase>-latency.csv is result.json's per-second latency, second by second; a second
+    without operations has empty cells, not a zero latency."""
+    document = json.loads((run_dir / "result.json").read_text())
+    checked = 0
+    for phase in document["phases"]:
+        latency = phase["timeseries"].get("latency")
+        path = run_dir / f"{phase['name']}-latency.csv"
+        if not latency or not latency["ops"]:
+            assert not path.exists(), path
+            continue
+        rows = list(csv.DictReader(path.open()))
+        keys = [k for k in latency if k.startswith("p")]
+        assert list(rows[0]) == [
+            "second_start_s",
+            "second_end_s",
+            "ops",
+            *(f"{k}_s" for k in keys),
+            "max_s",
+        ]
+        assert [int(r["second_start_s"]) for r in rows] == list(range(len(latency["ops"])))
+        assert [int(r["ops"]) for r in rows] == latency["ops"]
+        for second, row in enumerate(rows):
+            for key in [*keys, "max"]:
+                cell = row[f"{key}_s"]
+                if latency["ops"][second] == 0:
+                    assert cell == "", (phase["name"], second, key)
+                else:
+                    assert float(cell) == pytest.approx(latency[key][second], rel=1e-8)
+        # the percentiles of a second are ordered and bounded by its slowest operation
+        for row in rows:
+            if int(row["ops"]):
+                values = [float(row[f"{k}_s"]) for k in [*keys, "max"]]
+                assert values == sorted(values) and values[0] > 0, (phase["name"], row)
+        checked += 1
+    assert checked >= 12  # every I/O and metadata phase carries a latency series

@@ -28,6 +28,8 @@ void ios_report_close(struct ios_run *run);
 int ios_report_csv(const struct ios_run *run, const struct ios_phase_result *res);
 /* <phase>-timeseries.csv: the 1 s buckets of result.json in long format. */
 int ios_report_timeseries_csv(const struct ios_run *run, const struct ios_phase_result *res);
+/* <phase>-latency.csv: the per-second latency percentiles of result.json as a table. */
+int ios_report_latency_csv(const struct ios_run *run, const struct ios_phase_result *res);
 
 /* <resdir>/<phase>.txt: parameters, per-rank table and the IOR/mdtest-style summary lines. */
 int ios_report_log(const struct ios_run *run, const struct ios_phase_result *res);

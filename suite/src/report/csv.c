@@ -109,3 +109,39 @@ int ios_report_timeseries_csv(const struct ios_run *run, const struct ios_phase_
     }
     return fclose(f) == 0 ? 0 : -errno;
 }
+
+static void latency_cell(FILE *f, uint64_t ops, double seconds)
+{
+    if (ops)
+        fprintf(f, ",%.9g", seconds);
+    else
+        fputc(',', f);
+}
+
+/*
+ * <phase>-latency.csv: result.json's "timeseries"."latency" as a table, one row per second
+ * since the phase start: operations completed in it, the percentiles merged over all ranks and
+ * the slowest operation, in seconds (empty cells for a second without operations, so a stall
+ * reads as a gap rather than as zero latency).
+ */
+int ios_report_latency_csv(const struct ios_run *run, const struct ios_phase_result *res)
+{
+    char path[IOS_PATH_MAX];
+    ios_path(path, sizeof path, "%s/%s-latency.csv", run->resdir, res->phase->name);
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -errno;
+    fprintf(f, "second_start_s,second_end_s,ops");
+    for (int k = 0; k < IOS_LAT_QUANTILES; k++)
+        fprintf(f, ",%s_s", ios_lat_quantile_keys[k]);
+    fprintf(f, ",max_s\n");
+    for (int t = 0; t < res->lat_series_len; t++) {
+        const struct ios_latency_summary *sec = &res->lat_series[t];
+        fprintf(f, "%d,%d,%llu", t, t + 1, (unsigned long long)sec->ops);
+        for (int k = 0; k < IOS_LAT_QUANTILES; k++)
+            latency_cell(f, sec->ops, sec->q[k]);
+        latency_cell(f, sec->ops, sec->max);
+        fputc('\n', f);
+    }
+    return fclose(f) == 0 ? 0 : -errno;
+}

@@ -150,6 +150,8 @@ void ios_report_phase(const struct ios_run *run, const struct ios_phase_result *
         warn_unwritten(ios_report_csv(run, res), p->name, ".csv");
     if (res->ran && res->ts_len > 0)
         warn_unwritten(ios_report_timeseries_csv(run, res), p->name, "-timeseries.csv");
+    if (res->ran && res->lat_series_len > 0)
+        warn_unwritten(ios_report_latency_csv(run, res), p->name, "-latency.csv");
     if (res->ran && p->has_log)
         warn_unwritten(ios_report_log(run, res), p->name, ".txt");
 }
