@@ -1,5 +1,6 @@
-"""Celery tasks of the acceptance app: mailing regression alerts, and the sweep that mails
-those a lost message or a dead worker left unmailed."""
+"""Celery tasks of the acceptance app: mailing regression alerts (of acceptance runs and of
+uploaded IO500 runs), and the sweep that mails those a lost message or a dead worker left
+unmailed."""
 
 from __future__ import annotations
 
@@ -30,7 +31,7 @@ def queue_alert_mail(alert_id: int) -> None:
 
 def recipients(alert: RegressionAlert) -> list[str]:
     """The site's active members with an address, each once."""
-    members = alert.run.site.members.filter(is_active=True).exclude(email="")
+    members = alert.site.members.filter(is_active=True).exclude(email="")
     return sorted({member.email for member in members})
 
 
@@ -39,16 +40,25 @@ def _page(name: str, pk: int) -> str:
 
 
 def compose(alert: RegressionAlert) -> tuple[str, str]:
-    run = alert.run
-    system = run.storage_system.name if run.storage_system else "no storage system named"
-    subject = f"[ioscore] {run.site.name}: {alert.test_name} {alert.operation} dropped"
+    site = alert.site
+    system = alert.storage_system.name if alert.storage_system else "no storage system named"
+    subject = f"[ioscore] {site.name}: {alert.test_name} {alert.operation} dropped"
+    if alert.run is not None:
+        run = alert.run
+        what = f"Acceptance run {run.pk} of {site.name} ({system}"
+        what += f", {run.label})" if run.label else ")"
+        page = _page("acceptance:run", run.pk)
+    else:
+        submission = alert.submission
+        assert submission is not None  # the check constraint: a run or a submission
+        what = f"IO500 run {submission.pk} of {site.name} ({system}, {submission.release.acronym})"
+        page = _page("submission-page", submission.pk)
     body = (
-        f"Acceptance run {run.pk} of {run.site.name} ({system}"
-        f"{', ' + run.label if run.label else ''}) started a drop:\n\n"
+        f"{what} started a drop:\n\n"
         f"  {alert.test_name} · {alert.operation}: {alert.message}.\n\n"
         f"You hear of this drop once; the next alert comes after the results recover and fall "
-        f"again.\n\nThe run: {_page('acceptance:run', run.pk)}\n"
-        f"The history: {_page('acceptance:site', run.site_id)}\n"
+        f"again.\n\nThe run: {page}\n"
+        f"The history: {_page('acceptance:site', site.pk)}\n"
     )
     return subject, body
 
@@ -58,7 +68,9 @@ def mail_alert(self: object, alert_id: int) -> int:
     """Mail one alert to the site's members; returns how many were mailed now. An address
     already recorded is skipped, so a retry never mails anybody twice."""
     alert = (
-        RegressionAlert.objects.select_related("run__site", "run__storage_system")
+        RegressionAlert.objects.select_related(
+            "run__site", "run__storage_system", "submission__site", "submission__release"
+        )
         .filter(pk=alert_id)
         .first()
     )
