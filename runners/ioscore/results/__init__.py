@@ -106,6 +106,7 @@ from ioscore.results.plausibility import (
     run_findings,
     written_per_node,
 )
+from ioscore.results.plausibility import summary as plausibility_summary
 from ioscore.results.rank_summary import (
     RANK_DETAIL_THRESHOLD,
     bounded_ranks,
@@ -195,6 +196,7 @@ __all__ = [
     "pack_directory",
     "phase_ranks_from_csv",
     "phase_spread",
+    "plausibility_summary",
     "rank_csv",
     "rate_histogram",
     "rate_scale",

@@ -307,3 +307,19 @@ def run_findings(run: RunResult, description: Mapping[str, Any]) -> list[Finding
         + written_per_node(description, run_writes(run))
         + cache_findings(description, run_reads(run))
     )
+
+
+def summary(description: Mapping[str, Any], findings: Sequence[Finding]) -> dict[str, Any]:
+    """The ceilings with their arithmetic and the findings as plain data (JSON reports)."""
+    return {
+        "ceilings": [
+            {
+                "name": c.name,
+                "bytes_per_s": c.bytes_per_s,
+                "rate": rate(c.bytes_per_s),
+                "arithmetic": c.arithmetic,
+            }
+            for c in ceilings(description)
+        ],
+        "findings": [{"phase": f.phase, "kind": f.kind, "message": f.message} for f in findings],
+    }
