@@ -75,8 +75,8 @@ def test_a_read_beyond_the_client_network_is_named_with_the_arithmetic() -> None
     messages = " ".join(f.message for f in findings)
     assert "700 GB/s" in messages and "1.08 times what the client network can carry" in messages
     assert (
-        "13 client nodes x (1 x 400 Gbit/s), as declared for the run's client nodes (5200 Gbit/s) = 650 GB/s = 605 GiB/s"
-        in messages
+        "13 client nodes x (1 x 400 Gbit/s), as declared for the run's client nodes "
+        "(5200 Gbit/s) = 650 GB/s = 605 GiB/s" in messages
     )
     assert "1.75 times what the server network can carry" in messages
     # within the margin for nominal speeds: not a finding

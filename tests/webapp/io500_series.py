@@ -34,8 +34,8 @@ def store_series(
     accept: bool = True,
     first_day: int = 0,
 ) -> list[Any]:
-    """One submission per factor, a day apart from ``first_day`` on, each through the automatic checks (to
-    ``under_review``) and, with ``accept``, accepted by the committee."""
+    """One submission per factor, a day apart from ``first_day`` on, each through the
+    automatic checks (to ``under_review``) and, with ``accept``, accepted by the committee."""
     base = load_run(corpus_dir / "io500-submissions" / "dev" / SC25_RUN)
     assert base.start is not None
     stored = []

@@ -99,6 +99,14 @@ def test_enough_hardware_says_so_and_a_broken_description_says_nothing(
     assert "2 client nodes x (1 x 400 Gbit/s), as declared" in section
     assert 'id="plausibility-ok"' in section
     assert _findings(section, "warning") == _findings(section, "note") == {}
+    # without bandwidth phases (a list-only entry) there is nothing to compare
+    bandwidth = submission.phases.filter(unit="GiB/s")
+    kept = list(bandwidth.values_list("name", "value"))
+    bandwidth.update(value=0)
+    assert 'id="plausibility"' not in _page(cast.reviewer, f"/submissions/{submission.pk}/")
+    for name, value in kept:
+        submission.phases.filter(name=name).update(value=value)
+    assert 'id="plausibility"' in _page(cast.reviewer, f"/submissions/{submission.pk}/")
     # a description the schema refuses gives no arithmetic at all (validation refused it too)
     description.data["run"]["client_nodes"] = "two"
     description.save(update_fields=["data"])

@@ -14,11 +14,10 @@ from typing import Any
 
 from ioscore import system_description
 from ioscore.results import RunResult, ceilings, run_findings
-
-GiB = 2**30
 from submissions.run_rows import library_phase
 
 BEYOND = "beyond-hardware"
+GiB = 2**30
 
 
 def _described(description: Any) -> dict[str, Any] | None:
@@ -33,15 +32,18 @@ def _described(description: Any) -> dict[str, Any] | None:
 def plausibility(phases: Iterable[Any], description: Any, reviewer: bool) -> dict[str, Any]:
     """What the page's plausibility section shows: the ceilings with their arithmetic and the
     findings, split into what a reviewer must look at and what is only noted."""
+    nothing: dict[str, Any] = {"limits": [], "warnings": [], "notes": [], "reviewer": reviewer}
     data = _described(description)
-    if data is None:
-        return {"limits": [], "warnings": [], "notes": [], "reviewer": reviewer}
+    stored = {row.name: library_phase(row) for row in phases}
+    # a list-only entry has no phases: nothing was measured here to compare
+    if data is None or not any(p.unit == "GiB/s" and p.value > 0 for p in stored.values()):
+        return nothing
     run = RunResult(
         source="stored phases",
         format="stored",
         version=None,
         mode=None,
-        phases={row.name: library_phase(row) for row in phases},
+        phases=stored,
         printed=None,
     )
     findings = run_findings(run, data)
@@ -49,7 +51,12 @@ def plausibility(phases: Iterable[Any], description: Any, reviewer: bool) -> dic
     cache = [f for f in findings if f.kind != BEYOND]
     return {
         "limits": [
-            {"name": c.name, "arithmetic": c.arithmetic, "rate": c.bytes_per_s, "gib": c.bytes_per_s / GiB}
+            {
+                "name": c.name,
+                "arithmetic": c.arithmetic,
+                "rate": c.bytes_per_s,
+                "gib": c.bytes_per_s / GiB,
+            }
             for c in ceilings(data)
         ],
         # the public reads every finding as a note; the committee must look at the first kind
