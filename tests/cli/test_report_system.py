@@ -15,8 +15,7 @@ from typing import Any
 import pytest
 
 from ioscore.system_description import EXAMPLE_PATH, validate
-from tests.cli.test_acceptance_plan import cli
-from tests.fixtures.acceptance_suite import SUITE, require_suite, scratch
+from tests.cli.test_acceptance_plan import cli, plan_results
 from tests.results.conftest import SC25_RUN
 
 PLAN = """\
@@ -50,14 +49,8 @@ def description(link_mbit: float, nodes: int = 1) -> dict[str, Any]:
 
 @pytest.fixture(scope="module")
 def results() -> Iterator[Path]:
-    require_suite()
-    with scratch("ioscore-report-system-") as root:
-        plan = root / "plan.toml"
-        plan.write_text(PLAN.format(data=root / "data"))
-        (root / "data").mkdir()
-        done = cli("run", str(plan), "--results", str(root / "results"), "--suite", str(SUITE))
-        assert done.returncode == 0, done.stdout + done.stderr
-        yield root / "results"
+    with plan_results("ioscore-report-system-", PLAN) as path:
+        yield path
 
 
 def test_an_acceptance_run_faster_than_its_network_is_warned(results: Path, tmp_path: Path) -> None:
