@@ -33,15 +33,19 @@ def store_series(
     factors: list[float],
     accept: bool = True,
     first_day: int = 0,
+    every_phase: float = 1.0,
 ) -> list[Any]:
     """One submission per factor, a day apart from ``first_day`` on, each through the
-    automatic checks (to ``under_review``) and, with ``accept``, accepted by the committee."""
+    automatic checks (to ``under_review``) and, with ``accept``, accepted by the committee.
+    ``every_phase`` scales every phase besides (1: none)."""
     base = load_run(corpus_dir / "io500-submissions" / "dev" / SC25_RUN)
     assert base.start is not None
     stored = []
     for day, factor in enumerate(factors):
         run = copy.deepcopy(base)
         run.phases[PHASE].value *= factor
+        for phase in run.phases.values():
+            phase.value *= every_phase
         run.printed = recompute_scores(run)
         run.start = base.start + timedelta(days=first_day + day)
         submission = store_result(run, cast.submitter, cast.site, release, Status.VALIDATING)

@@ -124,3 +124,31 @@ def test_thresholds_for_io500_phases_and_runs_that_do_not_count(
     other = Client()
     other.force_login(cast.other_submitter)
     assert other.get(f"/acceptance/sites/{cast.site.pk}/").status_code == 404
+
+
+@pytest.mark.django_db
+def test_a_run_that_drops_everywhere_sends_one_message_naming_every_drop(
+    cast: Any, open_release: Any, corpus_dir: Path, queued_mail: list[int]
+) -> None:
+    system = storage_system(cast.site)
+    runs = store_series(corpus_dir, cast, open_release, system, [1.0, 1.0, 1.0])
+    slow = store_series(
+        corpus_dir, cast, open_release, system, [1.0], first_day=3, every_phase=DROP
+    )[0]
+    alerts = list(RegressionAlert.objects.filter(submission=slow).order_by("pk"))
+    # the score and each of the 12 scored phases fell 30 %
+    assert len(alerts) == 13 and {a.operation for a in alerts} >= {"score", PHASE}
+    assert all("30% below the median" in a.message for a in alerts)
+    assert not RegressionAlert.objects.filter(submission__in=runs).exists()
+    # one message for the run, queued once at the checks and once at the acceptance
+    assert set(queued_mail) == {alerts[0].pk}
+    for alert_id in queued_mail:
+        mail_alert.apply(args=(alert_id,))
+    (message,) = mail.outbox
+    assert message.subject.endswith("and 12 more dropped")
+    assert f"IO500 run {slow.pk} of {cast.site.name} (scratch, TST99) started 13 drops" in (
+        message.body
+    )
+    assert all(f"  IO500 · {a.operation}: {a.message}." in message.body for a in alerts)
+    assert AlertDelivery.objects.filter(alert__in=alerts).count() == 13
+    assert not RegressionAlert.objects.filter(mailed__isnull=True).exists()

@@ -108,10 +108,11 @@ def detect_submission(submission: Submission) -> list[RegressionAlert]:
 
 
 def mail(alerts: Iterable[RegressionAlert]) -> None:
-    """Mail each alert not mailed yet, once the transaction commits."""
-    for alert in alerts:
-        if alert.mailed is None:
-            queue_alert_mail(alert.pk)
+    """Mail the alerts of one run not mailed yet, in one message, once the transaction
+    commits (the first stands for the others: ``tasks.mail_alert``)."""
+    waiting = sorted(alert.pk for alert in alerts if alert.mailed is None)
+    if waiting:
+        queue_alert_mail(waiting[0])
 
 
 def on_run_measured(*, submission_id: int, **_signal: Any) -> None:
