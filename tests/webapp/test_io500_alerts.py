@@ -12,9 +12,11 @@ from typing import Any
 import pytest
 from django.core import mail
 from django.test import Client
+from rest_framework.test import APIClient
 
 from acceptance.models import AlertDelivery, AlertRule, RegressionAlert
 from acceptance.tasks import mail_alert
+from accounts.models import ApiToken
 from submissions.models import Status
 from submissions.workflow import COMMITTEE, transition
 
@@ -94,6 +96,12 @@ def test_a_thirty_percent_drop_of_a_phase_alerts_once_and_mails_once(
     score = next(s for s in _series(chart) if s["operation"] == "score")
     assert score["unit"] == "" and all(p["alert"] is None for p in score["points"])
     assert 'data-series="IO500|ior-easy-read"' in chart
+    # the API says the same, after the acceptance series (none here)
+    _token, raw = ApiToken.issue(cast.submitter, cast.site)
+    api = APIClient()
+    api.credentials(HTTP_AUTHORIZATION=f"Token {raw}")
+    url = f"/api/v1/acceptance/sites/{cast.site.pk}/history/?storage_system={system.pk}"
+    assert api.get(url).json() == _series(chart)
 
 
 @pytest.mark.django_db

@@ -95,8 +95,22 @@ def series(runs: QuerySet[AcceptanceRun]) -> list[dict[str, Any]]:
     out = []
     for (test, operation, unit), points in by_key.items():
         points.sort(key=lambda p: order[p["run"]])
-        out.append({"test": test, "operation": operation, "unit": unit, "points": points})
+        out.append(
+            {
+                "test": test,
+                "operation": operation,
+                "unit": unit,
+                "source": "acceptance",
+                "points": points,
+            }
+        )
     return out
+
+
+def uploaded_runs(site: Any, system: StorageSystem | None = None) -> QuerySet[Submission]:
+    """The site's uploaded IO500 runs (of ``system`` and the systems merged into it)."""
+    runs = Submission.objects.filter(site=site)
+    return runs if system is None else of_system(runs, system)
 
 
 def _submitted_when(submission: Submission) -> str:

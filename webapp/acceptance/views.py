@@ -23,7 +23,7 @@ from ioscore_site import ratelimit
 from portal.templatetags.navigation import login_url
 from rankings.records import csv_cell
 from submissions.intake import IntakeError
-from submissions.models import StorageSystem, Submission
+from submissions.models import StorageSystem
 from submissions.upload_limit import upload_refusal
 
 from . import access, history
@@ -80,7 +80,7 @@ def site_history(request: HttpRequest, pk: int, system: int | None = None) -> Ht
         return _private(request)
     runs = access.visible_runs(request.user).filter(site=site)
     # the site's own uploaded IO500 runs: its members hear of their drops too
-    uploaded = Submission.objects.filter(site=site)
+    uploaded = history.uploaded_runs(site)
     systems = sorted(
         set(history.systems_with_runs(runs)) | set(history.systems_with_runs(uploaded)),
         key=lambda s: (s.name, s.pk),
@@ -92,7 +92,7 @@ def site_history(request: HttpRequest, pk: int, system: int | None = None) -> Ht
             raise Http404("no such storage system")
         chosen = found.canonical()
         runs = history.of_system(runs, chosen)
-        uploaded = history.of_system(uploaded, chosen)
+        uploaded = history.uploaded_runs(site, chosen)
     total = runs.count()
     shown = runs.filter(pk__in=list(runs.values_list("pk", flat=True)[:PAGE_RUNS]))
     io500 = history.io500_series(uploaded)
