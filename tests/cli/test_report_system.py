@@ -29,6 +29,10 @@ ppn = 2
 [[test]]
 name = "fpp"
 command = "ior -a POSIX -F -b 4m -t 1m -w -r -k -i 2 -o $DIR/f"
+
+[[test]]
+name = "synced"
+command = "ior -a POSIX -F -b 4m -t 1m -w -e -k -i 1 -o $DIR/s"
 """
 
 
@@ -67,15 +71,20 @@ def test_an_acceptance_run_faster_than_its_network_is_warned(results: Path, tmp_
     )
     assert f"  client network: {arithmetic}" in text
     warnings = [line for line in text.splitlines() if line.startswith("  WARNING: ")]
-    assert [w.split()[1:3] for w in warnings] == [["fpp", "write"], ["fpp", "read"]]
+    assert [w.split()[1:3] for w in warnings] == [
+        ["fpp", "write"],
+        ["fpp", "read"],
+        ["synced", "write"],
+    ]
     assert all("times what the client network can carry: " + arithmetic in w for w in warnings)
     # 2 ranks x 4 MiB on one node: fits in a client node's 512 GiB, read back on that node
     assert "note: fpp write wrote at most 8 MiB per client node" in text
+    assert "synced write wrote" not in text  # fsync'd inside the write's time: not cached
     assert "note: fpp read read data written on the same node: at most 8 MiB per node" in text
 
     page = html_file.read_text()
     assert '<h2 id="hardware">Against the declared hardware</h2>' in page
-    assert page.count('data-hardware="beyond-hardware"') == 2
+    assert page.count('data-hardware="beyond-hardware"') == 3
     assert "= 125 kB/s = 122 KiB/s" in page
 
     as_json = cli(
@@ -91,6 +100,7 @@ def test_an_acceptance_run_faster_than_its_network_is_warned(results: Path, tmp_
         ("fpp read", "cache"),
         ("fpp write", "beyond-hardware"),
         ("fpp write", "cache"),
+        ("synced write", "beyond-hardware"),
     ]
     # without --system the report says nothing of hardware
     plain = cli("report", str(results), "--json", "--html", str(html_file))
