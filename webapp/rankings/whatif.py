@@ -10,6 +10,7 @@ the official rank stays the frozen ``ListEntry.rank``.
 from __future__ import annotations
 
 import hashlib
+from bisect import bisect_left
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -153,8 +154,9 @@ def _phase_order(name: str) -> int:
 
 @dataclass(frozen=True)
 class Placing:
-    """One entry under a what-if view. ``change`` is official rank minus the view's rank:
-    positive moved up. ``rank`` None: unranked, ``reason`` says why."""
+    """One entry under a what-if view. ``official_rank`` is its place in the official order
+    among the entries the view ranks (its list rank when unranked); ``change`` is that minus
+    the view's rank: positive moved up. ``rank`` None: unranked, ``reason`` says why."""
 
     entry_id: int
     official_rank: int
@@ -167,9 +169,12 @@ class Placing:
 @dataclass
 class Reranking:
     """Every entry of a list under a view: ``order`` ranked first (by the view's rank),
-    then the unranked in list order."""
+    then the unranked in list order. ``unreproduced``: ranked entries whose list score is
+    not what their phase values give under the official formula (a published list's
+    rounded or corrected scores), which can move under any view."""
 
     order: list[Placing]
+    unreproduced: int = 0
     by_id: dict[int, Placing] = field(init=False)
 
     def __post_init__(self) -> None:
@@ -178,6 +183,10 @@ class Reranking:
     @property
     def moved(self) -> int:
         return sum(1 for p in self.order if p.change)
+
+    @property
+    def ranked(self) -> int:
+        return sum(1 for p in self.order if p.rank is not None)
 
     @property
     def unranked(self) -> int:
@@ -196,14 +205,15 @@ def reranked(
         key = "whatif:" + hashlib.sha256(text.encode()).hexdigest()
         kept = cache.get(key)
         if kept is not None:
-            return Reranking([Placing(*row) for row in kept])
+            rows, unreproduced = kept
+            return Reranking([Placing(*row) for row in rows], unreproduced)
     reranking = _rerank(entries, scoring)
     if key is not None:
         rows = [
             (p.entry_id, p.official_rank, p.score, p.rank, p.change, p.reason)
             for p in reranking.order
         ]
-        cache.set(key, rows, RERANKING_SECONDS)
+        cache.set(key, (rows, reranking.unreproduced), RERANKING_SECONDS)
     return reranking
 
 
@@ -222,17 +232,38 @@ def _rerank(entries: QuerySet[ListEntry], scoring: Scoring) -> Reranking:
             ).values_list("submission_id", "value")
             if value is not None
         }
-    scored: list[tuple[object, int, float | None]] = []
+    values_of: list[tuple[int, int, float | None]] = []
     reasons: dict[object, str] = {}
+    unreproduced = 0
     for pk, sid, rank, total, bw, md, *values in rows:
         phases = {p: v for p, v in zip(SCORED_PHASES, values, strict=True) if v is not None}
         if sid in rnd4k:
             phases[RND4K_READ] = rnd4k[sid]
         value, reasons[pk] = scoring.score(phases, bw, md, total)
-        scored.append((pk, rank, value))
+        values_of.append((pk, rank, value))
+        if value is not None and not _reproduced(phases, total):
+            unreproduced += 1
+    # An entry's official place among the entries this view ranks: an entry the view cannot
+    # score (a list-only entry without phase values) moves no other entry.
+    ranked_officially = sorted(rank for _, rank, value in values_of if value is not None)
+    scored: list[tuple[object, int, float | None]] = [
+        (pk, bisect_left(ranked_officially, rank) + 1 if value is not None else rank, value)
+        for pk, rank, value in values_of
+    ]
     return Reranking(
         [
             Placing(cast(int, r.key), r.official_rank, r.score, r.rank, r.change, reasons[r.key])
             for r in rerank(scored)
-        ]
+        ],
+        unreproduced,
     )
+
+
+# How far a list score may be from what its phase values give and still be that score (the
+# website printed phase values with two decimals).
+REPRODUCED_WITHIN = 0.01
+
+
+def _reproduced(phases: dict[str, float], total: float) -> bool:
+    official = EDITIONS[OFFICIAL].score(phases)
+    return official is not None and abs(official - total) <= REPRODUCED_WITHIN * abs(total)
