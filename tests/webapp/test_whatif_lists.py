@@ -177,7 +177,7 @@ def test_an_edition_scores_every_entry_from_its_phase_values(whatif_list: dict[s
     ]
     delta = by_system["Delta"]
     assert delta.rank is None and delta.change is None
-    assert delta.reason == "no published value for find"
+    assert delta.reason == "no value for find"
     assert placings.moved == sum(1 for name in RUNS if order.index(name) != official.index(name))
 
 
@@ -216,7 +216,7 @@ def test_the_page_shows_ranks_changes_and_says_it_is_not_official(
         assert rows[name]["change"] == str(change)
         arrow = "▲" if change > 0 else ("▼" if change < 0 else "=")
         assert rows[name]["whatif_change"].startswith(arrow)
-    assert rows["Delta"]["whatif_score"] == "unranked: no published value for find"
+    assert rows["Delta"]["whatif_score"] == "unranked: no value for find"
     # The official list is unchanged afterwards.
     plain = _rows(_page(client))
     assert list(plain) == [*official, "Delta"] and "whatif" not in plain["Alpha"]
@@ -232,7 +232,7 @@ def test_a_typed_formula_ranks_by_its_value_and_names_missing_values(
     assert list(rows)[: len(order)] == order
     for name in order:
         assert float(rows[name]["whatif_score"]) == pytest.approx(2 * with_value[name], rel=5e-3)
-    assert rows["Beta"]["whatif_score"] == "unranked: no published value for ior_rnd4K_easy_read"
+    assert rows["Beta"]["whatif_score"] == "unranked: no value for ior_rnd4K_easy_read"
     assert 'value="ior_rnd4K_easy_read * 2"' in html  # the box keeps it
 
 
@@ -301,7 +301,7 @@ def test_the_api_and_downloads_give_the_pages_numbers(whatif_list: dict[str, Any
             assert str(record["whatif_rank_change"]) == rows[name]["change"]
         else:
             assert record["whatif_rank"] is None
-            assert record["whatif_unranked_reason"] == "no published value for find"
+            assert record["whatif_unranked_reason"] == "no value for find"
         assert record["rank"] == from_json["rank"]  # the official rank stays beside it
 
 

@@ -142,7 +142,7 @@ class Scoring:
         if value is not None:
             return value, ""
         if missing:
-            return None, "no published value for " + ", ".join(missing)
+            return None, "no value for " + ", ".join(missing)
         if self.edition is not None:
             return None, "a group's geometric mean is zero"
         return None, "the formula has no finite value here (division by zero, log of 0 ...)"
