@@ -49,13 +49,13 @@ from .whatif import FORMULA, Scoring, reranked
 class _AnonymousCached:
     cache_kind: str
     cache_reads: tuple[str, ...] = ("limit", "offset")
+    request: Any  # set by the DRF view
 
     def cache_identity(self) -> list[Any] | None:
         return [public_version.current()]
 
     def cache_params(self) -> str:
-        request: Any = getattr(self, "request")  # noqa: B009 (set by the DRF view)
-        return page_cache.read_params(request, self.cache_reads)
+        return page_cache.read_params(self.request, self.cache_reads)
 
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Any:
         view: Any = super()  # the DRF view this is mixed into (no base here to type it)
@@ -293,7 +293,7 @@ class ListEntriesView(_AnonymousCached, generics.ListAPIView):
         if state.scoring.error:
             raise ValidationError({"formula": [state.scoring.error]})
         entries = entries_without(the_list, hidden)
-        rows: ListRows | WhatIfRows = ListRows(
+        listed = ListRows(
             entries,
             state,
             records=True,
@@ -301,9 +301,10 @@ class ListEntriesView(_AnonymousCached, generics.ListAPIView):
             version=identity,
             list_id=the_list.pk,
         )
-        if state.scoring.active:
-            rows = WhatIfRows(rows, reranked(entries, state.scoring, identity))
-        return _Records(rows, the_list, state.scoring)
+        if not state.scoring.active:
+            return _Records(listed, the_list, state.scoring)
+        whatif = WhatIfRows(listed, reranked(entries, state.scoring, identity))
+        return _Records(whatif, the_list, state.scoring)
 
     def _window(self) -> slice | None:
         """The slice the paginator will ask for after counting, so a filtered view counts

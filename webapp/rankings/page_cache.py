@@ -93,10 +93,10 @@ def serve(
     )
     if key is not None and (cached := cache.get(key)) is not None:
         content, headers = cached
-        response = HttpResponse(content)
+        hit = HttpResponse(content)
         for name, value in headers.items():
-            response[name] = value
-        return response
+            hit[name] = value
+        return hit
     response = render()
     if key is not None and isinstance(response, HttpResponse) and response.status_code == 200:
         if hasattr(response, "render"):  # a DRF or template response not rendered yet
