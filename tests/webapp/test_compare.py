@@ -87,9 +87,8 @@ def _differed(html: str) -> dict[str, dict[str, list[str]]]:
     groups: dict[str, dict[str, list[str]]] = {}
     for group, body in re.findall(r'data-group="([^"]+)">.*?<tbody>(.*?)</tbody>', section, re.S):
         rows = {}
-        for label, cells in re.findall(
-            r"<th scope=\"row\"><code>(.*?)</code></th>(.*?)</tr>", body, re.S
-        ):
+        for label, cells in re.findall(r'<th scope="row">(.*?)</th>(.*?)</tr>', body, re.S):
+            label = re.sub(r"</?code>", "", label)
             values = [
                 re.sub(r"<[^>]+>", "", c).strip()
                 for c in re.findall(r"<td[^>]*>(.*?)</td>", cells, re.S)
