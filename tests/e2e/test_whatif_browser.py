@@ -12,17 +12,10 @@ from typing import Any
 from urllib.parse import parse_qs, urlencode, urlparse
 
 import pytest
-from django.urls import include, path
-
 from ioscore.results import BW_PHASES, MD_PHASES, SCORED_PHASES
-from ioscore_site import urls as site_urls
 
-_mounted = any(getattr(p, "namespace", None) == "rankings" for p in site_urls.urlpatterns)
-urlpatterns = (
-    list(site_urls.urlpatterns)
-    if _mounted
-    else [path("", include("rankings.urls")), *site_urls.urlpatterns]
-)
+from .test_rankings_browser import urlpatterns  # noqa: F401
+
 pytestmark = [pytest.mark.urls(__name__), pytest.mark.browser]
 
 LIST = "/lists/SC25/research/"

@@ -25,7 +25,7 @@ from submissions import public_counts, public_version
 from submissions.models import PhaseResult, Submission
 
 from . import page_cache
-from .listview import COLUMNS, LEVEL_LABELS, ListRows, ViewState, WhatIfRows
+from .listview import COLUMNS, LEVEL_LABELS, ListRows, PagedRows, ViewState, WhatIfRows
 from .models import RankedList
 from .phases import PHASES
 from .records import entry_record, whatif_record
@@ -320,7 +320,7 @@ class ListEntriesView(_AnonymousCached, generics.ListAPIView):
 class _Records:
     """A lazily sliced queryset that yields public records (pagination-friendly)."""
 
-    def __init__(self, rows: ListRows | WhatIfRows, the_list: RankedList, scoring: Scoring) -> None:
+    def __init__(self, rows: PagedRows, the_list: RankedList, scoring: Scoring) -> None:
         self.rows = rows
         self.the_list = the_list
         self.scoring = scoring

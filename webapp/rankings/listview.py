@@ -467,7 +467,33 @@ WHOLE_LIST_COUNT_SECONDS = 60
 SCAN_PAGE_COST = 1.1  # the planner's random_page_cost for a list's filtered scan (ListRows)
 
 
-class ListRows:
+class PagedRows:
+    """What a paginator (and the API's records) needs of a view's rows: ``count()``, its
+    length, slices and single rows; a subclass gives ``count`` and ``_slice``."""
+
+    def count(self) -> int:
+        raise NotImplementedError
+
+    def _slice(self, item: slice) -> list[ListEntry]:
+        raise NotImplementedError
+
+    def __len__(self) -> int:
+        return self.count()
+
+    @overload
+    def __getitem__(self, item: int) -> ListEntry: ...
+    @overload
+    def __getitem__(self, item: slice) -> list[ListEntry]: ...
+    def __getitem__(self, item: int | slice) -> ListEntry | list[ListEntry]:
+        if isinstance(item, int):
+            return self._slice(slice(item, item + 1))[0]
+        return self._slice(item)
+
+    def __iter__(self) -> Iterator[ListEntry]:
+        return iter(self._slice(slice(None)))
+
+
+class ListRows(PagedRows):
     """The rows of a list view as a paginator wants them (``count()`` and slices), for the
     page and the API alike.
 
@@ -525,16 +551,7 @@ class ListRows:
             cache.set(key, total, WHOLE_LIST_COUNT_SECONDS)
         return int(total)
 
-    def __len__(self) -> int:
-        return self.count()
-
-    @overload
-    def __getitem__(self, item: int) -> ListEntry: ...
-    @overload
-    def __getitem__(self, item: slice) -> list[ListEntry]: ...
-    def __getitem__(self, item: int | slice) -> ListEntry | list[ListEntry]:
-        if isinstance(item, int):
-            return self[item : item + 1][0]
+    def _slice(self, item: slice) -> list[ListEntry]:
         ids = self._from_window(item)
         if ids is None and self.state.filtered:
             ids = self._scan(item)
@@ -545,9 +562,6 @@ class ListRows:
     def _ordered_ids(self, item: slice) -> list[int]:
         """The ids of ``item`` of an unfiltered view."""
         return _walked_ids(self.matching, self.state, item)
-
-    def __iter__(self) -> Iterator[ListEntry]:
-        return iter(self[:])
 
     def _from_window(self, item: slice) -> list[int] | None:
         """The ids of ``item`` if the window's scan already read them (a paginator asks
@@ -626,7 +640,7 @@ def _rows_of(ids: list[int], db: str, records: bool) -> list[ListEntry]:
     return [by_id[pk] for pk in ids]
 
 
-class WhatIfRows:
+class WhatIfRows(PagedRows):
     """``rows`` (a ``ListRows``) under a what-if view: every row read carries its
     ``whatif`` placing (``whatif.Placing``). Sorted by the what-if rank (``WHATIF_SORT``),
     the order is the reranking's, kept to the rows the view's filters match; any other
@@ -655,16 +669,7 @@ class WhatIfRows:
             return self.rows.count()
         return len(self._ordered_ids())
 
-    def __len__(self) -> int:
-        return self.count()
-
-    @overload
-    def __getitem__(self, item: int) -> ListEntry: ...
-    @overload
-    def __getitem__(self, item: slice) -> list[ListEntry]: ...
-    def __getitem__(self, item: int | slice) -> ListEntry | list[ListEntry]:
-        if isinstance(item, int):
-            return self[item : item + 1][0]
+    def _slice(self, item: slice) -> list[ListEntry]:
         if self.rows.state.sort == WHATIF_SORT:
             entries = _rows_of(self._ordered_ids()[item], self.rows.matching.db, self.rows.records)
         else:
@@ -672,9 +677,6 @@ class WhatIfRows:
         for entry in entries:
             entry.whatif = self.reranking.by_id.get(entry.pk)  # type: ignore[attr-defined]
         return entries
-
-    def __iter__(self) -> Iterator[ListEntry]:
-        return iter(self[:])
 
 
 def facet_values(entries: QuerySet[ListEntry], list_id: int | None = None) -> dict[str, Any]:

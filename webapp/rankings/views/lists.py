@@ -32,6 +32,7 @@ from ..listview import (
     PAGE_SIZES,
     WHATIF_SORT,
     ListRows,
+    PagedRows,
     ViewState,
     WhatIfRows,
     descending_by_default,
@@ -115,7 +116,7 @@ def _shown_rows(
     version: list[Any] | None,
     records: bool = False,
     window: slice | None = None,
-) -> ListRows | WhatIfRows:
+) -> PagedRows:
     """The rows of a view of ``the_list``: under its what-if scoring when it has one."""
     rows = ListRows(
         entries, state, records=records, window=window, version=version, list_id=the_list.pk
