@@ -12,6 +12,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlencode, urlparse
 
 import pytest
+
 from ioscore.results import BW_PHASES, MD_PHASES, SCORED_PHASES
 
 from .test_rankings_browser import urlpatterns  # noqa: F401
