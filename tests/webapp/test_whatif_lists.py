@@ -130,6 +130,26 @@ def test_scoring_from_the_query() -> None:
     assert parsed("edition=formula")[0].error == "the formula is empty"
 
 
+def test_why_an_entry_is_unranked() -> None:
+    from rankings.whatif import Scoring
+
+    def reason(query: str, phases: dict[str, float]) -> str:
+        scoring, _ = Scoring.from_query(QueryDict(query))
+        value, why = scoring.score(phases, 2.0, 3.0, 4.0)
+        assert value is None
+        return why
+
+    every = dict.fromkeys(SCORED_PHASES, 1.0)
+    without_find = {p: v for p, v in every.items() if p != "find"}
+    assert reason("edition=md-in-miops", without_find) == "no value for find"
+    assert reason("edition=with-rnd4k", {}) == "only its published scores exist, no phase values"
+    assert reason("formula=bw * find", {}) == "only its published scores exist, no phase values"
+    assert reason("formula=find / ior_easy_read", {"find": 1.0}) == "no value for ior_easy_read"
+    assert reason("formula=log(find - 1)", every).startswith("the formula has no finite value")
+    no_md = {p: (v if p in BW else 0.0) for p, v in every.items()}
+    assert reason("edition=with-rnd4k", no_md) == "a group's geometric mean is zero"
+
+
 def test_the_view_state_keeps_the_scoring_in_permalinks_and_its_cache_text() -> None:
     from rankings.listview import WHATIF_SORT, ViewState
 

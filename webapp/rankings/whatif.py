@@ -141,6 +141,8 @@ class Scoring:
             missing = sorted(self.formula.variables - values.keys())
         if value is not None:
             return value, ""
+        if missing and not phases:
+            return None, "only its published scores exist, no phase values"
         if missing:
             return None, "no value for " + ", ".join(missing)
         if self.edition is not None:
