@@ -25,7 +25,7 @@ from submissions import public_counts, public_version
 from submissions.models import PhaseResult, Submission
 
 from . import page_cache
-from .listview import COLUMNS, LEVEL_LABELS, ListRows, PagedRows, ViewState, WhatIfRows
+from .listview import COLUMNS, LEVEL_LABELS, PagedRows, ViewState, shown_rows
 from .models import RankedList
 from .phases import PHASES
 from .records import entry_record, whatif_record
@@ -37,7 +37,7 @@ from .visibility import (
     visible_lists,
     visible_submissions,
 )
-from .whatif import FORMULA, Scoring, reranked
+from .whatif import FORMULA, Scoring
 
 
 # A read view whose anonymous responses ``page_cache`` keeps under ``cache_kind`` and
@@ -292,19 +292,15 @@ class ListEntriesView(_AnonymousCached, generics.ListAPIView):
             raise ValidationError({"query": state.errors})
         if state.scoring.error:
             raise ValidationError({"formula": [state.scoring.error]})
-        entries = entries_without(the_list, hidden)
-        listed = ListRows(
-            entries,
+        rows = shown_rows(
+            entries_without(the_list, hidden),
             state,
+            list_id=the_list.pk,
+            version=identity,
             records=True,
             window=self._window(),
-            version=identity,
-            list_id=the_list.pk,
         )
-        if not state.scoring.active:
-            return _Records(listed, the_list, state.scoring)
-        whatif = WhatIfRows(listed, reranked(entries, state.scoring, identity))
-        return _Records(whatif, the_list, state.scoring)
+        return _Records(rows, the_list, state.scoring)
 
     def _window(self) -> slice | None:
         """The slice the paginator will ask for after counting, so a filtered view counts

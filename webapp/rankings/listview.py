@@ -43,7 +43,7 @@ from submissions.models import LEVEL_ORDER, Release, ReproducibilityLevel, Submi
 from .maintenance.list_index import search_keys
 from .models import ListEntry, ListFacet
 from .phases import PHASES, field_name, unit
-from .whatif import Reranking, Scoring
+from .whatif import Reranking, Scoring, reranked
 
 
 @dataclass(frozen=True)
@@ -677,6 +677,25 @@ class WhatIfRows(PagedRows):
         for entry in entries:
             entry.whatif = self.reranking.by_id.get(entry.pk)  # type: ignore[attr-defined]
         return entries
+
+
+def shown_rows(
+    entries: QuerySet[ListEntry],
+    state: ViewState,
+    *,
+    list_id: int,
+    version: list[Any] | None,
+    records: bool = False,
+    window: slice | None = None,
+) -> PagedRows:
+    """The rows of a view of one list's ``entries`` (see ``ListRows``), under the view's
+    what-if scoring when it has one (``WhatIfRows``): the page, the downloads and the API."""
+    rows = ListRows(
+        entries, state, records=records, window=window, version=version, list_id=list_id
+    )
+    if not state.scoring.active:
+        return rows
+    return WhatIfRows(rows, reranked(entries, state.scoring, version))
 
 
 def facet_values(entries: QuerySet[ListEntry], list_id: int | None = None) -> dict[str, Any]:

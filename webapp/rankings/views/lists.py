@@ -31,13 +31,12 @@ from ..listview import (
     LEVEL_LABELS,
     PAGE_SIZES,
     WHATIF_SORT,
-    ListRows,
-    PagedRows,
     ViewState,
     WhatIfRows,
     descending_by_default,
     entry_queryset,
     facet_values,
+    shown_rows,
 )
 from ..maintenance.builder import empty_reason
 from ..models import Correction, ListEntry, RankedList
@@ -57,7 +56,7 @@ from ..visibility import (
     visible_entries,
     visible_lists,
 )
-from ..whatif import OFFICIAL, reranked
+from ..whatif import OFFICIAL
 from .compare import MAX_COMPARE
 
 FACET_CACHE_SECONDS = 300
@@ -109,23 +108,6 @@ def ranked_list(request: HttpRequest, release: str, list_type: str) -> HttpRespo
     )
 
 
-def _shown_rows(
-    entries: QuerySet[ListEntry],
-    state: ViewState,
-    the_list: RankedList,
-    version: list[Any] | None,
-    records: bool = False,
-    window: slice | None = None,
-) -> PagedRows:
-    """The rows of a view of ``the_list``: under its what-if scoring when it has one."""
-    rows = ListRows(
-        entries, state, records=records, window=window, version=version, list_id=the_list.pk
-    )
-    if not state.scoring.active:
-        return rows
-    return WhatIfRows(rows, reranked(entries, state.scoring, version))
-
-
 def _render_list(
     request: HttpRequest,
     the_list: RankedList,
@@ -134,7 +116,7 @@ def _render_list(
     version: list[Any] | None,
 ) -> HttpResponse:
     entries = entries_without(the_list, hidden)
-    rows = _shown_rows(entries, state, the_list, version)
+    rows = shown_rows(entries, state, list_id=the_list.pk, version=version)
     paginator: Paginator[ListEntry] = Paginator(rows, state.per_page)  # type: ignore[arg-type]
     page = paginator.get_page(state.page)
     siblings = (
@@ -197,7 +179,9 @@ def _export_rows(
     if not state.scoring.active:
         rows = entry_queryset(entries, state, records=True, list_id=the_list.pk)
         return [entry_record(e, the_list) for e in rows]
-    shown = _shown_rows(entries, state, the_list, version, records=True, window=slice(0, None))
+    shown = shown_rows(
+        entries, state, list_id=the_list.pk, version=version, records=True, window=slice(0, None)
+    )
     return [entry_record(e, the_list) | whatif_record(e, state.scoring) for e in shown[:]]
 
 
