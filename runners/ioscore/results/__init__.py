@@ -36,6 +36,10 @@ Public API (the service imports these names; keep them stable):
   ``work_rates``, ``median_without``.
 * Rates in a phase's unit: ``rate_scale``, ``throughput_series`` (the aggregate time series).
 * ``gc_paused()``: cyclic garbage collection off while many acyclic objects are built.
+* What-if scoring, never official: ``EDITIONS`` (``Edition``), ``parse_formula`` (a
+  ``Formula``, or ``FormulaError``; at most ``MAX_FORMULA_CHARS``), ``formula_values``,
+  ``rerank``, ``RND4K_READ``, ``variable_name`` (a phase's name in formulas),
+  ``formula_names`` and ``FORMULA_FUNCTIONS`` (what a formula may use).
 * Packing a run directory for upload: ``pack_directory``, ``sha256_of``.
 * ``ResultFormatError``: unreadable, unknown, truncated or wrongly encoded input; its message
   names the file and line (attributes ``path``, ``line``, ``reason``).
@@ -53,6 +57,20 @@ from ioscore.results.archive import (
     is_macos_metadata,
 )
 from ioscore.results.archive import Member as ArchiveMember
+from ioscore.results.editions import (
+    EDITIONS,
+    FORMULA_FUNCTIONS,
+    MAX_FORMULA_CHARS,
+    RND4K_READ,
+    Edition,
+    Formula,
+    FormulaError,
+    formula_values,
+    parse_formula,
+    rerank,
+    variable_name,
+)
+from ioscore.results.editions import known_names as formula_names
 from ioscore.results.errors import ResultFormatError
 from ioscore.results.gc_pause import gc_paused
 from ioscore.results.hashing import (
@@ -134,13 +152,17 @@ __all__ = [
     "BUILTIN_RELEASES",
     "BW_PHASES",
     "DEFAULT_FRACTION",
+    "EDITIONS",
+    "FORMULA_FUNCTIONS",
     "JOB_OUTPUT_PREFIXES",
     "JOB_OUTPUT_SUFFIXES",
     "JOB_SCRIPT_SUFFIXES",
+    "MAX_FORMULA_CHARS",
     "MD_PHASES",
     "MIN_WRITE_SECONDS",
     "MIN_WRITE_SECONDS_SCC",
     "RANK_DETAIL_THRESHOLD",
+    "RND4K_READ",
     "RULES",
     "RUN_MARKERS",
     "SCORED_PHASES",
@@ -150,6 +172,9 @@ __all__ = [
     "CheckContext",
     "CountRows",
     "Drop",
+    "Edition",
+    "Formula",
+    "FormulaError",
     "HashCheck",
     "HostAggregate",
     "Issue",
@@ -180,6 +205,8 @@ __all__ = [
     "find_job_files",
     "find_runs",
     "finite_number",
+    "formula_names",
+    "formula_values",
     "gc_paused",
     "get_release",
     "inspect_archive",
@@ -194,6 +221,7 @@ __all__ = [
     "median_without",
     "node_bytes",
     "pack_directory",
+    "parse_formula",
     "phase_ranks_from_csv",
     "phase_spread",
     "plausibility_summary",
@@ -202,6 +230,7 @@ __all__ = [
     "rate_scale",
     "recompute_extended_scores",
     "recompute_scores",
+    "rerank",
     "run_findings",
     "score_hash",
     "sha256_of",
@@ -210,6 +239,7 @@ __all__ = [
     "summarise_ranks",
     "summary_form",
     "throughput_series",
+    "variable_name",
     "verify_hashes",
     "work_rates",
     "written_per_node",
