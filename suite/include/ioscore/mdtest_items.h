@@ -50,10 +50,10 @@ int ios_md_op_is_tree(enum ios_md_op op);
 int ios_md_op_is_dir(enum ios_md_op op);
 
 /*
- * The nodes operation `op` visits, in mdtest's order, malloc'd (*n of them), or NULL when it
- * walks by item number (stat, read, rename): trees are made parents first and removed children
- * first, depth-first in branch order; items are created and removed node by node in the same
- * depth-first order (only the leaves with -L).
+ * The nodes operation `op` visits, in mdtest's order, malloc'd (*n of them): trees are made
+ * parents first and removed children first, depth-first in branch order; items are created
+ * and removed node by node in the same parents-first order (only the leaves with -L). NULL
+ * when the operation walks items by number (stat, read, rename) or the tree is one directory.
  */
 uint64_t *ios_md_walk(const struct ios_md_tree *t, enum ios_md_op op, uint64_t *n);
 

@@ -59,12 +59,33 @@ uint64_t ios_md_item_number(const struct ios_md_tree *t, uint64_t i)
     return i + (t->leaf ? t->per_node * (t->nodes - t->leaves) : 0);
 }
 
+/* Appends the nodes below and including k, depth-first in branch order: k before its children
+ * (pre-order) or after them (post-order); with `leaves_only` only the nodes at `depth`. */
+static void walk_from(const struct ios_md_tree *t, uint64_t k, int level, int post, int leaves_only,
+                      uint64_t *out, uint64_t *n)
+{
+    int take = !leaves_only || level == t->depth;
+    if (take && !post)
+        out[(*n)++] = k;
+    for (uint64_t c = 1; level < t->depth && c <= (uint64_t)t->branch; c++)
+        walk_from(t, k * (uint64_t)t->branch + c, level + 1, post, leaves_only, out, n);
+    if (take && post)
+        out[(*n)++] = k;
+}
+
 uint64_t *ios_md_walk(const struct ios_md_tree *t, enum ios_md_op op, uint64_t *n)
 {
-    (void)t;
-    (void)op;
     *n = 0;
-    return NULL;
+    int tree = ios_md_op_is_tree(op);
+    int by_node = tree || op == IOS_MD_DIR_CREATE || op == IOS_MD_FILE_CREATE ||
+                  op == IOS_MD_DIR_REMOVE || op == IOS_MD_FILE_REMOVE;
+    if (!by_node || t->depth == 0)
+        return NULL; /* by number; one node walks the same either way */
+    uint64_t *out = malloc(sizeof *out * t->nodes);
+    if (!out)
+        ios_fatal("out of memory for a tree of %" PRIu64 " directories", t->nodes);
+    walk_from(t, 0, 0, op == IOS_MD_TREE_REMOVE, !tree && t->leaf, out, n);
+    return out;
 }
 
 /* The path of the entry numbered `num` in directory loop `loop`; consecutive entries share
@@ -88,7 +109,7 @@ void ios_md_item_path(struct ios_md_items *it, uint64_t i, char *buf, size_t len
     uint64_t loop = it->loop_size ? i / it->loop_size : 0;
     uint64_t j = it->loop_size ? i % it->loop_size : i;
     if (ios_md_op_is_tree(it->op)) {
-        uint64_t k = it->walk ? it->walk[j] : it->op == IOS_MD_TREE_REMOVE ? t->nodes - 1 - j : j;
+        uint64_t k = it->walk ? it->walk[j] : j; /* without a walk: a tree of one node */
         ios_md_node_path(t, it->tree_rank, it->iteration, loop, k, buf, len);
         return;
     }
@@ -143,7 +164,8 @@ static int create_file(struct ios_md_items *it, uint64_t i, const char *path)
     struct ios_phase_ctx *ctx = it->ctx;
     struct ios_backend *be = &ctx->be;
     int64_t h = 0;
-    int rc = be->ops->open(be, path, IOS_OPEN_WRITE | IOS_OPEN_CREATE, &h);
+    /* read-write, as mdtest's POSIX backend creates every file */
+    int rc = be->ops->open(be, path, IOS_OPEN_READ | IOS_OPEN_WRITE | IOS_OPEN_CREATE, &h);
     if (rc != 0)
         return failed(ctx, rc, "create", path);
     if (it->write_bytes > 0) {
@@ -166,7 +188,9 @@ static int read_file(struct ios_md_items *it, uint64_t i, const char *path)
     struct ios_phase_ctx *ctx = it->ctx;
     struct ios_backend *be = &ctx->be;
     int64_t h = 0;
-    int rc = be->ops->open(be, path, IOS_OPEN_READ, &h);
+    /* read-write as well: mdtest asks its POSIX backend for O_RDONLY, which is 0, and the
+     * backend opens a file with no read or write flag read-write */
+    int rc = be->ops->open(be, path, IOS_OPEN_READ | IOS_OPEN_WRITE, &h);
     if (rc != 0)
         return failed(ctx, rc, "open", path);
     ssize_t n = 0;
