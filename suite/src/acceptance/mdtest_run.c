@@ -1,14 +1,12 @@
 /*
  * `ioscore-suite mdtest ARGS...`: mdtest's command line on the standard engine, one phase per
  * mdtest operation (ios_run_one_phase: op loop, latency, time series, CSVs, result.json with
- * mode "mdtest"). The namespace is mdtest's:
- *   <d>/test-dir.0-0/<tree>.0[/<tree>.<k>...]   node k's parent is (k-1)/b, depth -z
- *   <tree> = mdtest_tree (shared by the ranks of a -d directory) or mdtest_tree.<rank> (-u)
- *   items file.mdtest.<rank>.<i> / dir.mdtest.<rank>.<i>, n/#nodes per node (-L: leaves only)
- * <d>/test-dir.<iteration>-0 per -i iteration. Rank r works in -d directory r mod count
- * ('@'-separated list). With the stride S (-N after mdtest's placement rule, ios_mdtest_stride)
- * stat and rename handle the items of rank r + S, read those of r + 2S, removal those of
- * r + 3S (mod size), as mdtest names them; with -u the items of rank q are in tree q + S.
+ * mode "mdtest"), each phase's items through the mdtest item engine, which owns mdtest's
+ * namespace and walk orders (include/ioscore/mdtest_items.h). Per -i iteration the trees are
+ * below <d>/test-dir.<iteration>-0; rank r works in -d directory r mod count ('@'-separated
+ * list). With the stride S (-N after mdtest's placement rule, ios_mdtest_stride) stat and
+ * rename handle the items of rank r + S, read those of r + 2S, removal those of r + 3S
+ * (mod size), as mdtest names them; with -u the items of rank q are in tree q + S.
  */
 #include <errno.h>
 #include <inttypes.h>

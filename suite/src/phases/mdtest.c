@@ -1,5 +1,6 @@
 /*
- * The mdtest-style phases (benchmark spec §1.3.3, §1.3.4, §2.3).
+ * The IO500 mdtest phases (docs/BENCHMARK-RULES.md §1.1), run through the mdtest item engine
+ * (include/ioscore/mdtest_items.h) as mdtest -u -L (easy) and -t -w 3901 -e 3901 (hard) run.
  *   easy: rank r owns test-dir.0-0/mdtest_tree.<r>.0 and creates its empty files
  *         file.mdtest.<r>.<i> in the tree of rank (r+ns); stat/delete use shifts 1..4*ns.
  *   hard: one shared directory test-dir.0-0/mdtest_tree.0; each file is 3901 bytes written
@@ -282,23 +283,6 @@ static void exe_key(struct ios_phase_ctx *ctx, enum md_kind kind)
                   kind_dir(kind), run->resdir, kind_dir(kind), flags, wall, ctx->be.api);
 }
 
-#define MD_PHASE_FN(fn, kind_, shift_, dir_shift_)                                                 \
-    static void fn(struct ios_phase_ctx *ctx)                                                      \
-    {                                                                                              \
-        struct md_job job = {kind_, shift_, dir_shift_};                                           \
-        exe_key(ctx, kind_);                                                                       \
-        run_md(ctx, &job);                                                                         \
-    }
-
-/* easy: files of rank r+k*ns live in the tree of rank r+(k+1)*ns */
-MD_PHASE_FN(easy_write, MD_EASY, 0, 1)
-MD_PHASE_FN(easy_stat, MD_EASY, 1, 2)
-MD_PHASE_FN(easy_delete, MD_EASY, 3, 4)
-MD_PHASE_FN(hard_write, MD_HARD, 0, 0)
-MD_PHASE_FN(hard_stat, MD_HARD, 1, 0)
-MD_PHASE_FN(hard_read, MD_HARD, 2, 0)
-MD_PHASE_FN(hard_delete, MD_HARD, 3, 0)
-
 static void describe(const struct ios_run *run, FILE *out, enum md_kind kind, const char *what,
                      int shift)
 {
@@ -326,34 +310,28 @@ static void describe(const struct ios_run *run, FILE *out, enum md_kind kind, co
                 run->stonewall, run->resdir, kind_dir(kind));
 }
 
-static void d_easy_write(const struct ios_run *r, FILE *o)
-{
-    describe(r, o, MD_EASY, "create", 0);
-}
-static void d_easy_stat(const struct ios_run *r, FILE *o)
-{
-    describe(r, o, MD_EASY, "stat", 1);
-}
-static void d_easy_delete(const struct ios_run *r, FILE *o)
-{
-    describe(r, o, MD_EASY, "unlink", 3);
-}
-static void d_hard_write(const struct ios_run *r, FILE *o)
-{
-    describe(r, o, MD_HARD, "create + write", 0);
-}
-static void d_hard_stat(const struct ios_run *r, FILE *o)
-{
-    describe(r, o, MD_HARD, "stat", 1);
-}
-static void d_hard_read(const struct ios_run *r, FILE *o)
-{
-    describe(r, o, MD_HARD, "read + verify", 2);
-}
-static void d_hard_delete(const struct ios_run *r, FILE *o)
-{
-    describe(r, o, MD_HARD, "unlink", 3);
-}
+/* Each phase's run and dry-run description: its kind, whose files it handles (multiples of ns,
+ * also in the description), in whose tree (easy), and what it does to a file. */
+#define MD_PHASE_FN(fn, kind_, shift_, dir_shift_, what_)                                          \
+    static void fn(struct ios_phase_ctx *ctx)                                                      \
+    {                                                                                              \
+        struct md_job job = {kind_, shift_, dir_shift_};                                           \
+        exe_key(ctx, kind_);                                                                       \
+        run_md(ctx, &job);                                                                         \
+    }                                                                                              \
+    static void d_##fn(const struct ios_run *run, FILE *out)                                       \
+    {                                                                                              \
+        describe(run, out, kind_, what_, shift_);                                                  \
+    }
+
+/* easy: files of rank r+k*ns live in the tree of rank r+(k+1)*ns */
+MD_PHASE_FN(easy_write, MD_EASY, 0, 1, "create")
+MD_PHASE_FN(easy_stat, MD_EASY, 1, 2, "stat")
+MD_PHASE_FN(easy_delete, MD_EASY, 3, 4, "unlink")
+MD_PHASE_FN(hard_write, MD_HARD, 0, 0, "create + write")
+MD_PHASE_FN(hard_stat, MD_HARD, 1, 0, "stat")
+MD_PHASE_FN(hard_read, MD_HARD, 2, 0, "read + verify")
+MD_PHASE_FN(hard_delete, MD_HARD, 3, 0, "unlink")
 
 /* ---- what the phases leave behind: the delete phases remove the trees; these hooks remove
  * the top directories and, for --cleanup, what an interrupted run left, by mdtest's names */
