@@ -82,7 +82,7 @@ class Launch:
     stdout: str
     stderr: str
     ops: dict[int, Counter]  # rank -> (operation, path relative to the data root) -> count
-    calls: dict[int, list[Call]]  # rank -> its calls on the items and trees, in order
+    calls: dict[int, list[Call]]  # rank -> its calls below the data root, in order
 
 
 def launch(
@@ -123,50 +123,12 @@ def launch(
         text=True,
         timeout=timeout,
     )
-    ops = {r: parse_trace(workdir / f"{tag}.{r}", data_root, workdir) for r in range(placement.np)}
     calls = {r: item_calls(workdir / f"{tag}.{r}", data_root, workdir) for r in range(placement.np)}
+    ops = {r: named_work(c) for r, c in calls.items()}
     return Launch(proc.returncode, proc.stdout, proc.stderr, ops, calls)
 
 
-def parse_trace(path: Path, data_root: Path, cwd: Path) -> Counter:
-    """(operation, normalised path below data_root) -> count: mkdir, rmdir, create, open, stat,
-    unlink, rename (of the source), for calls that succeeded. Relative paths are taken from
-    `cwd`; paths outside data_root (the tool's own files, the result directory) and
-    ioscore's manifest are left out."""
-    root = os.path.normpath(str(data_root))
-    out: Counter = Counter()
-    if not path.exists():
-        return out
-    for line in path.read_text(errors="replace").splitlines():
-        m = _CALL.match(line)
-        if not m or int(m.group(3)) < 0:
-            continue
-        call, args = m.group(1), m.group(2)
-        paths = [os.path.normpath(os.path.join(cwd, p)) for p in _PATH.findall(args)]
-        paths = [p for p in paths if p == root or p.startswith(root + "/")]
-        if not paths or paths[0].endswith("ioscore-test.json"):
-            continue
-        rel = os.path.relpath(paths[0], root)
-        if call in ("mkdir", "mkdirat"):
-            op = "mkdir"
-        elif call == "rmdir" or (call == "unlinkat" and "AT_REMOVEDIR" in args):
-            op = "rmdir"
-        elif call in ("unlink", "unlinkat"):
-            op = "unlink"
-        elif call.startswith("rename"):
-            op = "rename"
-            rel = f"{rel} -> {os.path.relpath(paths[1], root)}" if len(paths) > 1 else rel
-        elif call in ("openat", "open", "creat"):
-            op = "create" if "O_CREAT" in args or call == "creat" else "open"
-        elif call in ("stat", "lstat", "newfstatat", "statx"):
-            op = "stat"
-        else:
-            continue  # access(): mdtest asks before mkdir, ioscore tries mkdir (EEXIST)
-        out[op, rel] += 1
-    return out
-
-
-# One call on an item or tree directory: operation, path below the data root, and what
+# One call below the data root: operation, path below the data root, and what
 # else decides the work: the open flags that matter, the size and offset of a read or write.
 Call = tuple[str, str, str]
 
@@ -231,6 +193,18 @@ def item_calls(path: Path, data_root: Path, cwd: Path) -> list[Call]:
             position[result] = 0
         elif call in ("stat", "lstat", "newfstatat", "statx"):
             out.append(("stat", rel, ""))
+    return out
+
+
+def named_work(calls: list[Call]) -> Counter:
+    """(operation, path) -> count of the calls that name a path: mkdir, rmdir, create, open,
+    stat, unlink, rename ("from -> to"); reads, writes, closes and syncs are left out."""
+    out: Counter = Counter()
+    for op, rel, detail in calls:
+        if op == "rename":
+            out[op, f"{rel} -> {detail}" if detail else rel] += 1
+        elif op in ("mkdir", "rmdir", "unlink", "create", "open", "stat"):
+            out[op, rel] += 1
     return out
 
 

@@ -66,8 +66,9 @@ def shrink(args: list[str], directory: Path, np: int = 2) -> list[str]:
         out[k] = "@".join(out[k].split("@")[:np])
     nodes, leaves = tree_nodes(out)
     holders = leaves if "-L" in out else nodes
-    i = out.index("-n") + 1
-    out[i] = str(min(int(out[i]), max(40, holders)))
+    if "-n" in out:  # (-I gives the items per directory instead)
+        i = out.index("-n") + 1
+        out[i] = str(min(int(out[i]), max(40, holders)))
     if "-w" in out:
         j = out.index("-w") + 1
         out[j] = str(min(int(out[j]), 4096))

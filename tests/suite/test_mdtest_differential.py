@@ -62,13 +62,16 @@ pytestmark = [
     pytest.mark.usefixtures("suite_bin"),
 ]
 
-# Beyond the published lines: -N under each placement, with and without -u, a tree, -U, -i.
+# Beyond the published lines: -N under each placement, with and without -u, trees of files and
+# of directories, -U, -i, -I.
 EXTRA = [
     "mdtest -n 8 -N 1",
     "mdtest -n 8 -F -u -N 1",
     "mdtest -n 6 -z 1 -b 2 -N 1 -w 64 -e 64",
     "mdtest -n 4 -D -C -T -U -r -i 2 -N 1",
     "mdtest -n 12 -z 2 -b 2 -L -F -u",
+    "mdtest -n 14 -z 2 -b 2 -D -N 1",  # directories in a tree: every phase, rename included
+    "mdtest -I 3 -z 1 -b 2 -F -u -w 16 -e 16",
 ]
 
 
