@@ -63,7 +63,8 @@ case "$IOSCORE_PLACEMENT" in
 esac
 exec unshare -u sh -c 'hostname "$0"; r=$1; shift; exec strace -f -qq -o "$IOSCORE_TRACE.$r" \\
   -e trace=mkdir,mkdirat,rmdir,unlink,unlinkat,rename,renameat,renameat2,openat,open,creat,\\
-stat,lstat,newfstatat,statx,access,faccessat,faccessat2,pwrite64,write,pread64,read \\
+stat,lstat,newfstatat,statx,access,faccessat,faccessat2,pwrite64,write,pread64,read,\\
+lseek,close,fsync,fdatasync,sync,syncfs \\
   "$@"' "$h" "$r" "$@"
 """
 
@@ -81,6 +82,7 @@ class Launch:
     stdout: str
     stderr: str
     ops: dict[int, Counter]  # rank -> (operation, path relative to the data root) -> count
+    calls: dict[int, list[Call]]  # rank -> its calls below the data root, in order
 
 
 def launch(
@@ -121,46 +123,103 @@ def launch(
         text=True,
         timeout=timeout,
     )
-    ops = {r: parse_trace(workdir / f"{tag}.{r}", data_root, workdir) for r in range(placement.np)}
-    return Launch(proc.returncode, proc.stdout, proc.stderr, ops)
+    calls = {r: item_calls(workdir / f"{tag}.{r}", data_root, workdir) for r in range(placement.np)}
+    ops = {r: named_work(c) for r, c in calls.items()}
+    return Launch(proc.returncode, proc.stdout, proc.stderr, ops, calls)
 
 
-def parse_trace(path: Path, data_root: Path, cwd: Path) -> Counter:
-    """(operation, normalised path below data_root) -> count: mkdir, rmdir, create, open, stat,
-    unlink, rename (of the source), for calls that succeeded. Relative paths are taken from
-    `cwd`; paths outside data_root (the tool's own files, the result directory) and
-    ioscore's manifest are left out."""
+# One call below the data root: operation, path below the data root, and what
+# else decides the work: the open flags that matter, the size and offset of a read or write.
+Call = tuple[str, str, str]
+
+# open flags that change the work (O_CLOEXEC, O_LARGEFILE and the like do not)
+_FLAGS = ("O_RDONLY", "O_WRONLY", "O_RDWR", "O_CREAT", "O_EXCL", "O_TRUNC", "O_DIRECT", "O_SYNC")
+_FD_CALLS = ("pwrite64", "pread64", "write", "read", "lseek", "close", "fsync", "fdatasync")
+
+
+def item_calls(path: Path, data_root: Path, cwd: Path) -> list[Call]:
+    """The successful calls of one rank's trace below the data root, in order: mkdir, rmdir,
+    create/open (with their flags), stat, unlink, rename, read and write (size, offset;
+    attributed to the file through its descriptor), fsync, close, and every sync. ioscore's
+    manifest is left out."""
     root = os.path.normpath(str(data_root))
-    out: Counter = Counter()
+    out: list[Call] = []
+    fds: dict[str, str] = {}  # open descriptor -> path below the root
+    position: dict[str, int] = {}  # open descriptor -> file position
     if not path.exists():
         return out
     for line in path.read_text(errors="replace").splitlines():
         m = _CALL.match(line)
         if not m or int(m.group(3)) < 0:
             continue
-        call, args = m.group(1), m.group(2)
-        paths = [os.path.normpath(os.path.join(cwd, p)) for p in _PATH.findall(args)]
-        paths = [p for p in paths if p == root or p.startswith(root + "/")]
-        if not paths or paths[0].endswith("ioscore-test.json"):
+        call, args, result = m.group(1), m.group(2), m.group(3)
+        if call in ("sync", "syncfs"):
+            out.append(("sync", "", ""))
             continue
+        if call in _FD_CALLS:
+            fd = args.split(",", 1)[0]
+            rel = fds.pop(fd, None) if call == "close" else fds.get(fd)
+            if rel is None:
+                continue
+            fields = [f.strip() for f in _PATH.sub("", args).split(",")]
+            if call == "lseek":  # IOR's POSIX backend seeks, then reads or writes
+                position[fd] = int(result)
+            elif call in ("close", "fsync", "fdatasync"):
+                out.append((call, rel, ""))
+            else:  # pread64/pwrite64 at their offset; read/write where the file is
+                offset = int(fields[3]) if len(fields) > 3 else position.get(fd, 0)
+                position[fd] = offset + int(result)
+                out.append(("write" if "write" in call else "read", rel, f"{fields[2]}@{offset}"))
+            continue
+        if call.endswith("at") and call != "creat" and not args.startswith(("AT_FDCWD", '"/')):
+            continue  # relative to another directory's descriptor: not the tools' own names
+        paths = [os.path.normpath(os.path.join(cwd, p)) for p in _PATH.findall(args)]
+        paths = [p for p in paths if p.startswith(root + "/")]
+        if not paths or os.path.basename(paths[0]).startswith("ioscore-test.json"):
+            continue  # ioscore's manifest (written through a temporary name)
         rel = os.path.relpath(paths[0], root)
         if call in ("mkdir", "mkdirat"):
-            op = "mkdir"
+            out.append(("mkdir", rel, ""))
         elif call == "rmdir" or (call == "unlinkat" and "AT_REMOVEDIR" in args):
-            op = "rmdir"
+            out.append(("rmdir", rel, ""))
         elif call in ("unlink", "unlinkat"):
-            op = "unlink"
+            out.append(("unlink", rel, ""))
         elif call.startswith("rename"):
-            op = "rename"
-            rel = f"{rel} -> {os.path.relpath(paths[1], root)}" if len(paths) > 1 else rel
+            out.append(("rename", rel, os.path.relpath(paths[1], root) if len(paths) > 1 else ""))
         elif call in ("openat", "open", "creat"):
-            op = "create" if "O_CREAT" in args or call == "creat" else "open"
+            flags = "|".join(f for f in _FLAGS if re.search(rf"\b{f}\b", args))
+            out.append(("create" if "O_CREAT" in args or call == "creat" else "open", rel, flags))
+            fds[result] = rel
+            position[result] = 0
         elif call in ("stat", "lstat", "newfstatat", "statx"):
-            op = "stat"
-        else:
-            continue  # access(): mdtest asks before mkdir, ioscore tries mkdir (EEXIST)
-        out[op, rel] += 1
+            out.append(("stat", rel, ""))
     return out
+
+
+def named_work(calls: list[Call]) -> Counter:
+    """(operation, path) -> count of the calls that name a path: mkdir, rmdir, create, open,
+    stat, unlink, rename ("from -> to"); reads, writes, closes and syncs are left out."""
+    out: Counter = Counter()
+    for op, rel, detail in calls:
+        if op == "rename":
+            out[op, f"{rel} -> {detail}" if detail else rel] += 1
+        elif op in ("mkdir", "rmdir", "unlink", "create", "open", "stat"):
+            out[op, rel] += 1
+    return out
+
+
+def first_difference(mine: list[Call], theirs: list[Call]) -> str | None:
+    """Where two call sequences part, with a little context; None when they are the same."""
+    if mine == theirs:
+        return None
+    k = next(
+        (i for i, (a, b) in enumerate(zip(mine, theirs, strict=False)) if a != b),
+        min(len(mine), len(theirs)),
+    )
+    return (
+        f"call {k} of {len(mine)} (ioscore) / {len(theirs)} (mdtest): "
+        f"ioscore {mine[max(0, k - 1) : k + 2]}, mdtest {theirs[max(0, k - 1) : k + 2]}"
+    )
 
 
 def item_work(ops: Counter) -> Counter:

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import re
 import shlex
+import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from suite_helpers import suite_bin  # noqa: F401
+from mdtest_reference import PLACEMENTS, first_difference, launch
+from suite_helpers import SUITE_BIN, suite_bin  # noqa: F401
 from test_acceptance_ior import ok, published_lines, result, run_subcommand
 
 pytestmark = pytest.mark.usefixtures("suite_bin")
@@ -64,8 +66,9 @@ def shrink(args: list[str], directory: Path, np: int = 2) -> list[str]:
         out[k] = "@".join(out[k].split("@")[:np])
     nodes, leaves = tree_nodes(out)
     holders = leaves if "-L" in out else nodes
-    i = out.index("-n") + 1
-    out[i] = str(min(int(out[i]), max(40, holders)))
+    if "-n" in out:  # (-I gives the items per directory instead)
+        i = out.index("-n") + 1
+        out[i] = str(min(int(out[i]), max(40, holders)))
     if "-w" in out:
         j = out.index("-w") + 1
         out[j] = str(min(int(out[j]), 4096))
@@ -404,3 +407,73 @@ def test_leaf_items_are_numbered_as_mdtest_numbers_them(tmp: Path) -> None:
         for num in range(2, 6)
     )
     assert names == expected
+
+
+def node_path(node: int, branch: int) -> str:
+    """mdtest's path of tree node `node` below test-dir.0-0 (its parent is (node - 1) / b)."""
+    chain = []
+    while node > 0:
+        chain.append(node)
+        node = (node - 1) // branch
+    return "/".join(["mdtest_tree.0", *(f"mdtest_tree.{k}" for k in reversed(chain))])
+
+
+def depth_first(node: int, level: int, depth: int, branch: int, parents_first: bool) -> list[int]:
+    below = [
+        k
+        for c in range(1, branch + 1)
+        if level < depth
+        for k in depth_first(node * branch + c, level + 1, depth, branch, parents_first)
+    ]
+    return [node, *below] if parents_first else [*below, node]
+
+
+@pytest.mark.skipif(
+    shutil.which("strace") is None or shutil.which("unshare") is None,
+    reason="strace and unshare show the calls",
+)
+def test_walk_order_flags_and_sizes_are_mdtests(tmp: Path) -> None:
+    """As mdtest 5fcf0ba does them (proven against it in test_mdtest_differential.py): the tree
+    is made parents first and removed children first, depth-first in branch order; files are
+    created and removed directory by directory in that order, stat'ed and read by number;
+    files are created and read with O_RDWR (mdtest's POSIX backend), written and read once at
+    offset 0."""
+    depth, branch, per_dir, size = 2, 2, 2, 8
+    nodes = 2**3 - 1
+    args = ["-n", str(nodes * per_dir), "-z", str(depth), "-b", str(branch), "-F"]
+    args += ["-w", str(size), "-e", str(size), "-d", str(tmp / "d")]
+    run = launch(
+        [str(SUITE_BIN)],
+        ["mdtest", *args, "--resultdir", str(tmp / "r")],
+        PLACEMENTS[0],
+        tmp,
+        tmp / "d",
+        "trace",
+    )
+    assert run.returncode == 0, run.stderr
+    pre = depth_first(0, 0, depth, branch, True)
+    post = depth_first(0, 0, depth, branch, False)
+    assert pre == [0, 1, 3, 4, 2, 5, 6] and post == [3, 4, 1, 5, 6, 2, 0]
+
+    def file(num: int) -> str:
+        return f"test-dir.0-0/{node_path(num // per_dir, branch)}/file.mdtest.0.{num}"
+
+    by_node = [k * per_dir + i for k in pre for i in range(per_dir)]
+    expected = [("mkdir", f"test-dir.0-0/{node_path(k, branch)}", "") for k in pre]
+    for num in by_node:
+        expected += [
+            ("create", file(num), "O_RDWR|O_CREAT"),
+            ("write", file(num), f"{size}@0"),
+            ("close", file(num), ""),
+        ]
+    expected += [("stat", file(num), "") for num in range(nodes * per_dir)]
+    for num in range(nodes * per_dir):
+        expected += [
+            ("open", file(num), "O_RDWR"),
+            ("read", file(num), f"{size}@0"),
+            ("close", file(num), ""),
+        ]
+    expected += [("unlink", file(num), "") for num in by_node]
+    expected += [("rmdir", f"test-dir.0-0/{node_path(k, branch)}", "") for k in post]
+    rank0 = [c for c in run.calls[0] if "mdtest" in c[1]]
+    assert first_difference(rank0, expected) is None

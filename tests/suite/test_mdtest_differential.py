@@ -4,8 +4,10 @@ Both tools run the same shrunk command line (every mdtest line of acceptance-com
 as pairs, plus the -N cases) under the same placements: one host, and two hosts of block and
 round-robin placement made of UTS namespaces (mdtest_reference.py). What each rank did is read
 from strace: which items and trees it created, stat'ed, opened, renamed and removed (by name,
-so rank r's work on rank q's items shows), and the SUMMARY rows must be the same operations in
-the same order, in mdtest's exact layout, with the same "N tasks, M files" line.
+so rank r's work on rank q's items shows), and then every call below the data directory in
+order (open flags, read and write sizes and offsets, syncs), so each phase walks the tree in
+mdtest's order. The SUMMARY rows must be the same operations in the same order, in mdtest's
+exact layout, with the same "N tasks, M files" line, and both tools leave the same names.
 
 Runs when IOSCORE_REFERENCE_MDTEST names the mdtest binary (and strace and unshare work);
 skipped with that reason otherwise. The cases it proves are kept as ordinary tests in
@@ -26,6 +28,7 @@ import pytest
 from mdtest_reference import (
     PLACEMENTS,
     Placement,
+    first_difference,
     ioscore_command,
     item_work,
     launch,
@@ -59,13 +62,16 @@ pytestmark = [
     pytest.mark.usefixtures("suite_bin"),
 ]
 
-# Beyond the published lines: -N under each placement, with and without -u, a tree, -U, -i.
+# Beyond the published lines: -N under each placement, with and without -u, trees of files and
+# of directories, -U, -i, -I.
 EXTRA = [
     "mdtest -n 8 -N 1",
     "mdtest -n 8 -F -u -N 1",
     "mdtest -n 6 -z 1 -b 2 -N 1 -w 64 -e 64",
     "mdtest -n 4 -D -C -T -U -r -i 2 -N 1",
     "mdtest -n 12 -z 2 -b 2 -L -F -u",
+    "mdtest -n 14 -z 2 -b 2 -D -N 1",  # directories in a tree: every phase, rename included
+    "mdtest -I 3 -z 1 -b 2 -F -u -w 16 -e 16",
 ]
 
 
@@ -120,6 +126,14 @@ def test_same_work_and_rows_as_mdtest(
                 f"{case} launch {k} rank {rank}: ioscore only {sorted((mine - theirs).items())[:8]}"
                 f", mdtest only {sorted((theirs - mine).items())[:8]}"
             )
+            # the same calls in the same order: per phase, item by item, with the same flags,
+            # sizes and offsets (ioscore's check of a used tree comes first and is dropped)
+            calls, ref_calls = ios.calls[rank], ref.calls[rank]
+            if not creates:
+                checked = [c for c in calls[:2] if c[0] == "stat" and c not in ref_calls[:2]]
+                calls = calls[len(checked) :]
+            where = first_difference(calls, ref_calls)
+            assert where is None, f"{case} launch {k} rank {rank}: {where}"
         ref_rows, ios_rows = summary_rows(ref.stdout), summary_rows(ios.stdout)
         assert [label for label, _ in ios_rows] == [label for label, _ in ref_rows], line
         assert all(exact for _, exact in ref_rows) and all(exact for _, exact in ios_rows)

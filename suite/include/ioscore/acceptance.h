@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "ioscore/json.h"
+#include "ioscore/mdtest_items.h"
 #include "ioscore/pattern.h"
 #include "ioscore/rank_summary.h"
 #include "ioscore/run.h"
@@ -89,8 +90,8 @@ int ios_ior_run(struct ios_run *run, const struct ios_ior_params *p);
 
 #define IOS_MDTEST_MAX_REPS 7 /* ten phases each: within IOS_MAX_PHASES */
 #define IOS_MDTEST_MAX_DIRS 64
-#define IOS_MDTEST_MAX_NODES 1000000 /* directories per tree */
-#define IOS_MDTEST_MAX_DEPTH 64
+#define IOS_MDTEST_MAX_NODES 1000000          /* directories per tree */
+#define IOS_MDTEST_MAX_DEPTH IOS_MD_MAX_DEPTH /* the item engine's bound */
 
 /* `ioscore-suite mdtest ARGS...`: mdtest's options (src/acceptance/mdtest_options.c), the run
  * (src/acceptance/mdtest_run.c). */

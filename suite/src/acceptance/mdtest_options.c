@@ -137,21 +137,17 @@ static int fail(int rank, const char *fmt, const char *a, const char *b)
     return ios_cli_fail(&md_tool, rank, fmt, a, b);
 }
 
+/* The words the rank-detail options own (src/core/rank_summary.c). */
 static int rank_detail_words(void *params, int argc, char **argv, int i, int rank)
 {
     struct ios_mdtest_params *p = params;
-    int j = i;
-    int rc = ios_rank_detail_arg(&p->rank_detail, argc, argv, &j, md_tool.program, rank);
-    return rc < 0 ? -1 : rc > 0 ? j - i + 1 : 0;
+    return ios_rank_detail_words(&p->rank_detail, argc, argv, i, md_tool.program, rank);
 }
 
 int ios_mdtest_parse(struct ios_mdtest_params *p, int argc, char **argv, int rank)
 {
     memset(p, 0, sizeof *p);
-    size_t len = 0;
-    for (int i = 0; i < argc && len < sizeof p->command - 1; i++)
-        len += (size_t)snprintf(p->command + len, sizeof p->command - len, "%s%s", i ? " " : "",
-                                argv[i]);
+    ios_join_words(p->command, sizeof p->command, argc, argv);
     int rc = ios_cli_parse(&md_tool, p, argc, argv, rank, rank_detail_words);
     if (rc != 0)
         return rc;

@@ -1,14 +1,12 @@
 /*
  * `ioscore-suite mdtest ARGS...`: mdtest's command line on the standard engine, one phase per
  * mdtest operation (ios_run_one_phase: op loop, latency, time series, CSVs, result.json with
- * mode "mdtest"). The namespace is mdtest's:
- *   <d>/test-dir.0-0/<tree>.0[/<tree>.<k>...]   node k's parent is (k-1)/b, depth -z
- *   <tree> = mdtest_tree (shared by the ranks of a -d directory) or mdtest_tree.<rank> (-u)
- *   items file.mdtest.<rank>.<i> / dir.mdtest.<rank>.<i>, n/#nodes per node (-L: leaves only)
- * <d>/test-dir.<iteration>-0 per -i iteration. Rank r works in -d directory r mod count
- * ('@'-separated list). With the stride S (-N after mdtest's placement rule, ios_mdtest_stride)
- * stat and rename handle the items of rank r + S, read those of r + 2S, removal those of
- * r + 3S (mod size), as mdtest names them; with -u the items of rank q are in tree q + S.
+ * mode "mdtest"), each phase's items through the mdtest item engine, which owns mdtest's
+ * namespace and walk orders (include/ioscore/mdtest_items.h). Per -i iteration the trees are
+ * below <d>/test-dir.<iteration>-0; rank r works in -d directory r mod count ('@'-separated
+ * list). With the stride S (-N after mdtest's placement rule, ios_mdtest_stride) stat and
+ * rename handle the items of rank r + S, read those of r + 2S, removal those of r + 3S
+ * (mod size), as mdtest names them; with -u the items of rank q are in tree q + S.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -22,75 +20,70 @@
 #include <unistd.h>
 
 #include "ioscore/acceptance.h"
+#include "ioscore/mdtest_items.h"
 #include "ioscore/report.h"
 
-enum md_what { MD_TREE, MD_DIR, MD_FILE };
-enum md_op { MD_CREATE, MD_STAT, MD_READ, MD_RENAME, MD_REMOVE };
-
-static const char *const op_names[] = {"write", "stat", "read", "rename", "delete"};
-static const char *const what_names[] = {"tree", "dir", "file"};
-
-/* The phase table's operation (CSV column, log label) of each step; IOS_MD_NONE: not one. */
-static const enum ios_md_op table_ops[3][5] = {
-    [MD_TREE] = {[MD_CREATE] = IOS_MD_TREE_CREATE, [MD_REMOVE] = IOS_MD_TREE_REMOVE},
-    [MD_DIR] = {IOS_MD_DIR_CREATE, IOS_MD_DIR_STAT, IOS_MD_DIR_READ, IOS_MD_DIR_RENAME,
-                IOS_MD_DIR_REMOVE},
-    [MD_FILE] = {[MD_CREATE] = IOS_MD_FILE_CREATE,
-                 [MD_STAT] = IOS_MD_FILE_STAT,
-                 [MD_READ] = IOS_MD_FILE_READ,
-                 [MD_REMOVE] = IOS_MD_FILE_REMOVE},
+/* The phase name's parts of each operation: mdtest-<kind>-<verb>-<iteration>. */
+static const char *const phase_names[IOS_MD_OPS + 1] = {
+    [IOS_MD_DIR_CREATE] = "dir-write",   [IOS_MD_DIR_STAT] = "dir-stat",
+    [IOS_MD_DIR_RENAME] = "dir-rename",  [IOS_MD_DIR_REMOVE] = "dir-delete",
+    [IOS_MD_FILE_CREATE] = "file-write", [IOS_MD_FILE_STAT] = "file-stat",
+    [IOS_MD_FILE_READ] = "file-read",    [IOS_MD_FILE_REMOVE] = "file-delete",
+    [IOS_MD_TREE_CREATE] = "tree-write", [IOS_MD_TREE_REMOVE] = "tree-delete",
 };
 
-/* ---------------------------------------------------------------- the namespace */
+/* mdtest's names: stat and rename handle the items of r + S, read r + 2S, removal r + 3S. */
+static long stride_multiple(enum ios_md_op op)
+{
+    switch (op) {
+    case IOS_MD_DIR_STAT:
+    case IOS_MD_FILE_STAT:
+    case IOS_MD_DIR_RENAME:
+        return 1;
+    case IOS_MD_FILE_READ:
+        return 2;
+    case IOS_MD_DIR_REMOVE:
+    case IOS_MD_FILE_REMOVE:
+        return 3;
+    default:
+        return 0;
+    }
+}
+
+static int is_create(enum ios_md_op op)
+{
+    return op == IOS_MD_DIR_CREATE || op == IOS_MD_FILE_CREATE || op == IOS_MD_TREE_CREATE;
+}
+
+/* ---------------------------------------------------------------- the phases */
 
 struct md_phase {
     struct ios_phase base; /* first: the engine sees only this */
     const struct ios_mdtest_params *p;
-    enum md_what what;
-    enum md_op op;
+    const struct ios_md_tree *tree;
     int iteration;
-    long shift;  /* whose items: rank + shift (mod size) */
     long stride; /* -N after the placement rule: with -u, rank q's items are in tree q + stride */
     uint64_t *created; /* files per rank the create of this iteration made (-W) */
     char name[48];
 };
 
-struct md_state {
-    struct ios_phase_ctx *ctx;
-    const struct md_phase *ph;
-    int owner; /* the rank whose items (or tree) this rank handles */
-    int tree;  /* the rank whose tree holds them (-u) */
-    void *buf;
-    size_t buf_len;
-    void *expected;    /* -X: the first -w bytes the owner wrote */
-    uint64_t count;    /* items of this rank in this phase */
-    uint64_t dir_node; /* the tree node whose path `dir` holds (dir[0] == 0: none yet) */
-    char dir[IOS_PATH_MAX];
-};
+/* The shape of the launch's trees in the engine's terms. */
+static void tree_of(const struct ios_mdtest_params *p, struct ios_md_tree *t)
+{
+    *t = (struct ios_md_tree){.dirs = p->dirs,
+                              .n_dirs = p->n_dirs,
+                              .unique = p->unique,
+                              .depth = p->depth,
+                              .branch = p->branch,
+                              .leaf = p->leaf,
+                              .nodes = p->nodes,
+                              .leaves = p->leaves,
+                              .per_node = p->per_node};
+}
 
 static const char *dir_of(const struct ios_mdtest_params *p, int rank)
 {
     return p->dirs[rank % p->n_dirs];
-}
-
-/* Path of tree node k of rank `owner`'s tree (one shared tree without -u) in iteration `it`. */
-static void node_path(const struct ios_mdtest_params *p, int owner, int it, uint64_t k, char *buf,
-                      size_t len)
-{
-    uint64_t chain[IOS_MDTEST_MAX_DEPTH + 1];
-    int n = 0;
-    for (uint64_t x = k; x > 0; x = (x - 1) / (uint64_t)p->branch)
-        chain[n++] = x;
-    char tree[32];
-    if (p->unique)
-        snprintf(tree, sizeof tree, "mdtest_tree.%d", owner);
-    else
-        snprintf(tree, sizeof tree, "mdtest_tree");
-    size_t used = (size_t)snprintf(buf, len, "%s/test-dir.%d-0/%s.0", dir_of(p, owner), it, tree);
-    while (n > 0 && used < len)
-        used += (size_t)snprintf(buf + used, len - used, "/%s.%" PRIu64, tree, chain[--n]);
-    if (used >= len)
-        ios_fatal("mdtest path too long below %s", dir_of(p, owner));
 }
 
 /* Does this rank create/remove a tree? (-u: every rank; else the first rank of each -d dir) */
@@ -99,136 +92,17 @@ static int tree_owner(const struct ios_mdtest_params *p, int rank)
     return p->unique || rank < p->n_dirs;
 }
 
-/* The number in the name of a rank's i-th item: node number x per_node + position, as mdtest
- * numbers them (with -L the first leaf's items start at its node number x per_node). */
-static uint64_t item_number(const struct ios_mdtest_params *p, uint64_t i)
+/* -X: item i holds the first -w bytes its writer wrote (the writer's pattern). */
+static int verify_written(const struct ios_md_items *items, uint64_t i, ssize_t n, const char *path)
 {
-    return i + (p->leaf ? p->per_node * (p->nodes - p->leaves) : 0);
-}
-
-/* Path of item i (dir or file) of `owner` in `tree`'s tree (its node item_number / per_node),
- * iteration `it`. */
-static void item_path(const struct ios_mdtest_params *p, enum md_what what, int owner, int tree,
-                      int it, uint64_t i, char *buf, size_t len)
-{
-    uint64_t num = item_number(p, i);
-    char dir[IOS_PATH_MAX];
-    node_path(p, tree, it, num / p->per_node, dir, sizeof dir);
-    ios_path(buf, len, "%s/%s.mdtest.%d.%" PRIu64, dir, what == MD_DIR ? "dir" : "file", owner,
-             num);
-}
-
-/* item_path in the phase loop: consecutive items share their node's path, built once. */
-static void phase_item_path(struct md_state *st, uint64_t i, char *buf, size_t len)
-{
-    const struct ios_mdtest_params *p = st->ph->p;
-    uint64_t num = item_number(p, i), node = num / p->per_node;
-    if (!st->dir[0] || st->dir_node != node) {
-        node_path(p, st->tree, st->ph->iteration, node, st->dir, sizeof st->dir);
-        st->dir_node = node;
-    }
-    ios_path(buf, len, "%s/%s.mdtest.%d.%" PRIu64, st->dir, st->ph->what == MD_DIR ? "dir" : "file",
-             st->owner, num);
-}
-
-/*
- * mdtest -U: rename i of a chain over the owner's n directories, as mdtest's rename phase:
- * the first goes to "<name>-XX", each next one takes its predecessor's name, and the last
- * rename brings "<first>-XX" to the second-to-last name. n renames; every name exists again
- * afterwards, so the removal finds the tree complete.
- */
-static int rename_item(struct md_state *st, uint64_t i, uint64_t n, char *path, size_t len)
-{
-    const struct ios_mdtest_params *p = st->ph->p;
-    char from[IOS_PATH_MAX], to[IOS_PATH_MAX], first[IOS_PATH_MAX];
-    int it = st->ph->iteration;
-    item_path(p, MD_DIR, st->owner, st->tree, it, 0, first, sizeof first);
-    ios_path(first + strlen(first), sizeof first - strlen(first), "-XX");
-    if (i == 0) {
-        item_path(p, MD_DIR, st->owner, st->tree, it, 0, from, sizeof from);
-        snprintf(to, sizeof to, "%s", first);
-    } else {
-        if (i == n - 1)
-            snprintf(from, sizeof from, "%s", first);
-        else
-            item_path(p, MD_DIR, st->owner, st->tree, it, i, from, sizeof from);
-        item_path(p, MD_DIR, st->owner, st->tree, it, i - 1, to, sizeof to);
-    }
-    snprintf(path, len, "%s", from);
-    /* the POSIX backend has no rename operation; mdtest's subcommand runs on POSIX only */
-    return rename(from, to) == 0 ? 0 : -errno;
-}
-
-static int md_item(void *state, uint64_t i)
-{
-    struct md_state *st = state;
-    struct ios_phase_ctx *ctx = st->ctx;
-    const struct md_phase *ph = st->ph;
-    const struct ios_mdtest_params *p = ph->p;
-    struct ios_backend *be = &ctx->be;
-    char path[IOS_PATH_MAX];
-    int rc = 0;
-    if (ph->op == MD_RENAME) {
-        rc = rename_item(st, i, st->count, path, sizeof path);
-    } else if (ph->what == MD_TREE) { /* removal runs children first: the highest index first */
-        uint64_t k = ph->op == MD_CREATE ? i : p->nodes - 1 - i;
-        node_path(p, st->owner, ph->iteration, k, path, sizeof path);
-        rc = ph->op == MD_CREATE ? be->ops->mkdir(be, path, 0700) : be->ops->rmdir(be, path);
-    } else {
-        phase_item_path(st, i, path, sizeof path);
-        int64_t h = 0, size = 0;
-        switch (ph->op) {
-        case MD_CREATE:
-            if (ph->what == MD_DIR) {
-                rc = be->ops->mkdir(be, path, 0700);
-                break;
-            }
-            rc = be->ops->open(be, path, IOS_OPEN_WRITE | IOS_OPEN_CREATE, &h);
-            if (rc == 0 && p->write_bytes > 0) {
-                ssize_t n = be->ops->pwrite(be, h, st->buf, p->write_bytes, 0);
-                rc = n == (ssize_t)p->write_bytes ? 0 : n < 0 ? (int)n : -EIO;
-                ctx->mine.bytes += n > 0 ? (double)n : 0;
-            }
-            if (h || rc == 0) {
-                int rc_close = be->ops->close(be, h);
-                rc = rc ? rc : rc_close;
-            }
-            break;
-        case MD_STAT:
-            rc = be->ops->stat_size(be, path, &size);
-            break;
-        case MD_READ:
-            rc = be->ops->open(be, path, IOS_OPEN_READ, &h);
-            if (rc == 0 && p->read_bytes > 0) {
-                ssize_t n = be->ops->pread(be, h, st->buf, p->read_bytes, 0);
-                rc = n == (ssize_t)p->read_bytes ? 0 : n < 0 ? (int)n : -EIO;
-                ctx->mine.bytes += n > 0 ? (double)n : 0;
-                /* -X: the bytes -w wrote (the writer's pattern) */
-                if (rc == 0 && p->verify && memcmp(st->buf, st->expected, p->read_bytes) != 0) {
-                    if (ctx->mine.verify_errors == 0)
-                        fprintf(stderr, "ioscore-suite mdtest: rank %d: data mismatch in %s\n",
-                                ctx->run->rank, path);
-                    ctx->mine.verify_errors += 1;
-                }
-            }
-            if (h || rc == 0) {
-                int rc_close = be->ops->close(be, h);
-                rc = rc ? rc : rc_close;
-            }
-            break;
-        case MD_REMOVE:
-            rc = ph->what == MD_DIR ? be->ops->rmdir(be, path) : be->ops->unlink(be, path);
-            break;
-        case MD_RENAME:
-            break;
-        }
-    }
-    if (rc != 0) {
-        ios_phase_error(ctx, rc, "%s %s", op_names[ph->op], path);
-        return -1;
-    }
-    ctx->mine.items += 1;
-    return 0;
+    (void)i;
+    struct ios_phase_ctx *ctx = items->ctx;
+    if (memcmp(items->buf, items->user, (size_t)n) == 0)
+        return 0;
+    if (ctx->mine.verify_errors == 0)
+        fprintf(stderr, "ioscore-suite mdtest: rank %d: data mismatch in %s\n", ctx->run->rank,
+                path);
+    return 1;
 }
 
 /*
@@ -237,9 +111,9 @@ static int md_item(void *state, uint64_t i)
  * directory). mdtest restarts a phase's clock after it unless -t ("time unique working
  * directory overhead") keeps it in the phase time.
  */
-static void unique_dir_access(const struct md_state *st)
+static void unique_dir_access(enum ios_md_op op)
 {
-    if (st->ph->op == MD_CREATE)
+    if (is_create(op))
         MPI_Barrier(MPI_COMM_WORLD);
 }
 
@@ -248,30 +122,44 @@ static void md_phase_run(struct ios_phase_ctx *ctx)
     const struct md_phase *ph = (const struct md_phase *)ctx->phase;
     const struct ios_mdtest_params *p = ph->p;
     struct ios_run *run = ctx->run;
-    struct md_state st = {.ctx = ctx, .ph = ph};
-    st.owner = ph->what == MD_TREE ? run->rank : (int)((run->rank + ph->shift) % run->size);
-    st.tree =
-        p->unique ? (int)((st.owner + (ph->what == MD_TREE ? 0 : ph->stride)) % run->size) : 0;
-    uint64_t count = ph->what == MD_TREE ? (tree_owner(p, run->rank) ? p->nodes : 0)
-                                         : p->per_node * (p->leaf ? p->leaves : p->nodes);
+    enum ios_md_op op = ph->base.md_op;
+    int tree_op = ios_md_op_is_tree(op);
+    struct ios_md_items items = {
+        .ctx = ctx, .op = op, .tree = ph->tree, .iteration = ph->iteration};
+    items.owner =
+        tree_op ? run->rank : (int)((run->rank + stride_multiple(op) * ph->stride) % run->size);
+    items.tree_rank = p->unique ? (int)((items.owner + (tree_op ? 0 : ph->stride)) % run->size) : 0;
+    uint64_t count = tree_op ? (tree_owner(p, run->rank) ? p->nodes : 0)
+                             : p->per_node * (p->leaf ? p->leaves : p->nodes);
     ios_phase_key(ctx, "command", "%s", p->command);
     ios_phase_key(ctx, "iteration", "%d", ph->iteration);
     ios_phase_key(ctx, "items_per_rank", "%" PRIu64, count);
-    ios_phase_key(ctx, "of_rank_shift", "%d", (st.owner - run->rank + run->size) % run->size);
-    st.buf_len = (size_t)(p->write_bytes > p->read_bytes ? p->write_bytes : p->read_bytes);
-    if (st.buf_len > 0) {
-        st.buf = ios_alloc_buffer(&ctx->be, st.buf_len);
-        ios_pattern_fill(st.buf, st.buf_len, 0, run->rank, IOS_PACKET_TIMESTAMP, 0);
+    ios_phase_key(ctx, "of_rank_shift", "%d", (items.owner - run->rank + run->size) % run->size);
+    size_t buf_len = (size_t)(p->write_bytes > p->read_bytes ? p->write_bytes : p->read_bytes);
+    if (buf_len > 0) {
+        items.buf = ios_alloc_buffer(&ctx->be, buf_len);
+        ios_pattern_fill(items.buf, buf_len, 0, run->rank, IOS_PACKET_TIMESTAMP, 0);
     }
-    if (p->verify && ph->op == MD_READ && p->read_bytes > 0) {
-        st.expected = ios_alloc_buffer(&ctx->be, (size_t)p->write_bytes);
-        ios_pattern_fill(st.expected, (size_t)p->write_bytes, 0, st.owner, IOS_PACKET_TIMESTAMP, 0);
+    if (op == IOS_MD_FILE_CREATE)
+        items.write_bytes = (size_t)p->write_bytes;
+    if (op == IOS_MD_FILE_READ) {
+        items.read_bytes = (size_t)p->read_bytes;
+        items.exact_read = 1;
     }
+    if (p->verify && op == IOS_MD_FILE_READ && p->read_bytes > 0) {
+        items.user = ios_alloc_buffer(&ctx->be, (size_t)p->write_bytes);
+        ios_pattern_fill(items.user, (size_t)p->write_bytes, 0, items.owner, IOS_PACKET_TIMESTAMP,
+                         0);
+        items.verify = verify_written;
+    }
+    uint64_t walked = 0;
+    uint64_t *walk = ios_md_walk(ph->tree, op, &walked);
+    items.walk = walk;
     /* -u: the phase first reaches its unique working directory; -t keeps that in the time */
     double before_access = ios_wtime();
-    int access = p->unique && ph->what != MD_TREE;
+    int access = p->unique && !tree_op;
     if (access)
-        unique_dir_access(&st);
+        unique_dir_access(op);
     ctx->mine.loop_start = ios_wtime();
     ios_phase_key(ctx, "unique_dir_overhead", "%s",
                   !access          ? "none"
@@ -282,15 +170,14 @@ static void md_phase_run(struct ios_phase_ctx *ctx)
     ctx->mine.start = p->time_unique ? before_access : ctx->mine.loop_start;
     ios_instrument_progress_start(&ctx->instr, 0, 0, (double)count * run->size, &ctx->mine.items,
                                   &ctx->mine.bytes);
-    if (ph->what == MD_FILE && ph->op != MD_CREATE && *ph->created < count)
+    if (!tree_op && !ios_md_op_is_dir(op) && op != IOS_MD_FILE_CREATE && *ph->created < count)
         count = *ph->created; /* after a stonewalled create: what every rank created */
-    st.count = count;
+    items.count = count;
     int ok = 1;
-    int stonewalled = ph->what == MD_FILE && ph->op == MD_CREATE && p->stonewall > 0;
-    if (stonewalled) { /* mdtest -W: every rank goes on to the busiest rank's count */
-        *ph->created = ios_run_ops_wear_out(ctx, md_item, &st, count, p->stonewall, &ok);
+    if (op == IOS_MD_FILE_CREATE && p->stonewall > 0) { /* -W: on to the busiest rank's count */
+        *ph->created = ios_run_ops_wear_out(ctx, ios_md_item_op, &items, count, p->stonewall, &ok);
     } else {
-        uint64_t done = ios_run_ops(ctx, md_item, &st, 0, count, 0, &ok);
+        uint64_t done = ios_run_ops(ctx, ios_md_item_op, &items, 0, count, 0, &ok);
         ctx->mine.first_done = ios_wtime();
         ctx->mine.items_at_deadline = (double)done;
     }
@@ -301,15 +188,17 @@ static void md_phase_run(struct ios_phase_ctx *ctx)
     }
     ctx->mine.loop_end = ios_wtime();
     ctx->mine.end = ctx->mine.end_before_barrier = ctx->mine.loop_end;
-    free(st.buf);
-    free(st.expected);
+    free(walk);
+    free(items.buf);
+    free(items.user);
 }
 
 /* ---------------------------------------------------------------- run and output */
 
 /* Before any I/O: the parent of every used -d directory exists, and a launch that does not
  * create (-C) finds the trees of an earlier one. */
-static int prepare(struct ios_run *run, const struct ios_mdtest_params *p, struct ios_backend *be)
+static int prepare(struct ios_run *run, const struct ios_mdtest_params *p,
+                   const struct ios_md_tree *t, struct ios_backend *be)
 {
     int bad = 0;
     char path[IOS_PATH_MAX];
@@ -334,7 +223,7 @@ static int prepare(struct ios_run *run, const struct ios_mdtest_params *p, struc
     if (ios_acceptance_agree(bad))
         return 2;
     if (!p->create) {
-        node_path(p, run->rank, 0, 0, path, sizeof path);
+        ios_md_node_path(t, run->rank, 0, 0, 0, path, sizeof path);
         int64_t size;
         if (be->ops->stat_size(be, path, &size) != 0) {
             fprintf(stderr,
@@ -351,14 +240,15 @@ static int prepare(struct ios_run *run, const struct ios_mdtest_params *p, struc
  * (as mdtest; *made_root: it did not exist, so a removing launch removes it) and its
  * test-dir.<it>-0. */
 static int make_test_dirs(struct ios_run *run, const struct ios_mdtest_params *p,
-                          struct ios_backend *be, int it, int *made_root)
+                          const struct ios_md_tree *t, struct ios_backend *be, int it,
+                          int *made_root)
 {
     int bad = 0;
     if (run->rank < p->n_dirs) {
         char path[IOS_PATH_MAX];
         int rc = be->ops->mkdir(be, p->dirs[run->rank], 0700);
         *made_root |= rc == 0;
-        ios_path(path, sizeof path, "%s/test-dir.%d-0", p->dirs[run->rank], it);
+        ios_md_test_dir(t, run->rank, it, 0, path, sizeof path);
         int rc2 = rc == 0 || rc == -EEXIST ? be->ops->mkdir(be, path, 0700) : rc;
         if (rc2 != 0 && rc2 != -EEXIST) {
             fprintf(stderr, "ioscore-suite mdtest: ERROR: mkdir %s: %s\n", path, strerror(-rc2));
@@ -366,16 +256,6 @@ static int make_test_dirs(struct ios_run *run, const struct ios_mdtest_params *p
         }
     }
     return ios_acceptance_agree(bad);
-}
-
-static const char *row_label(enum md_what what, enum md_op op)
-{
-    static const char *const labels[3][5] = {
-        {"Tree creation", "", "", "", "Tree removal"},
-        {"Directory creation", "Directory stat", "", "Directory rename", "Directory removal"},
-        {"File creation", "File stat", "File read", "", "File removal"},
-    };
-    return labels[what][op];
 }
 
 /* The slowest rank's time: the denominator of the phase rate (IOS_METRIC_MD). */
@@ -387,28 +267,30 @@ static double md_time(const struct ios_phase_result *res)
 /* mdtest's SUMMARY table from the report's series: rates, or with -P also the times. As mdtest,
  * every row of the directory and/or file operations and both tree rows, 0 for a phase that
  * did not run (scripts find the rows they parse where mdtest puts them). */
-static void print_summary(const char *what, const struct ios_mdtest_params *p, int times)
+static void print_summary(const char *what, const struct ios_mdtest_params *p, int times,
+                          const enum ios_md_op *series_op)
 {
     const struct ios_acc_report *rep = ios_acc_report();
     printf("\nSUMMARY %s: (of %d iterations)\n", what, p->reps);
     printf("   Operation                     Max            Min           Mean        Std Dev\n");
     printf("   ---------                     ---            ---           ----        -------\n");
-    static const int order[][2] = {{MD_DIR, MD_CREATE}, {MD_DIR, MD_STAT},    {MD_DIR, MD_RENAME},
-                                   {MD_DIR, MD_REMOVE}, {MD_FILE, MD_CREATE}, {MD_FILE, MD_STAT},
-                                   {MD_FILE, MD_READ},  {MD_FILE, MD_REMOVE}, {MD_TREE, MD_CREATE},
-                                   {MD_TREE, MD_REMOVE}};
+    static const enum ios_md_op order[] = {
+        IOS_MD_DIR_CREATE,  IOS_MD_DIR_STAT,   IOS_MD_DIR_RENAME, IOS_MD_DIR_REMOVE,
+        IOS_MD_FILE_CREATE, IOS_MD_FILE_STAT,  IOS_MD_FILE_READ,  IOS_MD_FILE_REMOVE,
+        IOS_MD_TREE_CREATE, IOS_MD_TREE_REMOVE};
     for (size_t k = 0; k < sizeof order / sizeof order[0]; k++) {
-        enum md_what w = (enum md_what)order[k][0];
-        if ((w == MD_DIR && p->files_only) || (w == MD_FILE && p->dirs_only))
+        enum ios_md_op op = order[k];
+        int dir = ios_md_op_is_dir(op), tree = ios_md_op_is_tree(op);
+        if ((dir && p->files_only) || (!dir && !tree && p->dirs_only))
             continue;
-        const char *label = row_label(w, (enum md_op)order[k][1]);
         struct ios_acc_stats st = {0, 0, 0, 0};
         for (int i = 0; i < rep->n_series; i++) {
             const struct ios_acc_series *se = &rep->series[i];
-            if (strcmp(se->operation, label) == 0 && se->n > 0)
+            if (series_op[i] == op && se->n > 0)
                 ios_acc_series_stats(se, times ? se->time : se->values, &st);
         }
-        printf("   %-22s %14.3f %14.3f %14.3f %14.3f\n", label, st.max, st.min, st.mean, st.stddev);
+        printf("   %-22s %14.3f %14.3f %14.3f %14.3f\n", ios_md_op_name(op), st.max, st.min,
+               st.mean, st.stddev);
     }
 }
 
@@ -469,7 +351,8 @@ static void manifest_path(const struct ios_mdtest_params *p, char *buf, size_t l
  * reads. *created: files per rank the create made (lower after its -W stonewall). 0 or 2.
  */
 static int match_create_part(const struct ios_run *run, const struct ios_mdtest_params *p,
-                             long stride, struct ios_acc_manifest *m, int *found, uint64_t *created)
+                             const struct ios_md_tree *t, long stride, struct ios_acc_manifest *m,
+                             int *found, uint64_t *created)
 {
     int bad = 0;
     *found = 0;
@@ -522,8 +405,9 @@ static int match_create_part(const struct ios_run *run, const struct ios_mdtest_
             want = ios_acc_manifest_num(m, "write_bytes", 0);
         MPI_Bcast(&want, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
         int owner = (int)((run->rank + stride) % run->size);
-        item_path(p, MD_FILE, owner, p->unique ? (int)((owner + stride) % run->size) : 0, 0, 0,
-                  path, sizeof path);
+        struct ios_md_items first = {.op = IOS_MD_FILE_STAT, .tree = t, .owner = owner};
+        first.tree_rank = p->unique ? (int)((owner + stride) % run->size) : 0;
+        ios_md_item_path(&first, 0, path, sizeof path);
         if (stat(path, &sb) != 0) {
             fprintf(stderr,
                     "ioscore-suite mdtest: ERROR: rank %d: %s: %s (the create part "
@@ -573,13 +457,14 @@ static void where_note(struct ios_acc_report *rep, const char *op, int page_cach
 }
 
 /* What each rate could have measured (rank 0); series_op[i]: the operation of series i. */
-static void add_notes(const struct ios_mdtest_params *p, const enum md_op *series_op, int two_part,
-                      const struct md_where *stat, const struct md_where *read)
+static void add_notes(const struct ios_mdtest_params *p, const enum ios_md_op *series_op,
+                      int two_part, const struct md_where *stat, const struct md_where *read)
 {
     struct ios_acc_report *rep = ios_acc_report();
     for (int i = 0; i < rep->n_series; i++) {
         const char *op = rep->series[i].operation;
-        if (series_op[i] == MD_CREATE || series_op[i] == MD_RENAME) {
+        enum ios_md_op what = series_op[i];
+        if (is_create(what) || what == IOS_MD_DIR_RENAME) {
             if (p->sync)
                 ios_acc_note(rep, op, "media-likely",
                              "sync inside the timing (-Y): the entries reached the servers");
@@ -587,8 +472,9 @@ static void add_notes(const struct ios_mdtest_params *p, const enum md_op *serie
                 ios_acc_note(rep, op, "client-cache",
                              "no sync in the timing (-Y not set): the changes may end in the "
                              "client's metadata cache");
-        } else if (series_op[i] == MD_STAT || series_op[i] == MD_READ) {
-            int read_op = series_op[i] == MD_READ;
+        } else if (what == IOS_MD_DIR_STAT || what == IOS_MD_FILE_STAT ||
+                   what == IOS_MD_FILE_READ) {
+            int read_op = what == IOS_MD_FILE_READ;
             where_note(rep, op, read_op, read_op ? read : stat, two_part, p->stride);
         }
     }
@@ -641,10 +527,13 @@ static void record_test(const struct ios_run *run, const struct ios_mdtest_param
                 path, strerror(-rc));
 }
 
-/* What one launch keeps until its end: its phases (the run's results point at them) and the
- * manifest of the create part it continues. */
+/* What one launch keeps until its end: the shape of its trees, its phases (the run's results
+ * point at them), the operation of each summary row and the manifest of the create part it
+ * continues. */
 struct md_launch {
+    struct ios_md_tree tree;
     struct md_phase phases[10 * IOS_MDTEST_MAX_REPS];
+    enum ios_md_op series_op[IOS_ACC_MAX_OPS];
     struct ios_acc_manifest manifest;
 };
 
@@ -653,16 +542,19 @@ static int run_launch(struct ios_run *run, const struct ios_mdtest_params *p,
 {
     struct md_phase *phases = launch->phases;
     struct ios_acc_manifest *manifest = &launch->manifest;
+    enum ios_md_op *series_op = launch->series_op;
+    const struct ios_md_tree *tree = &launch->tree;
+    tree_of(p, &launch->tree);
     struct ios_backend be;
     char err[IOS_MSG_MAX];
     if (ios_backend_create("POSIX", &be, err, sizeof err) != 0)
         ios_fatal("%s", err);
-    if (prepare(run, p, &be) != 0)
+    if (prepare(run, p, tree, &be) != 0)
         return 2;
     int have_manifest = 0;
     uint64_t made = UINT64_MAX; /* files per rank the create part made */
     long stride = ios_mdtest_stride(run, p->stride);
-    if (!p->create && match_create_part(run, p, stride, manifest, &have_manifest, &made) != 0)
+    if (!p->create && match_create_part(run, p, tree, stride, manifest, &have_manifest, &made) != 0)
         return 2;
     char stale[IOS_PATH_MAX]; /* a new tree: an earlier test's manifest is stale */
     manifest_path(p, stale, sizeof stale);
@@ -679,10 +571,9 @@ static int run_launch(struct ios_run *run, const struct ios_mdtest_params *p,
     uint64_t dirs_per_rank = p->per_node * (p->leaf ? p->leaves : p->nodes);
     uint64_t created = made;
     int n_phases = 0, made_root = 0;
-    enum md_op series_op[IOS_ACC_MAX_OPS] = {0}; /* the operation of each summary row */
     for (int iter = 0; iter < p->reps && !run->aborted; iter++) {
         created = made; /* lowered by a stonewalled create */
-        if (p->create && make_test_dirs(run, p, &be, iter, &made_root) != 0) {
+        if (p->create && make_test_dirs(run, p, tree, &be, iter, &made_root) != 0) {
             run->aborted = 1;
             snprintf(run->abort_reason, sizeof run->abort_reason, "cannot create test-dir.%d-0",
                      iter);
@@ -690,59 +581,55 @@ static int run_launch(struct ios_run *run, const struct ios_mdtest_params *p,
         }
         const struct {
             int on;
-            enum md_what what;
-            enum md_op op;
+            enum ios_md_op op;
         } steps[] = {
-            {p->create, MD_TREE, MD_CREATE},
-            {!p->files_only && p->create, MD_DIR, MD_CREATE},
-            {!p->files_only && p->stat, MD_DIR, MD_STAT},
-            {!p->files_only && p->rename_dirs && dirs_per_rank > 1, MD_DIR, MD_RENAME},
-            {!p->files_only && p->remove, MD_DIR, MD_REMOVE},
-            {!p->dirs_only && p->create, MD_FILE, MD_CREATE},
-            {!p->dirs_only && p->stat, MD_FILE, MD_STAT},
-            {!p->dirs_only && p->read, MD_FILE, MD_READ},
-            {!p->dirs_only && p->remove, MD_FILE, MD_REMOVE},
-            {p->remove, MD_TREE, MD_REMOVE},
+            {p->create, IOS_MD_TREE_CREATE},
+            {!p->files_only && p->create, IOS_MD_DIR_CREATE},
+            {!p->files_only && p->stat, IOS_MD_DIR_STAT},
+            {!p->files_only && p->rename_dirs && dirs_per_rank > 1, IOS_MD_DIR_RENAME},
+            {!p->files_only && p->remove, IOS_MD_DIR_REMOVE},
+            {!p->dirs_only && p->create, IOS_MD_FILE_CREATE},
+            {!p->dirs_only && p->stat, IOS_MD_FILE_STAT},
+            {!p->dirs_only && p->read, IOS_MD_FILE_READ},
+            {!p->dirs_only && p->remove, IOS_MD_FILE_REMOVE},
+            {p->remove, IOS_MD_TREE_REMOVE},
         };
         for (size_t s = 0; s < sizeof steps / sizeof steps[0] && !run->aborted; s++) {
             if (!steps[s].on)
                 continue;
+            enum ios_md_op op = steps[s].op;
             struct md_phase *ph = &phases[n_phases++];
             memset(ph, 0, sizeof *ph);
-            snprintf(ph->name, sizeof ph->name, "mdtest-%s-%s-%d", what_names[steps[s].what],
-                     op_names[steps[s].op], iter);
+            snprintf(ph->name, sizeof ph->name, "mdtest-%s-%d", phase_names[op], iter);
             ph->base.name = ph->name;
             ph->base.score_group = IOS_GROUP_NONE;
-            ph->base.type = steps[s].op == MD_CREATE || steps[s].op == MD_RENAME ? IOS_PHASE_WRITE
-                            : steps[s].op == MD_REMOVE                           ? IOS_PHASE_REMOVE
-                                                                                 : IOS_PHASE_READ;
+            ph->base.type =
+                is_create(op) || op == IOS_MD_DIR_RENAME ? IOS_PHASE_WRITE
+                : op == IOS_MD_DIR_REMOVE || op == IOS_MD_FILE_REMOVE || op == IOS_MD_TREE_REMOVE
+                    ? IOS_PHASE_REMOVE
+                    : IOS_PHASE_READ;
             ph->base.metric = IOS_METRIC_MD;
-            ph->base.md_op = table_ops[steps[s].what][steps[s].op];
+            ph->base.md_op = op;
             ph->base.csv_kind = "mdtest";
             ph->base.run = md_phase_run;
             ph->p = p;
-            ph->what = steps[s].what;
-            ph->op = steps[s].op;
+            ph->tree = tree;
             ph->iteration = iter;
             ph->created = &created;
-            /* mdtest's names: stat and rename r + S, read r + 2S, removal r + 3S */
-            static const int times[] = {
-                [MD_CREATE] = 0, [MD_STAT] = 1, [MD_READ] = 2, [MD_RENAME] = 1, [MD_REMOVE] = 3};
             ph->stride = stride;
-            ph->shift = times[ph->op] * stride;
             struct ios_phase_result *res = ios_run_one_phase(run, &ph->base);
             if (run->rank == 0) {
-                const char *label = row_label(ph->what, ph->op);
+                const char *label = ios_md_op_name(op);
                 struct ios_acc_series *se = ios_acc_series_of(rep, label, "ops/s");
                 if (se)
-                    series_op[se - rep->series] = ph->op;
+                    series_op[se - rep->series] = op;
                 if (se && se->n < IOS_ACC_MAX_ITERS) {
                     double t = md_time(res);
                     se->time[se->n] = t;
                     /* mdtest's tree rate: one tree's directories per second, however many
                      * trees the ranks made (-u, several -d) */
                     se->values[se->n++] =
-                        ph->what == MD_TREE && t > 0 ? (double)p->nodes / t : res->score * 1000.0;
+                        ios_md_op_is_tree(op) && t > 0 ? (double)p->nodes / t : res->score * 1000.0;
                 }
                 if (p->verbose > 0)
                     printf("%s: %.3f ops/s\n", label, res->score * 1000);
@@ -751,7 +638,7 @@ static int run_launch(struct ios_run *run, const struct ios_mdtest_params *p,
         if (p->remove && !run->aborted) { /* the trees are gone: test-dir.<iter>-0 too */
             MPI_Barrier(MPI_COMM_WORLD);
             char path[IOS_PATH_MAX];
-            ios_path(path, sizeof path, "%s/test-dir.%d-0", dir_of(p, run->rank), iter);
+            ios_md_test_dir(tree, run->rank, iter, 0, path, sizeof path);
             if (run->rank < p->n_dirs && be.ops->rmdir(&be, path) != 0 && run->rank == 0)
                 fprintf(stderr, "ioscore-suite mdtest: WARNING: %s not removed\n", path);
         }
@@ -766,9 +653,10 @@ static int run_launch(struct ios_run *run, const struct ios_mdtest_params *p,
     read_where.on_node = ios_shift_ranks_on_node(run, (int)read_where.shift);
     if (run->rank == 0) {
         add_notes(p, series_op, have_manifest, &stat_where, &read_where);
-        print_summary("rate (in ops/sec)", p, 0);
+        print_summary("rate (in ops/sec)", p, 0, series_op);
         if (p->print_time)
-            print_summary("time (in ms/op)", p, 1); /* mdtest's header; the values are s */
+            print_summary("time (in ms/op)", p, 1,
+                          series_op); /* mdtest's header; the values are s */
         record_test(run, p, have_manifest ? manifest : NULL, created);
         char now[64];
         ios_format_time(ios_wtime(), "%m/%d/%Y %H:%M:%S", now, sizeof now);

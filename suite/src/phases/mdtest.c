@@ -1,5 +1,6 @@
 /*
- * The mdtest-style phases (benchmark spec §1.3.3, §1.3.4, §2.3).
+ * The IO500 mdtest phases (docs/BENCHMARK-RULES.md §1.1), run through the mdtest item engine
+ * (include/ioscore/mdtest_items.h) as mdtest -u -L (easy) and -t -w 3901 -e 3901 (hard) run.
  *   easy: rank r owns test-dir.0-0/mdtest_tree.<r>.0 and creates its empty files
  *         file.mdtest.<r>.<i> in the tree of rank (r+ns); stat/delete use shifts 1..4*ns.
  *   hard: one shared directory test-dir.0-0/mdtest_tree.0; each file is 3901 bytes written
@@ -15,27 +16,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ioscore/mdtest_items.h"
 #include "ioscore/phases.h"
 
 #define MDTEST_HARD_FILE_SIZE 3901
 
 enum md_kind { MD_EASY, MD_HARD };
-enum md_op { OP_CREATE, OP_STAT, OP_READ, OP_DELETE };
 
 static const char *kind_dir(enum md_kind kind)
 {
     return kind == MD_EASY ? "mdtest-easy" : "mdtest-hard";
-}
-
-/* The tree directory of `owner` (easy) or of directory loop `loop` (hard). */
-static void tree_path(const struct ios_run *run, enum md_kind kind, int owner, uint64_t loop,
-                      char *buf, size_t len)
-{
-    if (kind == MD_EASY)
-        ios_path(buf, len, "%s/mdtest-easy/test-dir.0-0/mdtest_tree.%d.0", run->datadir, owner);
-    else
-        ios_path(buf, len, "%s/mdtest-hard/test-dir.0-%" PRIu64 "/mdtest_tree.0", run->datadir,
-                 loop);
 }
 
 static uint64_t files_per_rank(const struct ios_run *run, enum md_kind kind)
@@ -77,111 +67,50 @@ static int any_error(struct ios_phase_ctx *ctx)
 
 struct md_job {
     enum md_kind kind;
-    enum md_op op;
     int shift;     /* multiples of ns: whose files this rank handles */
     int dir_shift; /* easy: in whose tree the files are */
 };
 
-struct md_state {
-    struct ios_phase_ctx *ctx;
-    const struct md_job *job;
-    int owner;        /* the rank that created the files */
-    uint64_t per_dir; /* files-per-dir, 0 = all in `dir` */
-    char dir[IOS_PATH_MAX];
-    void *buf;
-    int verify; /* mdtest-hard-read: compare with the writer's pattern */
-};
-
-static int item_once(struct md_state *st, uint64_t i)
+/* The phase's trees in mdtest's terms: easy is a tree per rank (-u), hard one shared tree with
+ * files-per-dir items in each directory loop (-I); depth 0 in both. */
+static void md_tree(const struct ios_run *run, enum md_kind kind, const char *const *top,
+                    struct ios_md_tree *t)
 {
-    struct ios_phase_ctx *ctx = st->ctx;
-    struct ios_run *run = ctx->run;
-    char path[IOS_PATH_MAX];
-    if (st->per_dir) {
-        tree_path(run, st->job->kind, 0, i / st->per_dir, st->dir, sizeof st->dir);
-        ios_path(path, sizeof path, "%s/file.mdtest.%d.%" PRIu64, st->dir, st->owner,
-                 i % st->per_dir);
-    } else {
-        ios_path(path, sizeof path, "%s/file.mdtest.%d.%" PRIu64, st->dir, st->owner, i);
-    }
-    int64_t h = 0;
-    int rc = 0;
-    switch (st->job->op) {
-    case OP_CREATE:
-        rc = ctx->be.ops->open(&ctx->be, path, IOS_OPEN_WRITE | IOS_OPEN_CREATE, &h);
-        if (rc != 0) {
-            ios_phase_error(ctx, rc, "create %s", path);
-            return -1;
-        }
-        if (st->job->kind == MD_HARD) {
-            if (ios_packet_varies_per_item(run->packet))
-                ios_pattern_update(st->buf, MDTEST_HARD_FILE_SIZE, ctx->seed, run->rank,
-                                   run->packet, i);
-            ssize_t n = ctx->be.ops->pwrite(&ctx->be, h, st->buf, MDTEST_HARD_FILE_SIZE, 0);
-            if (n != MDTEST_HARD_FILE_SIZE) {
-                ios_phase_error(ctx, n < 0 ? (int)n : -EIO, "write %s", path);
-                ctx->be.ops->close(&ctx->be, h);
-                return -1;
-            }
-            ctx->mine.bytes += MDTEST_HARD_FILE_SIZE;
-        }
-        rc = ctx->be.ops->close(&ctx->be, h);
-        if (rc != 0) {
-            ios_phase_error(ctx, rc, "close %s", path);
-            return -1;
-        }
-        break;
-    case OP_STAT: {
-        int64_t size = 0;
-        rc = ctx->be.ops->stat_size(&ctx->be, path, &size);
-        if (rc != 0) {
-            ios_phase_error(ctx, rc, "stat %s", path);
-            return -1;
-        }
-        break;
-    }
-    case OP_READ: {
-        rc = ctx->be.ops->open(&ctx->be, path, IOS_OPEN_READ, &h);
-        if (rc != 0) {
-            ios_phase_error(ctx, rc, "open %s", path);
-            return -1;
-        }
-        ssize_t n = ctx->be.ops->pread(&ctx->be, h, st->buf, MDTEST_HARD_FILE_SIZE, 0);
-        ctx->be.ops->close(&ctx->be, h);
-        if (n < 0) {
-            ios_phase_error(ctx, (int)n, "read %s", path);
-            return -1;
-        }
-        ctx->mine.bytes += (double)n;
-        if (st->verify) {
-            if (n != MDTEST_HARD_FILE_SIZE ||
-                !ios_pattern_matches(st->buf, MDTEST_HARD_FILE_SIZE, ctx->seed, st->owner,
-                                     run->packet, i)) {
-                if (ctx->mine.verify_errors == 0)
-                    fprintf(stderr,
-                            "ioscore-suite: %s: rank %d: data mismatch in %s (%zd "
-                            "bytes read, written by rank %d)\n",
-                            ctx->phase->name, run->rank, path, n, st->owner);
-                ctx->mine.verify_errors += 1;
-            }
-        }
-        break;
-    }
-    case OP_DELETE:
-        rc = ctx->be.ops->unlink(&ctx->be, path);
-        if (rc != 0) {
-            ios_phase_error(ctx, rc, "unlink %s", path);
-            return -1;
-        }
-        break;
-    }
-    ctx->mine.items += 1;
-    return 0;
+    uint64_t per_dir = files_per_dir(run, kind), n = files_per_rank(run, kind);
+    *t = (struct ios_md_tree){.dirs = top,
+                              .n_dirs = 1,
+                              .unique = kind == MD_EASY,
+                              .branch = 1,
+                              .nodes = 1,
+                              .leaves = 1,
+                              .per_node = per_dir ? per_dir
+                                          : n     ? n
+                                                  : 1};
 }
 
-static int item_op(void *st, uint64_t i)
+/* mdtest-hard: the writer's pattern for file i (packets that vary per item change it). */
+static void fill_hard(const struct ios_md_items *items, uint64_t i)
 {
-    return item_once(st, i);
+    struct ios_phase_ctx *ctx = items->ctx;
+    if (ios_packet_varies_per_item(ctx->run->packet))
+        ios_pattern_update(items->buf, MDTEST_HARD_FILE_SIZE, ctx->seed, ctx->run->rank,
+                           ctx->run->packet, i);
+}
+
+/* mdtest-hard-read: the file holds the writer's pattern for its item number. */
+static int verify_hard(const struct ios_md_items *items, uint64_t i, ssize_t n, const char *path)
+{
+    struct ios_phase_ctx *ctx = items->ctx;
+    if (n == MDTEST_HARD_FILE_SIZE &&
+        ios_pattern_matches(items->buf, MDTEST_HARD_FILE_SIZE, ctx->seed, items->owner,
+                            ctx->run->packet, i))
+        return 0;
+    if (ctx->mine.verify_errors == 0)
+        fprintf(stderr,
+                "ioscore-suite: %s: rank %d: data mismatch in %s (%zd bytes read, written by "
+                "rank %d)\n",
+                ctx->phase->name, ctx->run->rank, path, n, items->owner);
+    return 1;
 }
 
 static const char *status_name(enum md_kind kind)
@@ -189,29 +118,47 @@ static const char *status_name(enum md_kind kind)
     return kind_dir(kind);
 }
 
-/* Tree setup for the write phases (timed apart from the create rate, as mdtest does). */
-static int create_tree(struct ios_phase_ctx *ctx, enum md_kind kind)
+/* The phase's items on this rank: whose files (shift), in whose tree (dir_shift). */
+static void md_items(struct ios_phase_ctx *ctx, const struct md_job *job,
+                     const struct ios_md_tree *t, enum ios_md_op op, struct ios_md_items *items)
 {
     struct ios_run *run = ctx->run;
+    int ns = ios_mdtest_shift(run), n = run->size;
+    *items = (struct ios_md_items){.ctx = ctx,
+                                   .op = op,
+                                   .tree = t,
+                                   .owner = (run->rank + job->shift * ns) % n,
+                                   .tree_rank = (run->rank + job->dir_shift * ns) % n,
+                                   .loop_size = files_per_dir(run, job->kind),
+                                   .exist_ok = 1};
+}
+
+/* Tree setup for the write phases (timed apart from the create rate, as mdtest does): rank 0
+ * makes the top directory and the test directories (with the shared tree of each loop, hard),
+ * then each rank its own tree (easy). */
+static int create_tree(struct ios_phase_ctx *ctx, const struct md_job *job,
+                       const struct ios_md_tree *t)
+{
+    struct ios_run *run = ctx->run;
+    enum md_kind kind = job->kind;
+    struct ios_md_items tree;
+    md_items(ctx, job, t, IOS_MD_TREE_CREATE, &tree);
+    tree.tree_rank = run->rank;
+    tree.loop_size = 1; /* one tree node per directory loop */
     char path[IOS_PATH_MAX];
     if (run->rank == 0) {
-        ios_path(path, sizeof path, "%s/%s", run->datadir, kind_dir(kind));
-        int rc = make_dir(ctx, path);
+        int rc = make_dir(ctx, t->dirs[0]);
         for (uint64_t loop = 0; rc == 0 && loop < dir_loops(run, kind); loop++) {
-            ios_path(path, sizeof path, "%s/%s/test-dir.0-%" PRIu64, run->datadir, kind_dir(kind),
-                     loop);
+            ios_md_test_dir(t, 0, 0, loop, path, sizeof path);
             rc = make_dir(ctx, path);
-            if (rc == 0 && kind == MD_HARD) {
-                tree_path(run, kind, 0, loop, path, sizeof path);
-                rc = make_dir(ctx, path);
-            }
+            if (rc == 0 && kind == MD_HARD)
+                rc = ios_md_item_do(&tree, loop);
         }
     }
     if (any_error(ctx))
         return -1;
     if (kind == MD_EASY) {
-        tree_path(run, kind, run->rank, 0, path, sizeof path);
-        make_dir(ctx, path);
+        ios_md_item_do(&tree, 0);
         if (any_error(ctx))
             return -1;
     }
@@ -219,26 +166,22 @@ static int create_tree(struct ios_phase_ctx *ctx, enum md_kind kind)
 }
 
 /* Tree removal after the delete phases: own tree per rank (easy), then rank 0's dirs. */
-static void remove_tree(struct ios_phase_ctx *ctx, enum md_kind kind)
+static void remove_tree(struct ios_phase_ctx *ctx, const struct md_job *job,
+                        const struct ios_md_tree *t)
 {
     struct ios_run *run = ctx->run;
+    struct ios_md_items tree;
+    md_items(ctx, job, t, IOS_MD_TREE_REMOVE, &tree);
+    tree.tree_rank = run->rank;
+    tree.loop_size = 1;
     char path[IOS_PATH_MAX];
-    if (kind == MD_EASY) {
-        tree_path(run, kind, run->rank, 0, path, sizeof path);
-        int rc = ctx->be.ops->rmdir(&ctx->be, path);
-        if (rc != 0)
-            ios_phase_error(ctx, rc, "rmdir %s", path);
-    }
+    if (job->kind == MD_EASY)
+        ios_md_item_do(&tree, 0);
     MPI_Barrier(MPI_COMM_WORLD);
-    for (uint64_t loop = 0; run->rank == 0 && loop < dir_loops(run, kind); loop++) {
-        if (kind == MD_HARD) {
-            tree_path(run, kind, 0, loop, path, sizeof path);
-            int rc = ctx->be.ops->rmdir(&ctx->be, path);
-            if (rc != 0)
-                ios_phase_error(ctx, rc, "rmdir %s", path);
-        }
-        ios_path(path, sizeof path, "%s/%s/test-dir.0-%" PRIu64, run->datadir, kind_dir(kind),
-                 loop);
+    for (uint64_t loop = 0; run->rank == 0 && loop < dir_loops(run, job->kind); loop++) {
+        if (job->kind == MD_HARD)
+            ios_md_item_do(&tree, loop);
+        ios_md_test_dir(t, 0, 0, loop, path, sizeof path);
         int rc = ctx->be.ops->rmdir(&ctx->be, path);
         if (rc != 0)
             ios_phase_error(ctx, rc, "rmdir %s", path);
@@ -248,44 +191,50 @@ static void remove_tree(struct ios_phase_ctx *ctx, enum md_kind kind)
 static void run_md(struct ios_phase_ctx *ctx, const struct md_job *job)
 {
     struct ios_run *run = ctx->run;
-    int ns = ios_mdtest_shift(run), n = run->size;
-    struct md_state st;
-    memset(&st, 0, sizeof st);
-    st.ctx = ctx;
-    st.job = job;
-    st.owner = (run->rank + job->shift * ns) % n;
-    st.per_dir = files_per_dir(run, job->kind);
-    tree_path(run, job->kind, (run->rank + job->dir_shift * ns) % n, 0, st.dir, sizeof st.dir);
+    enum ios_md_op op = ctx->phase->md_op;
+    int n = run->size;
+    char top[IOS_PATH_MAX];
+    ios_path(top, sizeof top, "%s/%s", run->datadir, kind_dir(job->kind));
+    const char *const tops[] = {top};
+    struct ios_md_tree t;
+    md_tree(run, job->kind, tops, &t);
+    struct ios_md_items items;
+    md_items(ctx, job, &t, op, &items);
 
     uint64_t limit = files_per_rank(run, job->kind);
-    if (job->op != OP_CREATE) {
+    if (op != IOS_MD_FILE_CREATE) {
         int64_t count = ios_status_read_bcast(run, status_name(job->kind));
         if (count >= 0)
             limit = (uint64_t)count;
-    } else if (create_tree(ctx, job->kind) != 0) {
+    } else if (create_tree(ctx, job, &t) != 0) {
         ctx->mine.start = ctx->mine.end = ctx->mine.end_before_barrier = ios_wtime();
         return;
     }
-    if (job->kind == MD_HARD && (job->op == OP_CREATE || job->op == OP_READ)) {
-        st.buf = ios_alloc_buffer(&ctx->be, MDTEST_HARD_FILE_SIZE);
-        if (job->op == OP_CREATE) {
-            ios_pattern_fill(st.buf, MDTEST_HARD_FILE_SIZE, ctx->seed, run->rank, run->packet, 0);
+    if (job->kind == MD_HARD && (op == IOS_MD_FILE_CREATE || op == IOS_MD_FILE_READ)) {
+        items.buf = ios_alloc_buffer(&ctx->be, MDTEST_HARD_FILE_SIZE);
+        if (op == IOS_MD_FILE_CREATE) {
+            ios_pattern_fill(items.buf, MDTEST_HARD_FILE_SIZE, ctx->seed, run->rank, run->packet,
+                             0);
+            items.write_bytes = MDTEST_HARD_FILE_SIZE;
+            items.fill = fill_hard;
         } else {
-            st.verify = (ctx->be.ops->caps & IOS_CAP_STORES_DATA) != 0;
+            items.read_bytes = MDTEST_HARD_FILE_SIZE;
+            if (ctx->be.ops->caps & IOS_CAP_STORES_DATA)
+                items.verify = verify_hard;
         }
     }
 
     MPI_Barrier(MPI_COMM_WORLD);
     ctx->mine.start = ctx->mine.loop_start = ios_wtime();
     /* files-per-dir (hard only) disables the stonewall, as in the reference */
-    int stonewalled = job->op == OP_CREATE && files_per_dir(run, job->kind) == 0;
+    int stonewalled = op == IOS_MD_FILE_CREATE && files_per_dir(run, job->kind) == 0;
     double deadline = stonewalled ? (double)run->stonewall : 0;
     ios_instrument_progress_start(&ctx->instr, 0, deadline,
-                                  job->op == OP_CREATE ? 0 : (double)limit * n, &ctx->mine.items,
-                                  &ctx->mine.bytes);
+                                  op == IOS_MD_FILE_CREATE ? 0 : (double)limit * n,
+                                  &ctx->mine.items, &ctx->mine.bytes);
     int ok = 1;
-    if (job->op == OP_CREATE) {
-        uint64_t made = ios_run_ops_wear_out(ctx, item_op, &st, limit, deadline, &ok);
+    if (op == IOS_MD_FILE_CREATE) {
+        uint64_t made = ios_run_ops_wear_out(ctx, ios_md_item_op, &items, limit, deadline, &ok);
         ios_status_write(run, status_name(job->kind), (int64_t)made);
         double rank0_time = ctx->mine.first_done - ctx->mine.loop_start;
         double at_deadline = ctx->mine.items_at_deadline, sum = 0;
@@ -297,28 +246,33 @@ static void run_md(struct ios_phase_ctx *ctx, const struct md_job *job)
         if (rc != 0)
             ios_phase_error(ctx, rc, "sync");
     } else {
-        uint64_t done = ios_run_ops(ctx, item_op, &st, 0, limit, deadline, &ok);
+        uint64_t done = ios_run_ops(ctx, ios_md_item_op, &items, 0, limit, deadline, &ok);
         ctx->mine.first_done = ios_wtime();
         ctx->mine.items_at_deadline = (double)done;
     }
     ctx->mine.loop_end = ctx->mine.end_before_barrier = ios_wtime();
     MPI_Barrier(MPI_COMM_WORLD);
     ctx->mine.end = ios_wtime();
-    if (job->op == OP_DELETE && !any_error(ctx))
-        remove_tree(ctx, job->kind);
-    free(st.buf);
+    if (op == IOS_MD_FILE_REMOVE && !any_error(ctx))
+        remove_tree(ctx, job, &t);
+    free(items.buf);
 }
 
-static void exe_key(struct ios_phase_ctx *ctx, enum md_kind kind, const char *op)
+/* mdtest's command line of the phase, for result.txt (its flags by the declared operation). */
+static void exe_key(struct ios_phase_ctx *ctx, enum md_kind kind)
 {
     struct ios_run *run = ctx->run;
     char wall[32] = "", per_dir[32] = "";
-    int create = strcmp(op, "-C -Y -W") == 0;
+    enum ios_md_op op = ctx->phase->md_op;
+    const char *flags = op == IOS_MD_FILE_CREATE ? "-C -Y -W"
+                        : op == IOS_MD_FILE_STAT ? "-T"
+                        : op == IOS_MD_FILE_READ ? "-E -X"
+                                                 : "-r";
     if (files_per_dir(run, kind)) { /* no stonewall (-W) with -I, as in the reference */
         snprintf(per_dir, sizeof per_dir, " -I=%" PRIu64, files_per_dir(run, kind));
-        if (create)
-            op = "-C -Y";
-    } else if (create) {
+        if (op == IOS_MD_FILE_CREATE)
+            flags = "-C -Y";
+    } else if (op == IOS_MD_FILE_CREATE) {
         snprintf(wall, sizeof wall, " %d", run->stonewall);
     }
     ios_phase_key(ctx, "exe",
@@ -326,25 +280,8 @@ static void exe_key(struct ios_phase_ctx *ctx, enum md_kind kind, const char *op
                   "-N 1 -F -d %s/%s -x %s/%s.stonewall %s%s -a %s",
                   run->cfg.opt.global.data_packet_type, files_per_rank(run, kind), per_dir,
                   kind == MD_EASY ? "-u -L" : "-t -w 3901 -e 3901", ctx->seed, run->datadir,
-                  kind_dir(kind), run->resdir, kind_dir(kind), op, wall, ctx->be.api);
+                  kind_dir(kind), run->resdir, kind_dir(kind), flags, wall, ctx->be.api);
 }
-
-#define MD_PHASE_FN(fn, kind_, op_, shift_, dir_shift_, flags)                                     \
-    static void fn(struct ios_phase_ctx *ctx)                                                      \
-    {                                                                                              \
-        struct md_job job = {kind_, op_, shift_, dir_shift_};                                      \
-        exe_key(ctx, kind_, flags);                                                                \
-        run_md(ctx, &job);                                                                         \
-    }
-
-/* easy: files of rank r+k*ns live in the tree of rank r+(k+1)*ns */
-MD_PHASE_FN(easy_write, MD_EASY, OP_CREATE, 0, 1, "-C -Y -W")
-MD_PHASE_FN(easy_stat, MD_EASY, OP_STAT, 1, 2, "-T")
-MD_PHASE_FN(easy_delete, MD_EASY, OP_DELETE, 3, 4, "-r")
-MD_PHASE_FN(hard_write, MD_HARD, OP_CREATE, 0, 0, "-C -Y -W")
-MD_PHASE_FN(hard_stat, MD_HARD, OP_STAT, 1, 0, "-T")
-MD_PHASE_FN(hard_read, MD_HARD, OP_READ, 2, 0, "-E -X")
-MD_PHASE_FN(hard_delete, MD_HARD, OP_DELETE, 3, 0, "-r")
 
 static void describe(const struct ios_run *run, FILE *out, enum md_kind kind, const char *what,
                      int shift)
@@ -373,34 +310,28 @@ static void describe(const struct ios_run *run, FILE *out, enum md_kind kind, co
                 run->stonewall, run->resdir, kind_dir(kind));
 }
 
-static void d_easy_write(const struct ios_run *r, FILE *o)
-{
-    describe(r, o, MD_EASY, "create", 0);
-}
-static void d_easy_stat(const struct ios_run *r, FILE *o)
-{
-    describe(r, o, MD_EASY, "stat", 1);
-}
-static void d_easy_delete(const struct ios_run *r, FILE *o)
-{
-    describe(r, o, MD_EASY, "unlink", 3);
-}
-static void d_hard_write(const struct ios_run *r, FILE *o)
-{
-    describe(r, o, MD_HARD, "create + write", 0);
-}
-static void d_hard_stat(const struct ios_run *r, FILE *o)
-{
-    describe(r, o, MD_HARD, "stat", 1);
-}
-static void d_hard_read(const struct ios_run *r, FILE *o)
-{
-    describe(r, o, MD_HARD, "read + verify", 2);
-}
-static void d_hard_delete(const struct ios_run *r, FILE *o)
-{
-    describe(r, o, MD_HARD, "unlink", 3);
-}
+/* Each phase's run and dry-run description: its kind, whose files it handles (multiples of ns,
+ * also in the description), in whose tree (easy), and what it does to a file. */
+#define MD_PHASE_FN(fn, kind_, shift_, dir_shift_, what_)                                          \
+    static void fn(struct ios_phase_ctx *ctx)                                                      \
+    {                                                                                              \
+        struct md_job job = {kind_, shift_, dir_shift_};                                           \
+        exe_key(ctx, kind_);                                                                       \
+        run_md(ctx, &job);                                                                         \
+    }                                                                                              \
+    static void d_##fn(const struct ios_run *run, FILE *out)                                       \
+    {                                                                                              \
+        describe(run, out, kind_, what_, shift_);                                                  \
+    }
+
+/* easy: files of rank r+k*ns live in the tree of rank r+(k+1)*ns */
+MD_PHASE_FN(easy_write, MD_EASY, 0, 1, "create")
+MD_PHASE_FN(easy_stat, MD_EASY, 1, 2, "stat")
+MD_PHASE_FN(easy_delete, MD_EASY, 3, 4, "unlink")
+MD_PHASE_FN(hard_write, MD_HARD, 0, 0, "create + write")
+MD_PHASE_FN(hard_stat, MD_HARD, 1, 0, "stat")
+MD_PHASE_FN(hard_read, MD_HARD, 2, 0, "read + verify")
+MD_PHASE_FN(hard_delete, MD_HARD, 3, 0, "unlink")
 
 /* ---- what the phases leave behind: the delete phases remove the trees; these hooks remove
  * the top directories and, for --cleanup, what an interrupted run left, by mdtest's names */
