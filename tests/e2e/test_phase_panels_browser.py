@@ -255,6 +255,6 @@ def test_suite_run_panels_with_hosts_and_p99(
             "max",
         ]
         row = table.locator("tr", has_text="ior-rnd4K-easy-read").inner_text().split("\t")
-        assert row[1] == "read" and all(cell.strip() != "–" for cell in row[3:])
+        assert row[1] == "read" and all(cell.strip() != "\u2013" for cell in row[3:])
         table.screenshot(path=str(artifacts_dir / "phase-panels-latency-table.png"))
         assert not page.js_errors and not page.console_errors, page.console_errors

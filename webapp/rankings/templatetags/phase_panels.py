@@ -8,6 +8,7 @@ from typing import Any
 from django import template
 
 from rankings.charts import LATENCY_COLUMNS
+from submissions.models import Source
 
 register = template.Library()
 
@@ -40,6 +41,4 @@ def published_only_note(submission: Any, phases: Any) -> dict[str, Any]:
 
 
 def published_only(submission: Any) -> bool:
-    from submissions.models import Source
-
     return bool(submission.source == Source.IO500_IMPORT and not submission.run_dir)
