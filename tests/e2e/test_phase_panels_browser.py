@@ -86,6 +86,7 @@ def test_real_archive_run_shows_a_readable_panel_per_phase(
 
     submission = Submission.objects.exclude(run_dir="").get(io500_id=ARCHIVE_ID)
     page = browser_page
+    page.set_default_timeout(60_000)  # the machine may be shared with other test runs
     page.goto(f"{live_server.url}/results/{submission.pk}/")
     page.wait_for_selector("body[data-panels=ready]")
     panels = _panels(page)
@@ -212,6 +213,7 @@ def test_suite_run_panels_with_hosts_and_p99(
     submission = store_run(two_host_run, cast.submitter, cast.site, open_release, Status.ACCEPTED)
     monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
     with chromium_page() as page:
+        page.set_default_timeout(60_000)  # the machine may be shared with other test runs
         page.goto(f"{live_server.url}/results/{submission.pk}/")
         page.wait_for_selector("body[data-panels=ready]")
         panels = _panels(page)

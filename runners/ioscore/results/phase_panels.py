@@ -25,7 +25,7 @@ from typing import Any
 
 from ioscore.results.latency import series_from_json
 from ioscore.results.model import PhaseResult
-from ioscore.results.throughput import rate_scale, throughput_series
+from ioscore.results.throughput import bucket_rates, rate_scale
 
 MAX_POINTS = 300  # per line; longer series are merged into wider buckets
 MAX_HOST_LINES = 32  # above this many hosts the panel names the count instead
@@ -126,27 +126,20 @@ def _merged(counts: list[float], factor: int) -> list[float]:
     return [sum(counts[i : i + factor]) for i in range(0, len(counts), factor)]
 
 
-def _from_timeseries(
-    phase: PhaseResult,
-) -> tuple[list[float], list[float], float, int] | None:
-    """(bucket starts s, base rates, bucket s, buckets merged into one) from the per-second
-    counts, merged into wider buckets when there are more than MAX_POINTS."""
-    series = throughput_series(phase)
-    if series is None or not any(series[1]):
+def _from_timeseries(phase: PhaseResult) -> tuple[list[float], list[float], float, int] | None:
+    """(bucket starts s, base rates, bucket s, recorded buckets per bucket) from the
+    per-second counts; more than MAX_POINTS buckets are merged into wider ones."""
+    series = phase.timeseries or {}
+    counts, recorded = list(series.get("aggregate") or []), series.get("bucket_s")
+    if not counts or not recorded:
         return None
-    starts, rates = series
-    bucket = float((phase.timeseries or {}).get("bucket_s") or 1.0)
+    factor = max(1, math.ceil(len(counts) / MAX_POINTS))
+    bucket = float(recorded) * factor
+    rates = bucket_rates(phase, _merged(counts, factor), bucket)
+    if rates is None or not any(rates):
+        return None
     scale = rate_scale(phase.unit)
-    base = [r * scale for r in rates]
-    factor = math.ceil(len(base) / MAX_POINTS)
-    if factor > 1:  # the mean of the merged buckets' rates (their last may be partial)
-        base = [
-            sum(part) / len(part)
-            for part in (base[i : i + factor] for i in range(0, len(base), factor))
-        ]
-        starts = starts[::factor]
-        bucket *= factor
-    return starts, base, bucket, max(1, factor)
+    return [i * bucket for i in range(len(rates))], [r * scale for r in rates], bucket, factor
 
 
 def _from_ranks(phase: PhaseResult) -> tuple[list[float], list[float]] | None:
@@ -162,7 +155,9 @@ def _from_ranks(phase: PhaseResult) -> tuple[list[float], list[float]] | None:
     if not events:
         return None
     events.sort()
-    times, levels, level = [], [], 0.0
+    times: list[float] = []
+    levels: list[float] = []
+    level = 0.0
     for at, change in events:
         level += change
         if times and at == times[-1]:
@@ -214,45 +209,28 @@ def _marks(phase: PhaseResult, end: float, time_scale: float) -> tuple[list[Mark
 def _host_lines(
     phase: PhaseResult, divisor: float, factor: int, end: float
 ) -> tuple[list[HostLine], int]:
+    """A line per host (its ranks' per-second counts summed), on the panel's buckets; none
+    when the ranks name fewer than two hosts or the time series is the aggregate only."""
     series = phase.timeseries or {}
     per_rank = series.get("per_rank") or []
     hosts = [r.host for r in phase.ranks]
-    if len(per_rank) != len(hosts) or not all(hosts) or len(set(hosts)) < 2:
+    width = len(series.get("aggregate") or [])
+    if len(per_rank) != len(hosts) or not all(hosts) or len(set(hosts)) < 2 or not width:
         return [], 0
-    if not series.get("bucket_s") or not series.get("aggregate"):
-        return [], 0
-    per_item = 1.0
-    if phase.unit == "GiB/s":
-        items, size = phase.extra.get("items"), phase.extra.get("bytes")
-        if not items or size is None:
-            return [], 0
-        per_item = float(size) / float(items)
-    bucket = float(series["bucket_s"])
-    width = len(series["aggregate"])
     sums: dict[str, list[float]] = {}
     for host, row in zip(hosts, per_rank, strict=True):
         total = sums.setdefault(str(host), [0.0] * width)
         for i, count in enumerate(list(row)[:width]):
             total[i] += count
+    bucket = float(series["bucket_s"]) * factor
+    scale = rate_scale(phase.unit) / divisor
     names = sorted(sums)
-    shown = names[:MAX_HOST_LINES]
     lines = []
-    for host in shown:
-        rates = []
-        for i, count in enumerate(_merged(sums[host], factor)):
-            start = i * bucket * factor
-            span = bucket * factor
-            covered = span if phase.time is None else min(span, phase.time - start)
-            rates.append(count * per_item / (covered if covered > 0 else span) / divisor)
-        lines.append(
-            HostLine(
-                host,
-                _tail(
-                    [i * bucket * factor for i in range(len(rates))], rates, bucket * factor, end
-                )[1],
-            )
-        )
-    return lines, len(names) - len(shown)
+    for host in names[:MAX_HOST_LINES]:
+        rates = bucket_rates(phase, _merged(sums[host], factor), bucket) or []
+        starts = [i * bucket for i in range(len(rates))]
+        lines.append(HostLine(host, _tail(starts, [r * scale for r in rates], bucket, end)[1]))
+    return lines, len(names) - len(lines)
 
 
 def _tail(
