@@ -16,21 +16,11 @@ from django.test import Client
 
 from ioscore.results import load_run
 from tests.fixtures.tiny_suite import tiny_suite_results
+from tests.results.test_latency import OLD_LATENCY  # as the suite wrote it: log2 buckets
 
 from .portal_runs import store_run
 
 pytestmark = pytest.mark.mpi
-
-# As the suite wrote latency before the log-linear layout: log2 buckets, no p99.9/p99.99.
-OLD_LATENCY = {
-    "unit": "s",
-    "ops": 100,
-    "p50": 1.024e-6,
-    "p90": 1.024e-6,
-    "p99": 1e-3,
-    "max": 1e-3,
-    "buckets": [{"le": 1.024e-6, "count": 98}, {"le": 1.048576e-3, "count": 2}],
-}
 
 
 @pytest.fixture(scope="module")
