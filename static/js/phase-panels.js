@@ -23,6 +23,8 @@
     return out;
   }
 
+  function blankFirst(label, index) { return index ? label : ""; }
+
   function traces(p, showHosts) {
     var out = [{ type: "scatter", mode: "lines", name: "all ranks", x: p.t, y: p.rate,
                  line: { shape: "hv", color: RATE, width: 2 },
@@ -63,16 +65,17 @@
       font: { family: "system-ui, -apple-system, Segoe UI, Roboto, sans-serif", size: 11 },
       paper_bgcolor: "rgba(0,0,0,0)", plot_bgcolor: "rgba(0,0,0,0)",
       // the time axis's 0 would sit on the rate axis's 0 in the corner: the rate's says it
-      xaxis: axis({ range: p.x.range, ticks: p.x.ticks,
-                    labels: p.x.labels.map(function (l, i) { return i ? l : ""; }) }),
+      xaxis: axis({ range: p.x.range, ticks: p.x.ticks, labels: p.x.labels.map(blankFirst) }),
       yaxis: axis(p.y), shapes: shapes, annotations: notes,
       showlegend: legend, hovermode: "closest",
-      legend: { orientation: "h", x: 0, xanchor: "left", y: 1, yanchor: "bottom",
+      legend: { orientation: "h", x: 0, xanchor: "left", y: 1, yanchor: "top",
                 yref: "container", font: { size: 10 }, bgcolor: "rgba(0,0,0,0)" }
     };
     if (p.y2) {
-      out.yaxis2 = axis(p.y2, { overlaying: "y", side: "right", showgrid: false,
-                                tickfont: { size: 10, color: P99 } });
+      // its 0 would sit on the last time tick in the corner: the rate axis's 0 says it
+      out.yaxis2 = axis({ range: p.y2.range, ticks: p.y2.ticks, labels: p.y2.labels.map(blankFirst) },
+                        { overlaying: "y", side: "right", showgrid: false,
+                          tickfont: { size: 10, color: P99 } });
     }
     return out;
   }

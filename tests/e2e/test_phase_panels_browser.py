@@ -30,7 +30,10 @@ ARCHIVE_RUN = "University of Virginia/Afton/WEKA/2024/submission-704/results/202
 GIB = 1024**3
 
 # Everything drawn in each panel, read back from plotly.
-PANELS = """() => Array.from(document.querySelectorAll('[data-phase-panel]')).map(fig => {
+PANELS = """() => {
+ const edges = (el) => { const r = el.getBoundingClientRect();
+                         return [r.left, r.top, r.right, r.bottom]; };
+ return Array.from(document.querySelectorAll('[data-phase-panel]')).map(fig => {
   const gd = fig.querySelector('.panel-plot');
   const full = gd._fullLayout || {};
   const texts = (sel) => Array.from(gd.querySelectorAll(sel)).map(t => t.textContent);
@@ -41,10 +44,14 @@ PANELS = """() => Array.from(document.querySelectorAll('[data-phase-panel]')).ma
     traces: (gd.data || []).map(t => ({ name: t.name, x: Array.from(t.x || []),
       y: Array.from(t.y || []), visible: t.visible, yaxis: t.yaxis || 'y' })),
     xticks: texts('.xtick text'), yticks: texts('.ytick text'), y2ticks: texts('.y2tick text'),
+    box: edges(gd),
+    legend: full.showlegend && gd.querySelector('g.legend')
+      ? edges(gd.querySelector('g.legend')) : null,
     shapes: (full.shapes || []).map(s => s.x0),
     notes: (full.annotations || []).map(a => a.text),
   };
-})"""
+ });
+}"""
 
 TICK = re.compile(r"^(0|-?[\d,]+(\.\d+)?\u00a0(GiB/s|MiB/s|kIOPS|ops/s|s|ms|µs))$")
 
@@ -230,6 +237,11 @@ def test_suite_run_panels_with_hosts_and_p99(
         recorded = run.phases["ior-rnd4K-easy-read"].timeseries["latency"]["p99"]
         assert rnd["traces"][3]["y"] == pytest.approx([v * 1e6 for v in recorded])  # µs
         assert rnd["y2ticks"][-1].endswith("µs")
+        # Its legend (the rate and the p99) is drawn inside the panel, not above it.
+        legend, box = rnd["legend"], rnd["box"]
+        assert legend is not None and legend[2] > legend[0]
+        assert box[0] - 0.5 <= legend[0] and legend[2] <= box[2] + 0.5
+        assert box[1] - 0.5 <= legend[1] and legend[3] <= box[3] + 0.5
         # Its stonewall (1 s, reached: the ranks wore out after it) is marked.
         assert rnd["notes"] == ["stonewall", "wear-out end"]
         assert rnd["shapes"][0] == pytest.approx(1.0)
