@@ -213,3 +213,24 @@ def test_long_series_are_merged_into_wider_buckets() -> None:
 def test_nothing_measured_gives_no_panel() -> None:
     assert phase_panel(PhaseResult(name="timestamp", value=0.0, unit="kIOPS", time=0.001)) is None
     assert phase_panel(PhaseResult(name="find", value=12.0, unit="kIOPS", time=None)) is None
+
+
+def test_summary_form_ranks_are_not_summed(afton: RunResult) -> None:
+    """Above the rank-detail threshold a phase keeps only its named slowest and fastest ranks:
+    their sum is not the phase's rate, so the panel falls back to the mean."""
+    from ioscore.results import summarise_ranks
+
+    phase = afton.phases["ior-easy-read"]
+    summary, named = summarise_ranks(list(phase.ranks))
+    shrunk = PhaseResult(
+        name=phase.name,
+        value=phase.value,
+        unit=phase.unit,
+        time=phase.time,
+        ranks=named,
+        extra=phase.extra,
+        rank_summary=summary,
+    )
+    panel = phase_panel(shrunk)
+    assert panel is not None and panel.source == "mean"
+    assert panel.rate == [pytest.approx(phase.value)] * 2

@@ -143,7 +143,10 @@ def _from_timeseries(phase: PhaseResult) -> tuple[list[float], list[float], floa
 
 
 def _from_ranks(phase: PhaseResult) -> tuple[list[float], list[float]] | None:
-    """Steps of the summed mean rates of the ranks running at each moment."""
+    """Steps of the summed mean rates of the ranks running at each moment; None in the summary
+    form, whose ranks are only the named slowest and fastest."""
+    if phase.rank_summary is not None:
+        return None
     events: list[tuple[float, float]] = []
     for rank in phase.ranks:
         if rank.end is None or rank.rate is None or rank.rate <= 0:
