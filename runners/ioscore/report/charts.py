@@ -6,6 +6,7 @@ Pure: each function takes the model and returns a figure (or None when the data 
 
 from __future__ import annotations
 
+import html
 import math
 from itertools import pairwise
 from typing import Any
@@ -232,7 +233,7 @@ def panel_figure(panel: PhasePanel, hosts: bool = False) -> go.Figure:
                 x=panel.t,
                 y=host.rate,
                 mode="lines",
-                name=host.host,
+                name=html.escape(host.host),  # plotly reads markup in trace names
                 line={"shape": "hv", "width": 1},
             )
         )
