@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import html
+from typing import Any
 
 import plotly.io as pio
 
 from ioscore.report.charts import panel_figures, rank_and_latency_figures
+from ioscore.report.hardware import hardware_html
 from ioscore.report.summary import HEADER, SummaryRow, has_rank_data, table_cells
 from ioscore.results.latency import QUANTILE_KEYS, QUANTILE_LABELS, format_seconds, phase_latency
 from ioscore.results.model import RunResult
@@ -60,7 +62,10 @@ def _meta(run: RunResult) -> str:
     return " · ".join(html.escape(p) for p in parts if p)
 
 
-def render_html(run: RunResult, rows: list[SummaryRow]) -> str:
+def render_html(
+    run: RunResult, rows: list[SummaryRow], hardware: tuple[dict[str, Any], str] | None = None
+) -> str:
+    """The run's report; ``hardware``: (``plausibility_summary``, its description's source)."""
     title = f"ioscore report: {run.timestamp or run.run_dir or run.source}"
     sections = [
         f"<h1>{html.escape(title)}</h1>",
@@ -75,6 +80,8 @@ def render_html(run: RunResult, rows: list[SummaryRow]) -> str:
     ]
     if not has_rank_data(rows):
         sections.append(f'<p class="note">{html.escape(NO_RANK_DATA)}</p>')
+    if hardware is not None:
+        sections.append(hardware_html(*hardware))
     sections.append(_latency_table(run))
     # The first figure carries plotly.js inline; the others reuse it.
     first = True

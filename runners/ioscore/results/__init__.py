@@ -107,6 +107,17 @@ from ioscore.results.parse_rankcsv import (
 )
 from ioscore.results.paths import load_path
 from ioscore.results.phase_panels import PhasePanel, phase_panels
+from ioscore.results.plausibility import Finding as PlausibilityFinding
+from ioscore.results.plausibility import (
+    ReadOfWrite,
+    beyond_hardware,
+    cache_findings,
+    ceilings,
+    node_bytes,
+    run_findings,
+    written_per_node,
+)
+from ioscore.results.plausibility import summary as plausibility_summary
 from ioscore.results.rank_summary import (
     RANK_DETAIL_THRESHOLD,
     bounded_ranks,
@@ -158,9 +169,11 @@ __all__ = [
     "LatencySummary",
     "PhasePanel",
     "PhaseResult",
+    "PlausibilityFinding",
     "Point",
     "RankStat",
     "RankSummary",
+    "ReadOfWrite",
     "Release",
     "ResultFormatError",
     "RunResult",
@@ -170,7 +183,10 @@ __all__ = [
     "UnsafeArchive",
     "UnstorableJSON",
     "archive_kind",
+    "beyond_hardware",
     "bounded_ranks",
+    "cache_findings",
+    "ceilings",
     "check",
     "config_hash",
     "drops",
@@ -191,16 +207,19 @@ __all__ = [
     "load_summary_lines",
     "loads_storable_json",
     "median_without",
+    "node_bytes",
     "pack_directory",
     "phase_latency",
     "phase_panels",
     "phase_ranks_from_csv",
     "phase_spread",
+    "plausibility_summary",
     "rank_csv",
     "rate_histogram",
     "rate_scale",
     "recompute_extended_scores",
     "recompute_scores",
+    "run_findings",
     "score_hash",
     "sha256_of",
     "storable_text",
@@ -210,4 +229,5 @@ __all__ = [
     "throughput_series",
     "verify_hashes",
     "work_rates",
+    "written_per_node",
 ]
