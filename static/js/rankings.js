@@ -216,24 +216,6 @@
     drawScoreBars(document.getElementById("bars-scores"), data.bars.scores);
   }
 
-  // Bandwidth phases on the left axis (GiB/s), metadata phases on the right one (kIOPS).
-  function drawTimeseries(data) {
-    var node = document.getElementById("timeseries");
-    if (!node || !data.timeseries || !data.timeseries.length) { return; }
-    var traces = data.timeseries.map(function (s, i) {
-      return { type: "scatter", mode: "lines+markers", name: plain(s.phase) + " (" + plain(s.unit) + ")",
-               x: s.t, y: s.rate, yaxis: s.unit === "GiB/s" ? "y" : "y2",
-               line: { color: PALETTE[i % PALETTE.length] } };
-    });
-    Plotly.newPlot(node, traces, baseLayout({
-      xaxis: { title: "seconds since phase start", rangemode: "tozero" },
-      yaxis: { title: "GiB/s (ior phases)", type: "log" },
-      yaxis2: { title: { text: "kIOPS (mdtest, find)" }, type: "log", overlaying: "y",
-                side: "right" },
-      margin: { l: 70, r: 70, t: 30, b: 60 }
-    }), CONFIG);
-  }
-
   // Work rate per rank for one phase at a time (units differ between phases); stragglers are
   // the results library's (ioscore.results.stragglers), computed on the server.
   function drawSpread(data) {
@@ -422,7 +404,6 @@
     if (!data || typeof Plotly === "undefined") { return; }
     drawRadar(data);
     drawBars(data);
-    drawTimeseries(data);
     drawSpread(data);
     drawTrends(data);
     document.body.setAttribute("data-charts", "ready");

@@ -1,5 +1,6 @@
 """`ioscore report` on a real suite run (table, JSON, HTML rendered in headless Chromium with the
-network blocked) and on a real IO500 corpus run without per-rank data; bad input exits 2."""
+network blocked), on a real IO500 corpus run without per-rank data and on a real IO500 archive
+run with its per-rank CSVs (a readable panel per phase); bad input exits 2."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from ioscore.results import find_runs, load_run
+from ioscore.results import SCORED_PHASES, find_runs, load_run, phase_panels
 from tests.cli.conftest import DEV
 from tests.fixtures.tiny_suite import tiny_suite_results
 
@@ -28,6 +29,13 @@ CHROMIUM_ARGS = [
     "--disable-quic",
 ]
 IO500_RUN = DEV / "760"  # io500-sc25 result_summary.txt + result.txt, one run below results/
+# The C app's result files with a per-rank CSV for every phase but find (ISC24).
+ARCHIVE_RUN = (
+    DEV.parents[1]
+    / "io500-archive-dev/University of Virginia/Afton/WEKA/2024/submission-704"
+    / "results/2024.04.29-15.48.29"
+)
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 
 
 @pytest.fixture(scope="module")
@@ -86,7 +94,11 @@ def _render(html_file: Path, screenshot: Path | None = None) -> dict[str, Any]:
             traces = page.evaluate(
                 "() => Array.from(document.querySelectorAll('.js-plotly-plot'))"
                 ".map(d => ({title: (d.layout.title || {}).text || '',"
-                " traces: d.data.length, points: d.data.map(t => (t.y || []).length)}))"
+                " traces: d.data.length, points: d.data.map(t => (t.y || []).length),"
+                " panel: (d.closest('[data-phase-panel]') || {getAttribute: () => null})"
+                ".getAttribute('data-phase-panel'),"
+                " ticks: Array.from(d.querySelectorAll('.xtick text, .ytick text, .y2tick text'))"
+                ".map(t => t.textContent)}))"
             )
             if screenshot is not None:
                 page.screenshot(path=str(screenshot), full_page=True)
@@ -108,9 +120,13 @@ def test_html_report_renders_offline_with_every_chart(
     rendered = _render(target, shot)
     assert rendered["blocked"] == []  # self-contained: nothing fetched from the network
     charts = rendered["charts"]
-    titles = [c["title"] for c in charts]
-    # Two throughput charts (GiB/s and kIOPS phases), one rank chart per measured phase.
-    assert sum(t.startswith("Aggregate") for t in titles) == 2
+    # A panel per phase that measured something (the library's), one rank chart per phase.
+    panels = [c for c in charts if c["panel"]]
+    assert [c["panel"] for c in panels] == [
+        p.phase for p in phase_panels(list(run.phases.values()))
+    ]
+    assert all(c["title"] == c["panel"] for c in panels) and len(panels) >= 12
+    assert all(_readable_ticks(c["ticks"]) for c in panels)
     measured = [p.name for p in run.phases.values() if any(r.items for r in p.ranks)]
     assert len(measured) >= 12
     for name in measured:
@@ -131,7 +147,41 @@ def test_io500_run_reports_without_rank_data(ioscore_cli: Cli, tmp_path: Path) -
     ior_easy = next(line for line in done.stdout.splitlines() if line.startswith("ior-easy-write"))
     assert f"{run.phases['ior-easy-write'].value:.6g}" in ior_easy
     page = (run_dir / "report.html").read_text(encoding="utf-8")
-    assert "Per-rank data is absent" in page and "js-plotly-plot" not in page
+    assert "Per-rank data is absent" in page
+    # No rank charts; each phase's panel is its mean over its time, and says so.
+    assert "work rate per rank" not in page and "ranks by rate" not in page
+    measured = [p for p in run.phases.values() if p.value > 0 and p.time]
+    assert len(measured) >= 12 and page.count("data-phase-panel=") == len(measured)
+    mean_only = "The phase&#x27;s mean rate: the run recorded only its total and time"
+    assert page.count(mean_only) == len(measured)
+
+
+def _readable_ticks(ticks: list[str]) -> bool:
+    """Tick labels as the portal prints values: 0, or a number and a unit (no 1e+06)."""
+    import re
+
+    pattern = re.compile(r"^(0|[\d,]+(\.\d+)?\u00a0(GiB/s|MiB/s|kIOPS|ops/s|s|ms|µs))$")
+    return bool(ticks) and all(pattern.match(t) for t in ticks)
+
+
+def test_io500_archive_run_reports_a_panel_per_phase(ioscore_cli: Cli, tmp_path: Path) -> None:
+    if not CHROMIUM.is_file():
+        pytest.fail(f"{CHROMIUM} missing (Debian package chromium)")
+    target = tmp_path / "report.html"
+    done = ioscore_cli("report", str(ARCHIVE_RUN), "--html", str(target), timeout=120)
+    assert done.returncode == 0, done.stderr
+    ARTIFACTS.mkdir(exist_ok=True)
+    rendered = _render(target, ARTIFACTS / "report-archive-run.png")
+    assert rendered["blocked"] == []
+    panels = {c["panel"]: c for c in rendered["charts"] if c["panel"]}
+    assert sorted(panels) == sorted(SCORED_PHASES)
+    for name, chart in panels.items():
+        assert chart["title"] == name and chart["points"][0] >= 2, name
+        assert _readable_ticks(chart["ticks"]), (name, chart["ticks"])
+    page = target.read_text(encoding="utf-8")
+    # From the per-rank CSVs (every phase but find), with the writes' stonewall and wear-out.
+    assert page.count("Estimated from each rank&#x27;s runtime and mean rate") == 11
+    assert page.count("stonewall at 300 s") == 4 and page.count("wear-out end at") == 4
 
 
 @pytest.mark.parametrize("case", ["missing", "empty", "corrupt"])

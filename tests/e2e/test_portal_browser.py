@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from ioscore.report.charts import throughput_series
 from ioscore.results.loader import load_run
 from ioscore.results.stragglers import phase_spread
+from ioscore.results.throughput import throughput_series
 from tests.webapp.portal_runs import store_run, straggler_run_dir
 
 from .conftest import chromium_page
@@ -183,14 +183,19 @@ def test_submitter_sees_the_straggler_on_the_run_page(
         page.screenshot(path=str(artifacts_dir / "portal-run-page-desktop-top.png"))
         page.locator("#h-system").scroll_into_view_if_needed()
         page.screenshot(path=str(artifacts_dir / "portal-run-page-desktop-system.png"))
-        for chart in ("radar", "timeseries", "spread"):
+        for chart in ("radar", "phase-panels", "spread"):
             page.locator(f"#{chart}").screenshot(
                 path=str(artifacts_dir / f"portal-run-{chart}.png")
             )
         radar = page.evaluate("() => document.getElementById('radar').data[0].r")
         assert len(radar) == 12 and all(r is not None and 0 < r <= 1 + 1e-9 for r in radar)
-        series = page.evaluate("() => document.getElementById('timeseries').data.length")
-        assert series == len(with_series) >= 10
+        page.wait_for_selector("body[data-panels=ready]")
+        panels = page.evaluate(
+            """() => Array.from(document.querySelectorAll('[data-phase-panel]'))
+                 .filter(f => f.querySelector('.panel-plot').data)
+                 .map(f => f.getAttribute('data-phase-panel'))"""
+        )
+        assert set(panels) >= {p.name for p in with_series} and len(with_series) >= 10
         _check_layout(page, WIDTHS["desktop"])
 
         page.set_viewport_size({"width": WIDTHS["phone"], "height": 800})

@@ -9,15 +9,20 @@ from typing import Any
 from django.db import connection
 from django.db.models import QuerySet
 
-from ioscore.results import PhaseResult as LibraryPhase
 from ioscore.results import (
+    QUANTILE_KEYS,
+    QUANTILE_LABELS,
+    PhasePanel,
     RankSummary,
     median_without,
+    phase_latency,
+    phase_panels,
     phase_spread,
     rate_scale,
-    throughput_series,
     work_rates,
 )
+from ioscore.results import PhaseResult as LibraryPhase
+from portal.templatetags.formatting import seconds, with_unit
 from submissions.models import PhaseResult, Submission
 from submissions.run_rows import library_phase
 
@@ -114,25 +119,86 @@ def bars_payload(
     }
 
 
-def inside_run_payload(phases: Iterable[PhaseResult]) -> dict[str, list[dict[str, Any]]]:
-    """The "inside the run" charts of a result page: throughput over time and work rate per
-    rank, from each stored phase read once into the library's model (a summary-form phase of
-    1,000 hosts is 12,000 host aggregates to rebuild)."""
+def inside_run_payload(phases: Iterable[PhaseResult]) -> dict[str, Any]:
+    """The "inside the run" part of a result page: one panel per phase (rate over time), work
+    rate per rank and the latency percentiles, from each stored phase read once into the
+    library's model (a summary-form phase of 1,000 hosts is 12,000 host aggregates to
+    rebuild)."""
     library = [library_phase(row) for row in phases]
-    return {"timeseries": timeseries_payload(library), "spread": spread_payload(library)}
+    return {
+        "panels": panels_payload(library),
+        "spread": spread_payload(library),
+        "latency": latency_rows(library),
+    }
 
 
-def timeseries_payload(phases: Iterable[LibraryPhase]) -> list[dict[str, Any]]:
-    """Aggregate throughput over time per phase in the phase's unit (GiB/s or kIOPS), from the
-    library's ``throughput_series`` (the CLI report's chart: partial last bucket, bytes per
-    transfer), for runs that recorded a time series."""
-    out = []
+def _axis_payload(unit: str, top: float, ticks: list[float]) -> dict[str, Any]:
+    """An axis with its ticks labelled as the rest of the site prints numbers (three
+    significant digits and the unit), so plotly never prints a raw 1e+06 or 994.45."""
+    return {
+        "unit": unit,
+        "range": [0, top],
+        "ticks": ticks,
+        "labels": [with_unit(t, unit) if t else "0" for t in ticks],
+    }
+
+
+def panel_payload(panel: PhasePanel) -> dict[str, Any]:
+    """One phase panel for ``static/js/phase-panels.js`` and the panel's caption."""
+    rate_unit, time_unit = panel.rate_axis.unit, panel.time_axis.unit
+    latency = panel.latency_axis
+    return {
+        "phase": panel.phase,
+        "source": panel.source,
+        "note": panel.note,
+        "t": panel.t,
+        "rate": panel.rate,
+        "x": _axis_payload(time_unit, panel.time_axis.top, panel.time_axis.ticks),
+        "y": _axis_payload(rate_unit, panel.rate_axis.top, panel.rate_axis.ticks),
+        "y2": _axis_payload(latency.unit, latency.top, latency.ticks) if latency else None,
+        "marks": [
+            {"kind": m.kind, "at": m.at_shown, "text": m.text, "label": seconds(m.at)}
+            for m in panel.marks
+        ],
+        "stonewall_note": panel.stonewall_note,
+        "hosts": [{"host": h.host, "rate": h.rate} for h in panel.hosts],
+        "hosts_not_drawn": panel.hosts_not_drawn,
+        "p99_t": panel.p99_t,
+        "p99": panel.p99,
+        "peak": with_unit(panel.peak, rate_unit),
+        "mean": with_unit(panel.mean, rate_unit),
+        "duration": seconds(panel.duration_s),
+    }
+
+
+def panels_payload(phases: Iterable[LibraryPhase]) -> list[dict[str, Any]]:
+    """A panel per phase that measured something over time (``ioscore.results.phase_panels``:
+    the same panels as ``ioscore report``)."""
+    return [panel_payload(panel) for panel in phase_panels(list(phases))]
+
+
+def latency_rows(phases: Iterable[LibraryPhase]) -> list[dict[str, Any]]:
+    """Latency percentiles per phase and operation, for the run page's table. Results with
+    power-of-two buckets give p50/p90/p99 as a bucket's upper bound and no p99.9/p99.99."""
+    rows = []
     for phase in phases:
-        series = throughput_series(phase)
-        if series is None or not any(series[1]):
+        latency = phase_latency(phase)
+        if latency is None or latency.ops == 0:
             continue
-        out.append({"phase": phase.name, "unit": phase.unit, "t": series[0], "rate": series[1]})
-    return out
+        rows.append(
+            {
+                "phase": phase.name,
+                "op": latency.op or "",
+                "ops": latency.ops,
+                "values": [seconds(latency.quantiles[k]) for k in QUANTILE_KEYS],
+                "max": seconds(latency.max),
+                "log2": latency.layout == "log2",
+            }
+        )
+    return rows
+
+
+LATENCY_COLUMNS = [QUANTILE_LABELS[k] for k in QUANTILE_KEYS]
 
 
 def spread_payload(phases: Iterable[LibraryPhase]) -> list[dict[str, Any]]:

@@ -1,16 +1,20 @@
-"""Plotly figures of one run: throughput over time, per-rank rates, latency histograms.
+"""Plotly figures of one run: a panel per phase (rate over time), per-rank rates, latency
+histograms.
 
 Pure: each function takes the model and returns a figure (or None when the data is absent).
 """
 
 from __future__ import annotations
 
+import html
+import math
 from itertools import pairwise
 from typing import Any
 
 import plotly.graph_objects as go
 
 from ioscore.results.model import PhaseResult, RunResult
+from ioscore.results.phase_panels import Axis, Mark, PhasePanel, phase_panels
 from ioscore.results.stragglers import (
     host_rates,
     host_stragglers,
@@ -159,6 +163,11 @@ def all_figures(run: RunResult) -> list[tuple[str, go.Figure]]:
         figure = throughput_figure(run, unit)
         if figure is not None:
             figures.append(("Throughput over time", figure))
+    return figures + rank_and_latency_figures(run)
+
+
+def rank_and_latency_figures(run: RunResult) -> list[tuple[str, go.Figure]]:
+    figures: list[tuple[str, go.Figure]] = []
     for phase in run.phases.values():
         figures.extend(("Rate per rank", figure) for figure in rank_figures(phase))
     for phase in run.phases.values():
@@ -166,6 +175,113 @@ def all_figures(run: RunResult) -> list[tuple[str, go.Figure]]:
         if figure is not None:
             figures.append(("Latency", figure))
     return figures
+
+
+# --- one panel per phase ----------------------------------------------------------------------
+
+PANEL_RATE = "#1f5fa8"
+PANEL_P99 = "#d9822b"
+PANEL_MARK = "#5b6770"
+
+
+def tick_label(value: float, unit: str) -> str:
+    """A tick with three significant digits and its unit, as the portal prints numbers
+    (integer digits are kept: 12,500 not 1.25e+04); 0 alone."""
+    if value == 0:
+        return "0"
+    decimals = max(0, 2 - math.floor(math.log10(abs(value))))
+    return f"{value:,.{decimals}f}\u00a0{unit}"
+
+
+def _panel_axis(axis: Axis, **extra: Any) -> dict[str, Any]:
+    return {
+        "range": [0, axis.top],
+        "tickmode": "array",
+        "tickvals": axis.ticks,
+        "ticktext": [tick_label(t, axis.unit) for t in axis.ticks],
+        "fixedrange": True,
+        "zeroline": False,
+        **extra,
+    }
+
+
+def mark_label_side(panel: PhasePanel, mark: Mark) -> str:
+    """Where a mark's label goes: the stonewall's before its line, the wear-out end's after
+    it unless that runs off the plot; below the stonewall's when both are on one side."""
+    if mark.kind == "stonewall":
+        return "top left"
+    if mark.at_shown < 0.8 * panel.time_axis.top:
+        return "top right"
+    return "bottom left"
+
+
+def panel_figure(panel: PhasePanel, hosts: bool = False) -> go.Figure:
+    """One phase's panel: the rate (steps), per-host lines when asked and recorded, the p99
+    latency per second on a right axis, and the stonewall and wear-out end as lines."""
+    figure = go.Figure(
+        go.Scatter(
+            x=panel.t,
+            y=panel.rate,
+            mode="lines",
+            name="all ranks",
+            line={"shape": "hv", "color": PANEL_RATE, "width": 2},
+        )
+    )
+    for host in panel.hosts if hosts else []:
+        figure.add_trace(
+            go.Scatter(
+                x=panel.t,
+                y=host.rate,
+                mode="lines",
+                name=html.escape(host.host),  # plotly reads markup in trace names
+                line={"shape": "hv", "width": 1},
+            )
+        )
+    layout: dict[str, Any] = {}
+    if panel.latency_axis is not None:
+        figure.add_trace(
+            go.Scatter(
+                x=panel.p99_t,
+                y=panel.p99,
+                yaxis="y2",
+                mode="lines+markers",
+                name="p99 latency",
+                connectgaps=False,
+                line={"color": PANEL_P99, "dash": "dot"},
+            )
+        )
+        layout["yaxis2"] = _panel_axis(
+            panel.latency_axis, overlaying="y", side="right", showgrid=False
+        )
+    for mark in panel.marks:
+        figure.add_vline(
+            x=mark.at_shown,
+            line_dash="dash" if mark.kind == "stonewall" else "dashdot",
+            line_color=PANEL_MARK,
+            annotation_text=mark.kind,
+            annotation_position=mark_label_side(panel, mark),
+        )
+    figure.update_layout(
+        title=panel.phase,
+        xaxis=_panel_axis(panel.time_axis),
+        yaxis=_panel_axis(panel.rate_axis),
+        showlegend=panel.latency_axis is not None or (hosts and bool(panel.hosts)),
+        legend={"orientation": "h", "y": -0.15},
+        height=260,
+        template="plotly_white",
+        margin={"l": 80, "r": 70 if panel.latency_axis else 20, "t": 50, "b": 40},
+        **layout,
+    )
+    return figure
+
+
+def panel_figures(run: RunResult) -> list[tuple[PhasePanel, go.Figure]]:
+    """The run page's small multiples, for the report: a panel per phase that has one, with
+    the per-host lines drawn where the run recorded them (a static page has no toggle)."""
+    return [
+        (panel, panel_figure(panel, hosts=True))
+        for panel in phase_panels(list(run.phases.values()))
+    ]
 
 
 def host_rate_figure(phase: PhaseResult) -> go.Figure | None:

@@ -7,10 +7,12 @@ from typing import Any
 
 import plotly.io as pio
 
-from ioscore.report.charts import all_figures
+from ioscore.report.charts import panel_figures, rank_and_latency_figures
 from ioscore.report.hardware import hardware_html
 from ioscore.report.summary import HEADER, SummaryRow, has_rank_data, table_cells
+from ioscore.results.latency import QUANTILE_KEYS, QUANTILE_LABELS, format_seconds, phase_latency
 from ioscore.results.model import RunResult
+from ioscore.results.phase_panels import PhasePanel
 from ioscore.results.stragglers import LATE_FRACTION, LATE_MIN_S, RATE_FRACTION
 
 NO_RANK_DATA = (
@@ -27,6 +29,9 @@ th:first-child, td:first-child, td:last-child, th:last-child { text-align: left;
 tr.straggler td { background: #fde8e8; }
 .note { background: #fff6dd; padding: 0.6em 1em; border-left: 4px solid #e0b000; }
 .meta { color: #555; }
+.panels { display: grid; grid-template-columns: repeat(auto-fill, minmax(340px, 1fr)); gap: 0.8em; }
+.panels figure { margin: 0; border: 1px solid #ddd; padding: 0.3em; }
+.panels figcaption { font-size: 0.8em; color: #555; }
 """
 
 
@@ -77,16 +82,68 @@ def render_html(
         sections.append(f'<p class="note">{html.escape(NO_RANK_DATA)}</p>')
     if hardware is not None:
         sections.append(hardware_html(*hardware))
+    sections.append(_latency_table(run))
+    # The first figure carries plotly.js inline; the others reuse it.
+    first = True
+    panels = panel_figures(run)
+    if panels:
+        sections.append("<h2>Each phase over time</h2>")
+        figures = []
+        for panel, figure in panels:
+            drawn = pio.to_html(figure, include_plotlyjs=first, full_html=False)
+            first = False
+            caption = _panel_caption(panel)
+            figures.append(
+                f'<figure data-phase-panel="{html.escape(panel.phase, quote=True)}">'
+                f"{drawn}<figcaption>{html.escape(caption)}</figcaption></figure>"
+            )
+        sections.append(f'<div class="panels">{"".join(figures)}</div>')
     heading = None
-    for index, (section, figure) in enumerate(all_figures(run)):
+    for section, figure in rank_and_latency_figures(run):
         if section != heading:
             sections.append(f"<h2>{html.escape(section)}</h2>")
             heading = section
-        # The first figure carries plotly.js inline; the others reuse it.
-        sections.append(pio.to_html(figure, include_plotlyjs=index == 0, full_html=False))
+        sections.append(pio.to_html(figure, include_plotlyjs=first, full_html=False))
+        first = False
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         f"<title>{html.escape(title)}</title><style>{_STYLE}</style></head><body>"
         + "\n".join(sections)
         + "</body></html>\n"
+    )
+
+
+def _panel_caption(panel: PhasePanel) -> str:
+    marks = "".join(f"; {m.kind} at {m.at:.4g} s" for m in panel.marks)
+    note = f"; {panel.stonewall_note}" if panel.stonewall_note else ""
+    return f"{panel.duration_s:.4g} s{marks}{note}. {panel.note}."
+
+
+def _latency_table(run: RunResult) -> str:
+    """The latency percentiles per phase and operation ('' when no phase timed any)."""
+    rows = []
+    log2 = False
+    for phase in run.phases.values():
+        lat = phase_latency(phase)
+        if lat is None or lat.ops == 0:
+            continue
+        log2 = log2 or lat.layout == "log2"
+        cells = [phase.name, lat.op or "-", f"{lat.ops:,}"]
+        cells += [format_seconds(lat.quantiles[k]) for k in QUANTILE_KEYS]
+        cells.append(format_seconds(lat.max))
+        rows.append("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in cells) + "</tr>")
+    if not rows:
+        return ""
+    head = ["phase", "op", "ops", *(QUANTILE_LABELS[k] for k in QUANTILE_KEYS), "max"]
+    header = "".join(f"<th>{h}</th>" for h in head)
+    note = (
+        '<p class="meta">Power-of-two buckets (older results): p50, p90 and p99 are a bucket\'s '
+        "upper bound, up to twice the true value; p99.9 and p99.99 were not recorded.</p>"
+        if log2
+        else ""
+    )
+    return (
+        "<h2>Operation latency</h2>"
+        f'<table id="latency"><thead><tr>{header}</tr></thead><tbody>{"".join(rows)}'
+        f"</tbody></table>{note}"
     )

@@ -35,6 +35,10 @@ Public API (the service imports these names; keep them stable):
 * Stragglers and imbalance (one rule for the CLI report and the service): ``phase_spread``,
   ``work_rates``, ``median_without``.
 * Rates in a phase's unit: ``rate_scale``, ``throughput_series`` (the aggregate time series).
+* One chart per phase (the run page and ``ioscore report``): ``phase_panels`` / ``PhasePanel``
+  (rate over the phase's own time axis, stonewall and wear-out marks, hosts, p99 per second).
+* Operation latency: ``phase_latency`` / ``LatencySummary`` (either histogram layout),
+  ``QUANTILE_KEYS`` and ``QUANTILE_LABELS`` (p50 ... p99.99).
 * ``gc_paused()``: cyclic garbage collection off while many acyclic objects are built.
 * What-if scoring, never official: ``EDITIONS`` (``Edition``), ``parse_formula`` (a
   ``Formula``, or ``FormulaError``; at most ``MAX_FORMULA_CHARS``), ``formula_values``,
@@ -88,6 +92,12 @@ from ioscore.results.jobfiles import (
     find_job_files,
     job_file_issues,
 )
+from ioscore.results.latency import (
+    QUANTILE_KEYS,
+    QUANTILE_LABELS,
+    LatencySummary,
+    phase_latency,
+)
 from ioscore.results.limits import storable_text
 from ioscore.results.loader import RUN_MARKERS, find_runs, load_run, load_summary_lines
 from ioscore.results.model import (
@@ -114,6 +124,7 @@ from ioscore.results.parse_rankcsv import (
     suite_rank_file,
 )
 from ioscore.results.paths import load_path
+from ioscore.results.phase_panels import PhasePanel, phase_panels
 from ioscore.results.plausibility import Finding as PlausibilityFinding
 from ioscore.results.plausibility import (
     ReadOfWrite,
@@ -161,6 +172,8 @@ __all__ = [
     "MD_PHASES",
     "MIN_WRITE_SECONDS",
     "MIN_WRITE_SECONDS_SCC",
+    "QUANTILE_KEYS",
+    "QUANTILE_LABELS",
     "RANK_DETAIL_THRESHOLD",
     "RND4K_READ",
     "RULES",
@@ -178,6 +191,8 @@ __all__ = [
     "HashCheck",
     "HostAggregate",
     "Issue",
+    "LatencySummary",
+    "PhasePanel",
     "PhaseResult",
     "PlausibilityFinding",
     "Point",
@@ -222,6 +237,8 @@ __all__ = [
     "node_bytes",
     "pack_directory",
     "parse_formula",
+    "phase_latency",
+    "phase_panels",
     "phase_ranks_from_csv",
     "phase_spread",
     "plausibility_summary",

@@ -4,6 +4,8 @@ to compute a series)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from ioscore.results.model import PhaseResult
 
 GIB = 1024**3
@@ -14,23 +16,40 @@ def rate_scale(unit: str) -> float:
     return float(GIB) if unit == "GiB/s" else 1000.0
 
 
+def item_size(phase: PhaseResult) -> float | None:
+    """What one counted item is in the rate's base unit: bytes per transfer for a GiB/s phase
+    (a phase has one transfer size), 1 operation otherwise; None when unknown."""
+    if phase.unit != "GiB/s":
+        return 1.0  # MD phases: items are operations
+    items, size = phase.extra.get("items"), phase.extra.get("bytes")
+    if not items or size is None:
+        return None
+    return float(size) / float(items)
+
+
+def bucket_rates(phase: PhaseResult, counts: Sequence[float], bucket: float) -> list[float] | None:
+    """Items completed per bucket (from the phase start) as rates in the phase unit; None when
+    an item's size is unknown. The last bucket is usually partial: it is divided by the part
+    of it the phase covered."""
+    per_item = item_size(phase)
+    if per_item is None:
+        return None
+    scale = rate_scale(phase.unit)
+    rates = []
+    for index, count in enumerate(counts):
+        start = index * bucket
+        covered = bucket if phase.time is None else min(bucket, phase.time - start)
+        rates.append(count * per_item / (covered if covered > 0 else bucket) / scale)
+    return rates
+
+
 def throughput_series(phase: PhaseResult) -> tuple[list[float], list[float]] | None:
     """(bucket start s, rate in the phase unit) from the aggregate time series, or None."""
     series = phase.timeseries
     if not series or not series.get("aggregate") or not series.get("bucket_s"):
         return None
     bucket = float(series["bucket_s"])
-    per_item = 1.0  # MD phases: items are operations
-    if phase.unit == "GiB/s":
-        items, size = phase.extra.get("items"), phase.extra.get("bytes")
-        if not items or size is None:
-            return None
-        per_item = float(size) / float(items)  # a phase has one transfer size
-    scale = rate_scale(phase.unit)
-    times = [i * bucket for i in range(len(series["aggregate"]))]
-    rates = []
-    for start, count in zip(times, series["aggregate"], strict=True):
-        # The last bucket is usually partial: divide by the part of it the phase covered.
-        covered = bucket if phase.time is None else min(bucket, phase.time - start)
-        rates.append(count * per_item / (covered if covered > 0 else bucket) / scale)
-    return times, rates
+    rates = bucket_rates(phase, series["aggregate"], bucket)
+    if rates is None:
+        return None
+    return [i * bucket for i in range(len(rates))], rates
