@@ -149,6 +149,24 @@ static void test_series(void)
     CHECK(s.sec == NULL && s.n == 0);
 }
 
+/* A phase's first operations find their latency seconds made: allocating and zeroing them
+ * inside the timing would add to the first operation's time (most of a one-item phase). */
+static void test_series_made_before_timing(void)
+{
+    struct ios_instrument_cfg cfg = {.enabled = 1, .delay_rank = -1};
+    struct ios_instrument in;
+    ios_instrument_start(&in, &cfg, 0, "phase");
+    CHECK(in.series.cap >= 16 && in.series.sec != NULL && in.series.n == 0);
+    struct ios_latency *before = in.series.sec;
+    for (int sec = 0; sec < 16; sec++)
+        ios_lat_series_add(&in.series, sec, 1000);
+    CHECK(in.series.sec == before && in.series.n == 16 && in.series.sec[15].ops == 1);
+    ios_lat_series_free(&in.series);
+    cfg.enabled = 0; /* IOSCORE_NO_INSTRUMENTATION: nothing made */
+    ios_instrument_start(&in, &cfg, 0, "phase");
+    CHECK(in.series.cap == 0 && in.series.sec == NULL);
+}
+
 int main(void)
 {
     test_layout();
@@ -156,5 +174,6 @@ int main(void)
     test_small_and_max();
     test_merge();
     test_series();
+    test_series_made_before_timing();
     return check_finish();
 }

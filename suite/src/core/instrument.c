@@ -44,6 +44,13 @@ void ios_instrument_cfg_free(struct ios_instrument_cfg *cfg)
         MPI_Comm_free(&cfg->comm);
 }
 
+static void series_reserve(struct ios_lat_series *s, int n);
+
+/* Seconds of latency series made before a phase's timing starts: their first allocation and
+ * zeroing (tens of KiB) would otherwise land in the first operation's time, and in a short
+ * phase (mdtest's one-directory tree) be most of the phase. */
+#define SERIES_RESERVED_SECONDS 16
+
 void ios_instrument_start(struct ios_instrument *in, const struct ios_instrument_cfg *cfg, int rank,
                           const char *phase)
 {
@@ -53,6 +60,8 @@ void ios_instrument_start(struct ios_instrument *in, const struct ios_instrument
     in->phase = phase;
     in->delay = cfg && cfg->delay_rank == rank && cfg->delay_us > 0;
     in->req = MPI_REQUEST_NULL;
+    if (cfg && cfg->enabled)
+        series_reserve(&in->series, SERIES_RESERVED_SECONDS);
     if (cfg && cfg->trace) {
         char path[4096];
         snprintf(path, sizeof path, "%s.%s.%d", cfg->trace, phase, rank);
