@@ -2,7 +2,9 @@
 submission and queue validation only after the transaction commits.
 
 The archive is written once under ``IOSCORE_ARCHIVE_DIR/<sha[:2]>/<sha256>.<kind>``; the
-same bytes uploaded again resolve to the existing submission (``duplicate=True``).
+same bytes uploaded again by the same owner resolve to their existing submission
+(``duplicate=True``). Anyone else's upload of them is a new submission, answered exactly as
+any new upload: the answer never tells whether someone else sent these bytes.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from django.utils import timezone
 
 from accounts.models import Site
 
-from . import access, archive_safety, contact, storable_json, system_description
+from . import archive_safety, contact, storable_json, system_description
 from .canonical_names import canonical_columns
 from .models import (
     LevelChange,
@@ -42,7 +44,7 @@ from .workflow import OWNER, transition
 
 class IntakeError(Exception):
     """The upload is refused; ``field`` names the form/API field, ``str()`` says why and
-    ``status`` is the HTTP answer (400, or 409 for an archive submitted by someone else)."""
+    ``status`` is the HTTP answer (400 unless said otherwise)."""
 
     def __init__(self, field: str, message: str, status: int = 400) -> None:
         super().__init__(message)
@@ -108,23 +110,13 @@ def spool(upload: Any) -> tuple[Path, str, int]:
 
 
 def _earlier_upload(sha256: str, user: Any) -> Submission | None:
-    """The submission these bytes were uploaded as before, if this user may see it.
-
-    Identical bytes from someone who may not see the earlier submission are refused without
-    saying anything about it (the archive's hash is unique, so they cannot be a new one)."""
-    existing = Submission.objects.filter(archive_sha256=sha256).first()
-    if existing is None:
-        return None
-    if not access.can_view(user, existing):
-        raise IntakeError("archive", DUPLICATE_ELSEWHERE, status=409)
-    return existing
+    """This owner's own earlier submission of these bytes. Only the owner's: whether anyone
+    else uploaded them is their private business, so another account's identical upload
+    becomes a submission of its own (one per owner and archive, by a unique constraint)."""
+    return Submission.objects.filter(archive_sha256=sha256, owner=user).first()
 
 
 UNSTORABLE = "system: a value does not fit its database field (too long or out of range)"
-DUPLICATE_ELSEWHERE = (
-    "this exact archive was already submitted by another account; an archive can be "
-    "submitted once, so add a note file to it if this is really a new submission"
-)
 
 
 def receive_upload(
