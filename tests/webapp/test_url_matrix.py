@@ -77,6 +77,8 @@ EXPECTED: dict[str, tuple[int, ...]] = {
     "manage/releases/<int:pk>/<str:action>/": (302, 403, 403, 403, 404),
     "manage/pins/": (302, 403, 403, 403, 200),
     "manage/pins/<int:pk>/remove/": (302, 403, 403, 403, 404),
+    "manage/lists/": (302, 403, 403, 403, 200),
+    "manage/lists/<int:pk>/publish/": (302, 403, 403, 403, 404),
     "manage/corrections/": (302, 403, 403, 403, 200),
     "manage/roles/": (302, 403, 403, 403, 200),
     "": (200, 200, 200, 200, 200),
@@ -140,6 +142,8 @@ POST_EXPECTED: dict[str, tuple[int, ...]] = {
     "manage/releases/<int:pk>/<str:action>/": (302, 403, 403, 403, 404),
     "manage/pins/": (302, 403, 403, 403, 200),
     "manage/pins/<int:pk>/remove/": (302, 403, 403, 403, 404),
+    "manage/lists/": (302, 403, 403, 403, 200),
+    "manage/lists/<int:pk>/publish/": (302, 403, 403, 403, 404),
     "manage/corrections/": (302, 403, 403, 403, 200),
     "manage/roles/": (302, 403, 403, 403, 200),
     "": (200, 200, 200, 200, 200),
@@ -206,6 +210,8 @@ def _path(route: str, world: dict[str, Any]) -> str:
         pk = MISSING
     elif route.startswith(("acceptance/sites/", "api/v1/acceptance/sites/")):
         pk = world["cast"].site.pk
+    elif route.startswith("manage/lists/"):
+        pk = MISSING
     elif route.startswith(("manage/releases/", "api/v1/releases/")):
         pk = world["release"].pk
     values = {

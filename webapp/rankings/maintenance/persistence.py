@@ -346,3 +346,17 @@ def apply(
             return entries
         report.stale.append(name)
         return old
+
+
+def publish(ranked_list: RankedList) -> None:
+    """A draft or frozen list becomes published as it stands (frozen now if it was not);
+    from then on it changes only through corrections. The only caller is the admins'
+    recorded step (``portal_manage.lists.publish``), which writes who, when and why."""
+    if ranked_list.state == ListState.PUBLISHED:
+        raise ValueError(f"{ranked_list} is already published")
+    now = timezone.now()
+    ranked_list.state = ListState.PUBLISHED
+    ranked_list.frozen_at = ranked_list.frozen_at or now
+    ranked_list.published_at = now
+    ranked_list.save(update_fields=["state", "frozen_at", "published_at"])
+    public_version.bump()  # a new public list once its release date has passed
