@@ -20,6 +20,11 @@ IOSCORE_BROKER_VISIBILITY_TIMEOUT  seconds before an unacknowledged task (worker
 IOSCORE_VALIDATION_TIME_LIMIT_S / IOSCORE_VALIDATION_MEMORY_MB
                     limits of one submission's checks (default 300 s, 1024 MiB)
 IOSCORE_VALIDATION_MAX_ATTEMPTS  attempts before an unfinished validation fails (default 5)
+IOSCORE_VALIDATION_WORKERS  validations the workers run at once (default 2; a worker started
+                    without --concurrency runs this many)
+IOSCORE_VALIDATION_BACKLOG_S  the longest a queued validation may wait (default 3600): intake
+                    takes workers x this / the time limit runs into validation, no more
+                    (submissions.admission, with the system check on the upload rate limits)
 IOSCORE_SWEEP_INTERVAL_S    how often beat re-queues stuck validations (default 300)
 IOSCORE_INSTANCE    this service's name on a shared broker (default: derived from the database
                     name and IOSCORE_VAR); the Celery queue, the Redis key prefix and the beat
@@ -219,6 +224,10 @@ CELERY_TASK_ALWAYS_EAGER = False
 IOSCORE_VALIDATION_TIME_LIMIT_S = float(os.environ.get("IOSCORE_VALIDATION_TIME_LIMIT_S", "300"))
 IOSCORE_VALIDATION_MEMORY_MB = int(os.environ.get("IOSCORE_VALIDATION_MEMORY_MB", "1024"))
 IOSCORE_VALIDATION_MAX_ATTEMPTS = int(os.environ.get("IOSCORE_VALIDATION_MAX_ATTEMPTS", "5"))
+# The workers' capacity, which intake admission follows (submissions.admission).
+IOSCORE_VALIDATION_WORKERS = int(os.environ.get("IOSCORE_VALIDATION_WORKERS", "2"))
+IOSCORE_VALIDATION_BACKLOG_S = int(os.environ.get("IOSCORE_VALIDATION_BACKLOG_S", "3600"))
+CELERY_WORKER_CONCURRENCY = IOSCORE_VALIDATION_WORKERS
 # Celery's own limits on the whole task (prefork pool): room for unpacking and storing.
 IOSCORE_VALIDATION_SOFT_TIME_LIMIT_S = IOSCORE_VALIDATION_TIME_LIMIT_S + 60
 IOSCORE_VALIDATION_HARD_TIME_LIMIT_S = IOSCORE_VALIDATION_TIME_LIMIT_S + 90

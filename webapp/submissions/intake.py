@@ -25,7 +25,7 @@ from django.utils import timezone
 
 from accounts.models import Site
 
-from . import archive_safety, contact, storable_json, system_description
+from . import admission, archive_safety, contact, storable_json, system_description
 from .canonical_names import canonical_columns
 from .models import (
     LevelChange,
@@ -44,12 +44,16 @@ from .workflow import OWNER, transition
 
 class IntakeError(Exception):
     """The upload is refused; ``field`` names the form/API field, ``str()`` says why and
-    ``status`` is the HTTP answer (400 unless said otherwise)."""
+    ``status`` is the HTTP answer (400 unless said otherwise), ``retry_after_s`` the
+    Retry-After of a refusal that passes (429, 503)."""
 
-    def __init__(self, field: str, message: str, status: int = 400) -> None:
+    def __init__(
+        self, field: str, message: str, status: int = 400, retry_after_s: int | None = None
+    ) -> None:
         super().__init__(message)
         self.field = field
         self.status = status
+        self.retry_after_s = retry_after_s
 
 
 @dataclass
@@ -133,6 +137,7 @@ def receive_upload(
     if target_list not in TargetList.values:
         raise IntakeError("target_list", f"target_list must be one of {TargetList.values}")
     check_metadata(system)
+    admit(user, site)  # before a byte is spooled; asked again under the lock in _store
     spooled, sha256, size = spool(upload)
     try:
         with transaction.atomic():
@@ -142,6 +147,13 @@ def receive_upload(
             )
     finally:
         spooled.unlink(missing_ok=True)
+
+
+def admit(user: Any, site: Site, *, lock: bool = False) -> None:
+    """Refuse a new validation the workers cannot do in time (``admission``)."""
+    refused = admission.refusal(user, site, lock=lock)
+    if refused is not None:
+        raise IntakeError("archive", refused.message, refused.status, refused.retry_after_s)
 
 
 def _lock_archive_name(sha256: str) -> None:
@@ -171,6 +183,7 @@ def _store(
     except archive_safety.UnsafeArchive as exc:
         raise IntakeError("archive", f"archive rejected: {exc}") from None
     release = open_release()
+    admit(user, site, lock=True)
     final = Path(settings.IOSCORE_ARCHIVE_DIR) / sha256[:2] / f"{sha256}.{kind}"
     final.parent.mkdir(parents=True, exist_ok=True)
     os.replace(spooled, final)  # same name = same bytes, so replacing is harmless
