@@ -38,6 +38,7 @@ EXPECTED: dict[str, tuple[int, ...]] = {
     "accounts/logout/": (405, 405, 405, 405, 405),
     "accounts/tokens/": (302, 200, 200, 200, 200),
     "accounts/tokens/<int:pk>/revoke/": (405, 405, 405, 405, 405),
+    "accounts/verify/<str:token>/": (400, 400, 400, 400, 400),
     "api/v1/submissions/": (200, 200, 200, 200, 200),
     "api/v1/submissions/<int:pk>/": (404, 200, 404, 200, 200),
     "api/v1/submissions/<int:pk>/status/": (404, 200, 404, 200, 200),
@@ -110,6 +111,7 @@ POST_EXPECTED: dict[str, tuple[int, ...]] = {
     "accounts/logout/": (200, 200, 200, 200, 200),
     "accounts/tokens/": (302, 200, 200, 200, 200),
     "accounts/tokens/<int:pk>/revoke/": (302, 404, 404, 404, 404),
+    "accounts/verify/<str:token>/": (400, 400, 400, 400, 400),
     "api/v1/submissions/": (401, 400, 400, 400, 400),
     "api/v1/submissions/<int:pk>/withdraw/": (404, 200, 404, 403, 403),
     "api/v1/submissions/<int:pk>/review/": (401, 403, 403, 400, 400),
@@ -221,6 +223,7 @@ def _path(route: str, world: dict[str, Any]) -> str:
         "<int:system>": str(MISSING),
         "<int:io500_id>": str(MISSING),
         "<str:action>": "publish",
+        "<str:token>": "not-a-valid-token",
     }
     for key, value in values.items():
         route = route.replace(key, value)

@@ -23,6 +23,7 @@ DEFAULT_LIMITS = {
     # two workers validate 24 an hour, and the system check refuses more (submissions.admission).
     "upload-account": "12/3600",
     "upload-address": "24/3600",
+    "verify-address": "3/86400",  # verification mails per unverified address (accounts.mail)
 }
 
 

@@ -38,6 +38,7 @@ IOSCORE_VALIDATION_PAUSE_S  fault-injection for tests: the validation task sleep
 IOSCORE_SITE_URL    the public base URL used in e-mailed links (default http://localhost:8000;
                     `make demo` sets it to its own port)
 IOSCORE_NOTIFICATIONS       "0" turns transition e-mails off (default on)
+IOSCORE_VERIFY_LINK_DAYS    how long a contact address's verification link works (default 7)
 IOSCORE_NOTIFICATION_QUEUE  Celery queue of the e-mail tasks (default: the validation queue)
 EMAIL_HOST / EMAIL_PORT / EMAIL_HOST_USER / EMAIL_HOST_PASSWORD / EMAIL_USE_TLS
                     SMTP server; without EMAIL_HOST mails are written to $IOSCORE_VAR/mail
@@ -261,6 +262,8 @@ IOSCORE_VALIDATION_PAUSE_S = float(os.environ.get("IOSCORE_VALIDATION_PAUSE_S", 
 # otherwise one file per message in $IOSCORE_VAR/mail, so nothing is lost in a demo.
 IOSCORE_SITE_URL = os.environ.get("IOSCORE_SITE_URL", "http://localhost:8000")
 IOSCORE_NOTIFICATIONS = _env_flag("IOSCORE_NOTIFICATIONS", True)
+# A contact address gets mail only once verified (accounts.mail); its link works this long.
+IOSCORE_VERIFY_LINK_DAYS = int(os.environ.get("IOSCORE_VERIFY_LINK_DAYS", "7"))
 IOSCORE_NOTIFICATION_QUEUE = os.environ.get("IOSCORE_NOTIFICATION_QUEUE", IOSCORE_VALIDATION_QUEUE)
 # Ranked lists: an acceptance (or a change to an accepted run) queues rankings.tasks.update_lists.
 IOSCORE_LIST_UPDATES = _env_flag("IOSCORE_LIST_UPDATES", True)

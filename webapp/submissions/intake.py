@@ -23,6 +23,7 @@ from django.core.validators import validate_email
 from django.db import DataError, IntegrityError, connection, transaction
 from django.utils import timezone
 
+from accounts import mail
 from accounts.models import Site
 
 from . import admission, archive_safety, contact, storable_json, system_description
@@ -38,6 +39,7 @@ from .models import (
 )
 from .questionnaire import LEVEL_KEY
 from .signals import request_validation
+from .tasks import send_contact_verification
 from .upload_limit import too_large_message
 from .workflow import OWNER, transition
 
@@ -263,6 +265,7 @@ def save_metadata(
         tree, private = _split_contact(system)
         if private.get("email"):
             flat["submitter_email_encrypted"] = contact.encrypt(private["email"])
+            _ask_to_verify(submission, private["email"])
         if private.get("name"):
             flat["submitter_name"] = private["name"][:200]
         SystemDescription.objects.update_or_create(
@@ -288,6 +291,13 @@ def save_metadata(
             record.claimed_level = claimed[:20]
         record.answers = answers
         record.save()
+
+
+def _ask_to_verify(submission: Submission, address: str) -> None:
+    """An unverified contact address gets its verification link, and nothing else until it is
+    confirmed (``accounts.mail``)."""
+    if settings.IOSCORE_NOTIFICATIONS and mail.verification_requested(address):
+        send_contact_verification.enqueue_after_commit(submission.pk)
 
 
 def check_metadata(system: dict[str, Any] | None) -> None:
