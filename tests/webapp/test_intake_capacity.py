@@ -99,7 +99,7 @@ def test_the_system_check_refuses_rates_beyond_the_workers(settings: Any) -> Non
     assert [e.id for e in errors] == ["ioscore.E002"]
     assert "upload-address = 13/3600 s" in errors[0].msg and "3900 s of work" in errors[0].msg
     assert "at most 12/3600" in errors[0].hint
-    with pytest.raises(SystemCheckError, match="ioscore.E002"):
+    with pytest.raises(SystemCheckError, match=r"ioscore\.E002"):
         call_command("check")
     settings.IOSCORE_VALIDATION_WORKERS = 2  # a second worker makes room
     assert check_capacity() == []

@@ -14,6 +14,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.db.models import Count, Max
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
+from django.http.response import HttpResponseBase
 from django.shortcuts import redirect, render, resolve_url
 from django.views.decorators.http import require_POST
 
@@ -213,7 +214,7 @@ def _stored(relative: str) -> Path:
     return path
 
 
-def report(request: HttpRequest, pk: int) -> HttpResponse:
+def report(request: HttpRequest, pk: int) -> HttpResponseBase:
     """The page framing the uploaded HTML report (``?download=1``: the file as an attachment)."""
     run = access.run_or_404(request.user, pk)
     if not run.report:

@@ -103,8 +103,8 @@ def record_import_corrections(
 ) -> int:
     """Record how the import changes a published list's entries (added, removed, score or
     name changed) as corrections of one new revision; returns how many were recorded."""
-    before = {row[0]: dict(zip(_COMPARED, row, strict=True)) for row in stored}
-    after = {row[0]: dict(zip(_COMPARED, row, strict=True)) for row in wanted}
+    before = {int(str(row[0])): dict(zip(_COMPARED, row, strict=True)) for row in stored}
+    after = {int(str(row[0])): dict(zip(_COMPARED, row, strict=True)) for row in wanted}
     revision = ranked_list.revision + 1
 
     def record(kind: str, sid: Any, old: Any = None, new: Any = None) -> Correction:
