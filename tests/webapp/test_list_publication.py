@@ -55,7 +55,7 @@ def test_an_admin_publishes_a_draft_list_as_a_recorded_step(cast: Any) -> None:
     assert draft.state == ListState.PUBLISHED and draft.published_at is not None
     line = LogEntry.objects.get(object_id=str(draft.pk))
     assert line.user == cast.admin and line.content_type.model == "rankedlist"
-    assert line.change_message.startswith("published the list (revision 1, 1 entries)")
+    assert line.change_message.startswith("published the list (revision 1, 1 entry)")
     assert "committee vote of the release" in line.change_message
     assert "committee vote of the release" in admin.get("/manage/lists/").content.decode()
     again = admin.post(url, {"confirmed": "1", "reason": "twice"})

@@ -128,7 +128,8 @@ def publish(request: HttpRequest, pk: int) -> HttpResponse:
     ranked_list = get_object_or_404(
         RankedList.objects.select_related("release", "list_type"), pk=pk
     )
-    size = ranked_list.entries.count()
+    count = ranked_list.entries.count()
+    size = f"{count} {'entry' if count == 1 else 'entries'}"
     release = ranked_list.release
     when = (
         "it is public at once"
@@ -136,7 +137,7 @@ def publish(request: HttpRequest, pk: int) -> HttpResponse:
         else f"it becomes public on the release date, {release.release_date}"
     )
     effect = (
-        f"Publish the {ranked_list} (revision {ranked_list.revision}, {size} entries) as it "
+        f"Publish the {ranked_list} (revision {ranked_list.revision}, {size}) as it "
         f"stands: {when}. From then on it changes only through corrections, shown in the "
         "public changelog."
     )
@@ -152,7 +153,7 @@ def publish(request: HttpRequest, pk: int) -> HttpResponse:
         audit.record(
             request.user,
             locked,
-            f"published the list (revision {locked.revision}, {size} entries)",
+            f"published the list (revision {locked.revision}, {size})",
             confirm.cleaned_data["reason"],
         )
     messages.success(request, effect)
