@@ -103,3 +103,29 @@ def test_the_system_check_refuses_rates_beyond_the_workers(settings: Any) -> Non
         call_command("check")
     settings.IOSCORE_VALIDATION_WORKERS = 2  # a second worker makes room
     assert check_capacity() == []
+
+
+def test_a_resubmission_takes_a_place_as_an_upload_does(
+    small_service: None, cast: Any, open_release: Any, media_root: Path
+) -> None:
+    from django.test import Client
+
+    from .helpers import QUESTIONNAIRE, example_system
+    from .test_upload_form import _form_values, _owned
+
+    waiting = _owned(cast, open_release, Status.SUBMITTED, example_system(), QUESTIONNAIRE)
+    sent_back = _owned(
+        cast, open_release, Status.CHANGES_REQUESTED, example_system(), QUESTIONNAIRE
+    )
+    browser = Client()
+    browser.force_login(cast.submitter)
+    values = {**_form_values(example_system(), QUESTIONNAIRE), "submit_now": "1"}
+    refused = browser.post(f"/submissions/{sent_back.pk}/edit/", values)
+    assert refused.status_code == 400
+    assert "you have too many runs in validation" in refused.content.decode()
+    sent_back.refresh_from_db()
+    assert sent_back.status == Status.CHANGES_REQUESTED  # not queued
+    Submission.objects.filter(pk=waiting.pk).update(status=Status.UNDER_REVIEW)
+    assert browser.post(f"/submissions/{sent_back.pk}/edit/", values).status_code == 302
+    sent_back.refresh_from_db()
+    assert sent_back.status == Status.SUBMITTED
