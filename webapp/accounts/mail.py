@@ -33,7 +33,10 @@ SALT = "ioscore.accounts.verify-address"
 
 
 def digest(address: str) -> str:
-    key = hmac.new(settings.SECRET_KEY.encode(), SALT.encode(), hashlib.sha256).digest()
+    # Keyed as the stored contact is encrypted (IOSCORE_CONTACT_KEY, else SECRET_KEY), so a
+    # verification lasts as long as the contact it verifies stays readable.
+    secret = str(getattr(settings, "IOSCORE_CONTACT_KEY", "") or settings.SECRET_KEY)
+    key = hmac.new(secret.encode(), SALT.encode(), hashlib.sha256).digest()
     normal = address.strip().lower().encode("utf-8", "backslashreplace")
     return hmac.new(key, normal, hashlib.sha256).hexdigest()
 
