@@ -66,9 +66,10 @@ def test_every_transition_is_mailed_to_the_submitter_and_review_to_the_committee
     earlier = [m for m in reached_review if "-> Under review" not in _subject(m)]
     assert {str(m["To"]) for m in earlier} == {cast.submitter.email}
     # the contact gets its verification link, and nothing else, until it follows it
-    [verification] = _mails(validation_queue.mail_dir, "confirm your e-mail address", expected=1)
-    assert str(verification["To"]) == CONTACT
-    link = next(w for w in verification.get_payload().split() if "/accounts/verify/" in w)
+    # (earlier tests' uploads named the same contact: any of its links confirms it)
+    verifications = _mails(validation_queue.mail_dir, "confirm your e-mail address", expected=1)
+    assert verifications and {str(m["To"]) for m in verifications} == {CONTACT}
+    link = next(w for w in verifications[-1].get_payload().split() if "/accounts/verify/" in w)
     from django.test import Client
 
     assert Client().post(link[link.index("/accounts/verify/") :]).status_code == 200
