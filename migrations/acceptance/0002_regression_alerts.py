@@ -5,64 +5,128 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('acceptance', '0001_initial'),
-        ('accounts', '0003_token_role_and_expiry'),
+        ("acceptance", "0001_initial"),
+        ("accounts", "0003_token_role_and_expiry"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='RegressionAlert',
+            name="RegressionAlert",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('test_name', models.CharField(max_length=200)),
-                ('operation', models.CharField(max_length=40)),
-                ('unit', models.CharField(max_length=16)),
-                ('value', models.FloatField()),
-                ('baseline', models.FloatField(blank=True, help_text='median of earlier runs', null=True)),
-                ('fraction', models.FloatField(help_text="the rule's fraction when the alert was raised")),
-                ('below_median', models.BooleanField()),
-                ('missed_target', models.BooleanField()),
-                ('message', models.TextField()),
-                ('created', models.DateTimeField(auto_now_add=True)),
-                ('mailed', models.DateTimeField(blank=True, help_text='when every member had been mailed; null: still to do', null=True)),
-                ('run', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='alerts', to='acceptance.acceptancerun')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("test_name", models.CharField(max_length=200)),
+                ("operation", models.CharField(max_length=40)),
+                ("unit", models.CharField(max_length=16)),
+                ("value", models.FloatField()),
+                (
+                    "baseline",
+                    models.FloatField(blank=True, help_text="median of earlier runs", null=True),
+                ),
+                (
+                    "fraction",
+                    models.FloatField(help_text="the rule's fraction when the alert was raised"),
+                ),
+                ("below_median", models.BooleanField()),
+                ("missed_target", models.BooleanField()),
+                ("message", models.TextField()),
+                ("created", models.DateTimeField(auto_now_add=True)),
+                (
+                    "mailed",
+                    models.DateTimeField(
+                        blank=True,
+                        help_text="when every member had been mailed; null: still to do",
+                        null=True,
+                    ),
+                ),
+                (
+                    "run",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="alerts",
+                        to="acceptance.acceptancerun",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created', '-id'],
+                "ordering": ["-created", "-id"],
             },
         ),
         migrations.CreateModel(
-            name='AlertDelivery',
+            name="AlertDelivery",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('address', models.EmailField(max_length=254)),
-                ('sent', models.DateTimeField(auto_now_add=True)),
-                ('alert', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='deliveries', to='acceptance.regressionalert')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("address", models.EmailField(max_length=254)),
+                ("sent", models.DateTimeField(auto_now_add=True)),
+                (
+                    "alert",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="deliveries",
+                        to="acceptance.regressionalert",
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='AlertRule',
+            name="AlertRule",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('test_name', models.CharField(max_length=200)),
-                ('operation', models.CharField(max_length=40)),
-                ('fraction', models.FloatField(help_text='a fall of more than this below the median alerts')),
-                ('enabled', models.BooleanField(default=True)),
-                ('site', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='alert_rules', to='accounts.site')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("test_name", models.CharField(max_length=200)),
+                ("operation", models.CharField(max_length=40)),
+                (
+                    "fraction",
+                    models.FloatField(help_text="a fall of more than this below the median alerts"),
+                ),
+                ("enabled", models.BooleanField(default=True)),
+                (
+                    "site",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="alert_rules",
+                        to="accounts.site",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['site', 'test_name', 'operation'],
-                'constraints': [models.UniqueConstraint(fields=('site', 'test_name', 'operation'), name='acceptance_alert_rule_unique'), models.CheckConstraint(condition=models.Q(('fraction__gt', 0), ('fraction__lt', 1)), name='acceptance_alert_rule_fraction')],
+                "ordering": ["site", "test_name", "operation"],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("site", "test_name", "operation"),
+                        name="acceptance_alert_rule_unique",
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(("fraction__gt", 0), ("fraction__lt", 1)),
+                        name="acceptance_alert_rule_fraction",
+                    ),
+                ],
             },
         ),
         migrations.AddConstraint(
-            model_name='regressionalert',
-            constraint=models.UniqueConstraint(fields=('run', 'test_name', 'operation'), name='acceptance_alert_unique'),
+            model_name="regressionalert",
+            constraint=models.UniqueConstraint(
+                fields=("run", "test_name", "operation"), name="acceptance_alert_unique"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='alertdelivery',
-            constraint=models.UniqueConstraint(fields=('alert', 'address'), name='acceptance_alert_mailed_once'),
+            model_name="alertdelivery",
+            constraint=models.UniqueConstraint(
+                fields=("alert", "address"), name="acceptance_alert_mailed_once"
+            ),
         ),
     ]

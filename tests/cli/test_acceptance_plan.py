@@ -7,6 +7,8 @@ import json
 import re
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -57,6 +59,20 @@ def cli(
         check=False,
         stdin=subprocess.DEVNULL,
     )
+
+
+@contextmanager
+def plan_results(prefix: str, plan_text: str) -> Iterator[Path]:
+    """The results directory of `ioscore run PLAN` for ``plan_text`` (its ``{data}`` a scratch
+    data directory), run with the suite under test."""
+    require_suite()
+    with scratch(prefix) as root:
+        plan = root / "plan.toml"
+        plan.write_text(plan_text.format(data=root / "data"))
+        (root / "data").mkdir()
+        done = cli("run", str(plan), "--results", str(root / "results"), "--suite", str(SUITE))
+        assert done.returncode == 0, done.stdout + done.stderr
+        yield root / "results"
 
 
 def write_plan(root: Path, text: str | None = None) -> Path:

@@ -13,9 +13,8 @@ import pytest
 
 from ioscore.acceptance.modality import operation_hints
 from ioscore.acceptance.results import load_test
-from tests.cli.test_acceptance_plan import cli
+from tests.cli.test_acceptance_plan import cli, plan_results
 from tests.cli.test_report_command import CHROMIUM, _render
-from tests.fixtures.acceptance_suite import SUITE, require_suite, scratch
 
 PLAN = """\
 name = "four ranks"
@@ -40,14 +39,8 @@ targets = ["creates >= 1/s", "removals >= 1/s"]
 
 @pytest.fixture(scope="module")
 def results() -> Iterator[Path]:
-    require_suite()
-    with scratch("ioscore-acc-report-") as root:
-        plan = root / "plan.toml"
-        plan.write_text(PLAN.format(data=root / "data"))
-        (root / "data").mkdir()
-        done = cli("run", str(plan), "--results", str(root / "results"), "--suite", str(SUITE))
-        assert done.returncode == 0, done.stdout + done.stderr
-        yield root / "results"
+    with plan_results("ioscore-acc-report-", PLAN) as path:
+        yield path
 
 
 def test_report_passes_with_four_ranks(results: Path) -> None:

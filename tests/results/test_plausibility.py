@@ -10,16 +10,25 @@ from typing import Any
 
 import pytest
 
-from ioscore.results import find_runs, load_run
+from ioscore.results import (
+    HostAggregate,
+    PhaseResult,
+    RankStat,
+    RankSummary,
+    find_runs,
+    load_run,
+)
 from ioscore.results.plausibility import (
     GiB,
     ReadOfWrite,
     beyond_hardware,
     cache_findings,
     ceilings,
+    node_bytes,
     run_findings,
     run_rates,
     run_reads,
+    written_per_node,
 )
 from ioscore.system_description import EXAMPLE_PATH, validate
 from tests.fixtures.tiny_suite import tiny_suite_results
@@ -65,7 +74,10 @@ def test_a_read_beyond_the_client_network_is_named_with_the_arithmetic() -> None
     assert {(f.phase, f.kind) for f in findings} == {("ior-easy-read", "beyond-hardware")}
     messages = " ".join(f.message for f in findings)
     assert "700 GB/s" in messages and "1.08 times what the client network can carry" in messages
-    assert "5200 Gbit/s = 650 GB/s" in messages
+    assert (
+        "13 client nodes x (1 x 400 Gbit/s), as declared for the run's client nodes "
+        "(5200 Gbit/s) = 650 GB/s = 605 GiB/s" in messages
+    )
     assert "1.75 times what the server network can carry" in messages
     # within the margin for nominal speeds: not a finding
     assert beyond_hardware(example(), {"ior-easy-read": 655e9}) == [
@@ -116,3 +128,28 @@ def test_a_real_suite_run_on_one_node_reads_its_own_cache() -> None:
     assert easy.from_other_node is False  # two ranks, one host
     kinds = {(f.phase, f.kind) for f in run_findings(run, example())}
     assert ("ior-easy-read", "cache") in kinds and ("ior-hard-read", "cache") in kinds
+    # the IO500 writes fsync inside their time: their data per node is no cache finding
+    assert not {k for k in kinds if k[0].endswith("-write")}
+
+
+def test_data_written_per_node_against_client_memory() -> None:
+    data = example()  # clients 512 GiB each
+    found = written_per_node(data, {"fpp write": 300 * GiB, "big write": 600 * GiB})
+    assert [(f.phase, f.kind) for f in found] == [("fpp write", "cache")]
+    assert "wrote at most 300 GiB per client node" in found[0].message
+    assert "fits in a client node's 512 GiB of memory" in found[0].message
+    del data["client_node_groups"][0]["memory"]
+    assert written_per_node(data, {"fpp write": 1 * GiB}) == []  # no memory: no guess
+
+
+def test_bytes_per_node_from_the_summary_forms_host_aggregates() -> None:
+    def host(name: str, moved: float) -> HostAggregate:
+        return HostAggregate(name, 4, moved, moved, 1.0, 0.1, 0.5, 0.0, 2.0)
+
+    summary = RankSummary(8, {}, [], [], [0], [1], [host("n1", 3 * GiB), host("n2", 5 * GiB)])
+    # the summary form keeps only the named ranks: their bytes would undercount the node
+    named = [RankStat(rank=0, host="n1", bytes=GiB / 4), RankStat(rank=1, host="n2", bytes=1.0)]
+    write = PhaseResult("ior-easy-write", 1.0, "GiB/s", ranks=named, rank_summary=summary)
+    assert node_bytes(write) == {"n1": 3 * GiB, "n2": 5 * GiB}
+    unnamed = PhaseResult("ior-easy-write", 1.0, "GiB/s", ranks=[RankStat(rank=0, bytes=1.0)])
+    assert node_bytes(unnamed) is None  # a rank without its host: the nodes are unknown

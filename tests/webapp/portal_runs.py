@@ -9,6 +9,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from ioscore.results import RunResult
 from ioscore.results.loader import find_runs, load_run
 from tests.fixtures.tiny_suite import tiny_suite_results
 
@@ -28,11 +29,15 @@ def straggler_run_dir(prefix: str) -> Iterator[Path]:
 def store_run(run_dir: Path, owner: Any, site: Any, release: Any, status: str) -> Any:
     """A submission holding the run's phases (``validation.pipeline.phase_rows``), scores and
     the schema's example description with a complete questionnaire."""
+    return store_result(load_run(run_dir), owner, site, release, status)
+
+
+def store_result(run: RunResult, owner: Any, site: Any, release: Any, status: str) -> Any:
+    """``store_run`` of a run already read (and perhaps changed) by the test."""
     from submissions.intake import save_metadata
     from submissions.models import PhaseResult, Submission
     from submissions.run_rows import aware, phase_rows
 
-    run = load_run(run_dir)
     printed = run.printed
     submission = Submission.objects.create(
         release=release,

@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import json
 import re
+from html import unescape
 from pathlib import Path
 from typing import Any
 
@@ -75,3 +76,90 @@ def test_a_single_pick_draws_nothing_and_says_why() -> None:
     (sub,) = _picked(1)
     html = Client().get(reverse("rankings:compare"), {"ids": str(sub.pk)}).content.decode()
     assert "pick at least 2 submissions to compare" in html
+
+
+# --- what differed ------------------------------------------------------------------------------
+
+
+def _differed(html: str) -> dict[str, dict[str, list[str]]]:
+    """group -> row label -> the row's cells (one per run, then the phases for options)."""
+    section = html[html.index('id="what-differed"') : html.index('id="h-diff"')]
+    groups: dict[str, dict[str, list[str]]] = {}
+    for group, body in re.findall(r'data-group="([^"]+)">.*?<tbody>(.*?)</tbody>', section, re.S):
+        rows = {}
+        for label, cells in re.findall(r'<th scope="row">(.*?)</th>(.*?)</tr>', body, re.S):
+            label = re.sub(r"</?code>", "", label)
+            values = [
+                re.sub(r"<[^>]+>", "", c).strip()
+                for c in re.findall(r"<td[^>]*>(.*?)</td>", cells, re.S)
+            ]
+            rows[unescape(label)] = [unescape(v) for v in values]
+        groups[group] = rows
+    return groups
+
+
+def _phases_touched(section: str) -> list[str]:
+    """The rule written out: a phase's own section, a prefix of phase names, or every phase."""
+    if section.lower() in ("global", "debug"):
+        return ["every phase"]
+    return [p for p in PHASES if p == section.lower() or p.startswith(section.lower() + "-")]
+
+
+def test_compare_lists_the_options_fields_and_versions_that_differ() -> None:
+    call_command("import_io500", str(SAMPLE), stdout=io.StringIO())
+    configured = [s for s in _picked(10) if s.config]
+    first, second = next(
+        (a, b)
+        for i, a in enumerate(configured)
+        for b in configured[i + 1 :]
+        if a.config != b.config
+    )
+    html = (
+        Client()
+        .get(reverse("rankings:compare"), {"ids": f"{first.pk},{second.pk}"})
+        .content.decode()
+    )
+    groups = _differed(html)
+    options = groups["configuration-options"]
+    expected = {}
+    for section in {*first.config, *second.config}:
+        keys = {*first.config.get(section, {}), *second.config.get(section, {})}
+        for key in keys:
+            values = [s.config.get(section, {}).get(key) for s in (first, second)]
+            shown = ["not set" if v in (None, "") else str(v) for v in values]
+            if shown[0] != shown[1]:
+                expected[f"[{section}] {key}"] = [
+                    *shown,
+                    ", ".join(_phases_touched(section)) or "\u2013",  # a dash: no phase
+                ]
+    assert expected, "the two runs' configurations differ"
+    assert options == expected
+    described = [s.system_description for s in (first, second)]
+    fields = groups.get("system-description", {}) | groups.get("software-versions", {})
+    for label, values in fields.items():
+        assert len(values) == 2 and values[0] != values[1], label
+    if first.benchmark_version != second.benchmark_version:
+        assert fields["Benchmark version"] == [
+            first.benchmark_version or "not set",
+            second.benchmark_version or "not set",
+        ]
+    if described[0].total_procs != described[1].total_procs:
+        assert fields["Total procs"] == [str(d.total_procs) for d in described]
+
+
+def test_an_option_touches_the_phases_its_section_names() -> None:
+    from rankings.differences import EVERY_PHASE, touched_phases
+
+    phases = [*PHASES, "ior-rnd4K-easy-read"]
+    assert touched_phases("ior-easy", phases) == ("ior-easy-write", "ior-easy-read")
+    assert touched_phases("IOR-Hard-Write", phases) == ("ior-hard-write",)
+    assert touched_phases("mdtest-hard", phases) == (
+        "mdtest-hard-write",
+        "mdtest-hard-stat",
+        "mdtest-hard-read",
+        "mdtest-hard-delete",
+    )
+    assert touched_phases("ior-rnd4K", phases) == ("ior-rnd4K-easy-read",)
+    assert touched_phases("global", phases) == touched_phases("debug", phases) == (EVERY_PHASE,)
+    assert touched_phases("find", phases) == ("find",)
+    assert touched_phases("run", phases) == ()

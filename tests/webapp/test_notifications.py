@@ -27,8 +27,10 @@ def _subject(message: Message) -> str:
     return " ".join(str(message["Subject"]).split())  # long subjects arrive folded
 
 
-def _mails(mail_dir: Path, subject_part: str, expected: int, timeout: float = 30) -> list[Message]:
-    """Messages in the worker's mail files whose subject contains subject_part."""
+def _mails(
+    mail_dir: Path, subject_part: str, expected: int, timeout: float = 30, also: str = ""
+) -> list[Message]:
+    """Messages in the worker's mail files whose subject contains subject_part (and `also`)."""
     deadline = time.monotonic() + timeout
     while True:
         found = []
@@ -37,7 +39,7 @@ def _mails(mail_dir: Path, subject_part: str, expected: int, timeout: float = 30
             for chunk in path.read_text().split("-" * 79 + "\n"):
                 if chunk.strip():
                     message = email.message_from_string(chunk)
-                    if subject_part in _subject(message):
+                    if subject_part in _subject(message) and also in _subject(message):
                         found.append(message)
         if len(found) >= expected or time.monotonic() > deadline:
             return found
@@ -83,7 +85,8 @@ def test_every_transition_is_mailed_to_the_submitter_and_review_to_the_committee
         "request_changes",
         "Please add\nthe job output.",
     )
-    changes = _mails(validation_queue.mail_dir, "-> Changes requested", expected=2)
+    # the worker's mail folder is shared by the module's tests: this submission's mails only
+    changes = _mails(validation_queue.mail_dir, "-> Changes requested", 2, also=f"#{pk} ")
     assert sorted(str(m["To"]) for m in changes) == sorted([cast.submitter.email, CONTACT])
     text = changes[0].get_payload()
     assert "Please add\n  the job output." in text and "the committee" in text

@@ -322,3 +322,100 @@ def test_a_reimported_website_list_shows_at_once(tmp_path: Any) -> None:
     call_command("import_io500", str(data), stdout=io.StringIO())
     again = client.get(page).content.decode()
     assert "Oakforest-PACS (OFP)<" in again and "Oakforest-PACS<" not in again
+
+
+# --- what the key holds: the parameters a view reads, nothing else -----------------------------
+
+
+def _with(url: str, extra: str) -> str:
+    return f"{url}{'&' if '?' in url else '?'}{extra}"
+
+
+def _download_urls() -> list[str]:
+    return [
+        reverse("rankings:list-csv", args=["SC19", "full"]),
+        reverse("rankings:list-json", args=["SC19", "full"]),
+    ]
+
+
+def _stored_keys(calls: Any) -> list[str]:
+    return [c.args[0] for c in calls.call_args_list if c.args[0].startswith("page-cache:")]
+
+
+def test_a_parameter_the_view_does_not_read_neither_skips_nor_multiplies_the_cache(
+    scene: dict[str, Any], django_assert_max_num_queries: Any
+) -> None:
+    from django.core.cache import cache
+
+    client = Client()
+    urls = [*_cached_urls(scene), *_download_urls()]
+    with mock.patch.object(cache, "set", wraps=cache.set) as stored:
+        first = _texts(client, urls)
+        for url in urls:
+            for extra in ("x=1", "x=2", "utm_source=mail&x=3"):
+                with django_assert_max_num_queries(2):  # the list or lists, the version
+                    assert client.get(_with(url, extra)).content.decode() == first[url], url
+    assert len(_stored_keys(stored)) == len(urls)  # one entry per view, not per spelling
+
+
+def test_the_parameters_a_view_reads_still_make_their_own_entries(scene: dict[str, Any]) -> None:
+    client = Client()
+    page = reverse("rankings:ranked-list", args=["SC19", "full"])
+    assert "Other Cluster" in client.get(page).content.decode()
+    searched = client.get(page, {"q": "Public"}).content.decode()
+    assert "Public Cluster" in searched and "Other Cluster" not in searched
+    assert client.get(page, {"q": "Public", "x": "1"}).content.decode() == searched
+    csv_text = client.get(_download_urls()[0], {"q": "Other"}).content.decode()
+    assert "Other Cluster" in csv_text and "Public Cluster" not in csv_text
+    # A page or the columns do not change a download: one entry serves them all.
+    again = client.get(_download_urls()[0], {"q": "Other", "page": "3", "cols": "rank"})
+    assert again.content.decode() == csv_text
+
+
+def test_whole_list_downloads_are_cached_until_what_they_show_changes(
+    scene: dict[str, Any], django_assert_max_num_queries: Any
+) -> None:
+    client = Client()
+    for url in _download_urls():
+        first = client.get(url)
+        assert first.status_code == 200 and "Public Cluster" in first.content.decode()
+        with django_assert_max_num_queries(2):  # the list, the version
+            again = client.get(url)
+        assert again.content == first.content
+        for header in ("Content-Type", "Content-Disposition"):
+            assert again.get(header) == first.get(header), header
+    assert client.get(_download_urls()[0])["Content-Disposition"].startswith("attachment;")
+    row = Submission.objects.get(pk=scene["public"].pk)
+    row.status = "withdrawn"
+    row.save()
+    for url in _download_urls():
+        assert "Public Cluster" not in client.get(url).content.decode(), url
+
+
+def test_a_formula_view_is_cached_under_a_key_of_fixed_length(
+    scene: dict[str, Any], django_assert_max_num_queries: Any
+) -> None:
+    from django.core.cache import cache
+
+    from ioscore.results import MAX_FORMULA_CHARS
+
+    client = Client()
+    formula = "bw * 1." + "0" * (MAX_FORMULA_CHARS - 20) + "1 + md"  # few parts, long
+    assert MAX_FORMULA_CHARS - 10 < len(formula) <= MAX_FORMULA_CHARS
+    urls = [
+        reverse("rankings:ranked-list", args=["SC19", "full"]),
+        reverse("rankings:api-list-entries", args=["SC19", "full"]),
+        *_download_urls(),
+    ]
+    with mock.patch.object(cache, "set", wraps=cache.set) as stored:
+        for url in urls:
+            first = client.get(url, {"formula": formula})
+            assert first.status_code == 200, url
+            with django_assert_max_num_queries(2):
+                assert client.get(url, {"formula": formula, "x": "1"}).content == first.content
+    keys = _stored_keys(stored)
+    assert len(keys) == len(urls)
+    assert {len(key.rsplit(":", 1)[1]) for key in keys} == {64}  # a sha256, whatever the formula
+    # Another formula is another view.
+    other = client.get(urls[0], {"formula": "bw"}).content.decode()
+    assert "Your formula: bw<" in other and formula not in other

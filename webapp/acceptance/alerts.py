@@ -1,19 +1,26 @@
-"""Regression alerts on a site's acceptance history: when a stored run starts a drop in one of
-its tests' operations (well below the recent median of the same storage system, or missing its
-target), the run raises one alert and the site's members get one e-mail.
+"""Regression alerts on a site's history: when a stored run starts a drop in one of its series
+(well below the recent median of the same storage system, or missing its target), the run
+raises one alert and the site's members get one e-mail.
 
-The series are the history page's own (``history.series``), so an alert, the chart and the CSV
-always speak of the same numbers; the rule is ``ioscore.results.regressions``.
+Two kinds of run feed the history: acceptance runs (a series per test and operation) and the
+site's uploaded IO500 runs (a series for the score and each scored phase, announced by
+``submissions.signals.run_measured`` once their numbers pass the checks or are accepted).
+The series are the history page's own (``history.series``, ``history.io500_series``), so an
+alert, the chart and the CSV always speak of the same numbers; the rule is
+``ioscore.results.regressions``, with the site's thresholds (``AlertRule``) for both kinds.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
-from ioscore.results import DEFAULT_FRACTION, Point, drops
+from ioscore.results import DEFAULT_FRACTION, Drop, Point, drops
+from submissions.models import Submission
 
 from . import history
 from .models import AcceptanceRun, AlertRule, RegressionAlert
+from .tasks import queue_alert_mail
 
 
 def comparable_runs(run: AcceptanceRun) -> Any:
@@ -23,6 +30,14 @@ def comparable_runs(run: AcceptanceRun) -> Any:
     if run.storage_system is None:
         return runs.filter(storage_system__isnull=True)
     return history.of_system(runs, run.storage_system.canonical())
+
+
+def comparable_submissions(submission: Submission) -> Any:
+    """As ``comparable_runs``, for an uploaded IO500 run among its site's submissions."""
+    runs = Submission.objects.filter(site=submission.site_id)
+    if submission.storage_system is None:
+        return runs.filter(storage_system__isnull=True)
+    return history.of_system(runs, submission.storage_system.canonical())
 
 
 def rules_of(site_id: int) -> dict[tuple[str, str], AlertRule]:
@@ -42,32 +57,68 @@ def series_alerts(series: dict[str, Any], rule: AlertRule | None) -> dict[int, t
     return {points[d.index]["run"]: (fraction, d) for d in found}
 
 
-def detect(run: AcceptanceRun) -> list[RegressionAlert]:
-    """The alerts ``run`` raises (stored once: detecting again returns the same rows).
+def _raised(
+    source: dict[str, Any], all_series: Iterable[dict[str, Any]], site_id: int, pk: int
+) -> list[RegressionAlert]:
+    """The alerts of the run ``pk`` (``source``: the alert's field naming it) in the series,
+    each stored once: detecting again returns the same rows.
 
     Whether a point starts a drop depends only on the points before it, so the whole series
-    can be read even when runs were uploaded after ``run``.
-    """
-    rules = rules_of(run.site_id)
+    can be read even when runs were uploaded after this one."""
+    rules = rules_of(site_id)
     raised = []
-    for series in history.series(comparable_runs(run)):
+    for series in all_series:
         found = series_alerts(series, rules.get((series["test"], series["operation"])))
-        if run.pk not in found:
+        if pk not in found:
             continue
-        fraction, drop = found[run.pk]
+        fraction, drop = found[pk]
         alert, _ = RegressionAlert.objects.get_or_create(
-            run=run,
+            **source,
             test_name=series["test"],
             operation=series["operation"],
-            defaults={
-                "unit": series["unit"],
-                "value": drop.value,
-                "baseline": drop.baseline,
-                "fraction": fraction,
-                "below_median": drop.below_median,
-                "missed_target": drop.missed_target,
-                "message": drop.explain(series["unit"]),
-            },
+            defaults=_fields(series, fraction, drop),
         )
         raised.append(alert)
     return raised
+
+
+def _fields(series: dict[str, Any], fraction: float, drop: Drop) -> dict[str, Any]:
+    return {
+        "unit": series["unit"],
+        "value": drop.value,
+        "baseline": drop.baseline,
+        "fraction": fraction,
+        "below_median": drop.below_median,
+        "missed_target": drop.missed_target,
+        "message": drop.explain(series["unit"]),
+    }
+
+
+def detect(run: AcceptanceRun) -> list[RegressionAlert]:
+    """The alerts an acceptance run raises."""
+    return _raised({"run": run}, history.series(comparable_runs(run)), run.site_id, run.pk)
+
+
+def detect_submission(submission: Submission) -> list[RegressionAlert]:
+    """The alerts an uploaded IO500 run raises (none before its numbers stand)."""
+    if submission.status not in history.STANDING:
+        return []
+    series = history.io500_series(comparable_submissions(submission))
+    return _raised({"submission": submission}, series, submission.site_id, submission.pk)
+
+
+def mail(alerts: Iterable[RegressionAlert]) -> None:
+    """Mail the alerts of one run not mailed yet, in one message, once the transaction
+    commits (the first stands for the others: ``tasks.mail_alert``)."""
+    waiting = sorted(alert.pk for alert in alerts if alert.mailed is None)
+    if waiting:
+        queue_alert_mail(waiting[0])
+
+
+def on_run_measured(*, submission_id: int, **_signal: Any) -> None:
+    """Receiver of ``submissions.signals.run_measured`` (connected in apps.py)."""
+    submission = (
+        Submission.objects.select_related("site", "storage_system").filter(pk=submission_id).first()
+    )
+    if submission is not None:
+        mail(detect_submission(submission))

@@ -165,7 +165,7 @@ def _detailed(request: Request, pk: int) -> AcceptanceRun:
 class SiteHistory(APIView):
     @extend_schema(
         summary="A site's acceptance history: per test and operation, each run's statistics "
-        "and target",
+        "and target; then its uploaded IO500 runs (test IO500: the score and each phase)",
         parameters=[ID_FILTERS[1]],
         responses=SeriesSerializer(many=True),
     )
@@ -175,7 +175,11 @@ class SiteHistory(APIView):
         wanted = _id_param(request, "storage_system")
         if isinstance(wanted, Response):
             return wanted
+        uploaded = history.uploaded_runs(site)
         if wanted is not None:
             system = StorageSystem.objects.filter(site=site, pk=wanted).first()
             runs = history.of_system(runs, system.canonical()) if system else runs.none()
-        return Response(history.series(runs))
+            uploaded = (
+                history.uploaded_runs(site, system.canonical()) if system else uploaded.none()
+            )
+        return Response(history.series(runs) + history.io500_series(uploaded))

@@ -8,16 +8,26 @@ from collections.abc import Iterable
 from typing import Any
 
 from django.db.models import QuerySet
+from django.db.models.functions import Coalesce
 
-from submissions.models import StorageSystem
+from ioscore.results import SCORED_PHASES
+from submissions.models import PhaseResult, Status, StorageSystem, Submission
 
 from .models import AcceptanceOperation, AcceptanceRun, AcceptanceTarget, RegressionAlert
 
+# The series of a site's uploaded IO500 runs are named as one test of the history, whose
+# operations are the score and the scored phases.
+IO500_TEST = "IO500"
+SCORE = "score"
+# An uploaded run counts once its numbers passed the automatic checks, until it is rejected or
+# withdrawn.
+STANDING = (Status.UNDER_REVIEW, Status.CHANGES_REQUESTED, Status.ACCEPTED)
 
-def of_system(runs: QuerySet[AcceptanceRun], system: StorageSystem) -> QuerySet[AcceptanceRun]:
-    """The runs of a storage system, including those recorded against systems the committee
-    later merged into it (a merge moves submissions, and leaves the merged row pointing at
-    its survivor)."""
+
+def of_system(runs: QuerySet[Any], system: StorageSystem) -> QuerySet[Any]:
+    """The runs (acceptance runs or submissions) of a storage system, including those recorded
+    against systems the committee later merged into it (a merge moves submissions, and leaves
+    the merged row pointing at its survivor)."""
     ids, frontier = {system.pk}, [system.pk]
     while frontier:
         frontier = list(
@@ -29,7 +39,7 @@ def of_system(runs: QuerySet[AcceptanceRun], system: StorageSystem) -> QuerySet[
     return runs.filter(storage_system__in=ids)
 
 
-def systems_with_runs(runs: QuerySet[AcceptanceRun]) -> list[StorageSystem]:
+def systems_with_runs(runs: QuerySet[Any]) -> list[StorageSystem]:
     """The (surviving) storage systems the runs were recorded against."""
     recorded = StorageSystem.objects.filter(pk__in=runs.values("storage_system"))
     found = {system.canonical() for system in recorded}
@@ -85,7 +95,81 @@ def series(runs: QuerySet[AcceptanceRun]) -> list[dict[str, Any]]:
     out = []
     for (test, operation, unit), points in by_key.items():
         points.sort(key=lambda p: order[p["run"]])
-        out.append({"test": test, "operation": operation, "unit": unit, "points": points})
+        out.append(
+            {
+                "test": test,
+                "operation": operation,
+                "unit": unit,
+                "source": "acceptance",
+                "points": points,
+            }
+        )
+    return out
+
+
+def uploaded_runs(site: Any, system: StorageSystem | None = None) -> QuerySet[Submission]:
+    """The site's uploaded IO500 runs (of ``system`` and the systems merged into it)."""
+    runs = Submission.objects.filter(site=site)
+    return runs if system is None else of_system(runs, system)
+
+
+def _submitted_when(submission: Submission) -> str:
+    moment = submission.run_start or submission.created
+    return moment.isoformat().replace("+00:00", "Z")
+
+
+def io500_series(submissions: QuerySet[Submission]) -> list[dict[str, Any]]:
+    """The score and each scored phase of the standing IO500 runs among ``submissions``, in
+    time order, shaped as ``series`` (one value per run: no spread, no target), with the
+    regression alert each run raised there."""
+    chosen = list(
+        submissions.filter(status__in=STANDING, score_total__isnull=False)
+        .select_related("release")
+        .order_by(Coalesce("run_start", "created"), "id")
+    )
+    values: dict[str, dict[int, tuple[float, str]]] = {
+        SCORE: {s.pk: (s.score_total, "") for s in chosen if s.score_total is not None}
+    }
+    for row in PhaseResult.objects.filter(submission__in=chosen, name__in=SCORED_PHASES).values(
+        "submission_id", "name", "value", "unit"
+    ):
+        values.setdefault(row["name"], {})[row["submission_id"]] = (row["value"], row["unit"])
+    alerts = {
+        (a.submission_id, a.operation): a.message
+        for a in RegressionAlert.objects.filter(submission__in=chosen, test_name=IO500_TEST)
+    }
+    out = []
+    for operation in (SCORE, *SCORED_PHASES):
+        of_runs = values.get(operation, {})
+        points = [
+            {
+                "run": s.pk,
+                "when": _submitted_when(s),
+                "label": s.release.acronym,
+                "mean": of_runs[s.pk][0],
+                "stddev": 0.0,
+                "min": of_runs[s.pk][0],
+                "max": of_runs[s.pk][0],
+                "iterations": 1,
+                "target": None,
+                "target_at_least": None,
+                "passed": None,
+                "alert": alerts.get((s.pk, operation)),
+            }
+            for s in chosen
+            if s.pk in of_runs
+        ]
+        if points:
+            unit = next(iter(of_runs.values()))[1]
+            out.append(
+                {
+                    "test": IO500_TEST,
+                    "operation": operation,
+                    "unit": unit,
+                    "source": "submission",
+                    "points": points,
+                }
+            )
     return out
 
 

@@ -35,7 +35,6 @@ from submissions.models import StorageSystem
 
 from . import alerts, loading
 from .models import AcceptanceOperation, AcceptanceRun, AcceptanceTarget, AcceptanceTest
-from .tasks import queue_alert_mail
 
 MAX_LABEL_CHARS = 200
 MAX_NOTES_CHARS = 20_000
@@ -220,14 +219,8 @@ def _store(
     except BaseException:
         forget(stored)
         raise
-    _raise_alerts(run)
+    alerts.mail(alerts.detect(run))
     return Received(run, duplicate=False)
-
-
-def _raise_alerts(run: AcceptanceRun) -> None:
-    for alert in alerts.detect(run):
-        if alert.mailed is None:
-            queue_alert_mail(alert.pk)
 
 
 def forget(paths: list[Path]) -> None:
@@ -339,7 +332,7 @@ def update(run: AcceptanceRun, changes: dict[str, Any]) -> AcceptanceRun:
         run.storage_system = system
     run.save(update_fields=["label", "notes", "storage_system"])
     if moved:  # compared with another system's runs now
-        _raise_alerts(run)
+        alerts.mail(alerts.detect(run))
     return run
 
 

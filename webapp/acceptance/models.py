@@ -12,7 +12,7 @@ from django.conf import settings
 from django.db import models
 
 from accounts.models import Site
-from submissions.models import StorageSystem
+from submissions.models import StorageSystem, Submission
 
 
 class AcceptanceRun(models.Model):
@@ -166,9 +166,21 @@ class AlertRule(models.Model):
 
 
 class RegressionAlert(models.Model):
-    """One drop of one test's operation, raised by the run where it started (once per drop)."""
+    """One drop of one series, raised by the run where it started (once per drop): an
+    acceptance run's test and operation, or an uploaded IO500 run's phase or score (test
+    ``IO500_TEST``, operation the phase's name or ``score``)."""
 
-    run = models.ForeignKey(AcceptanceRun, on_delete=models.CASCADE, related_name="alerts")
+    run = models.ForeignKey(
+        AcceptanceRun, on_delete=models.CASCADE, related_name="alerts", null=True, blank=True
+    )
+    submission = models.ForeignKey(
+        Submission,
+        on_delete=models.CASCADE,
+        related_name="regression_alerts",
+        null=True,
+        blank=True,
+        help_text="the uploaded IO500 run that raised it (instead of an acceptance run)",
+    )
     test_name = models.CharField(max_length=200)
     operation = models.CharField(max_length=40)
     unit = models.CharField(max_length=16)
@@ -188,11 +200,33 @@ class RegressionAlert(models.Model):
         constraints = [
             models.UniqueConstraint(
                 fields=["run", "test_name", "operation"], name="acceptance_alert_unique"
-            )
+            ),
+            models.UniqueConstraint(
+                fields=["submission", "test_name", "operation"],
+                name="acceptance_alert_unique_submission",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(run__isnull=False, submission__isnull=True)
+                | models.Q(run__isnull=True, submission__isnull=False),
+                name="acceptance_alert_one_source",
+            ),
         ]
 
     def __str__(self) -> str:
-        return f"alert {self.pk}: {self.test_name} · {self.operation} (run {self.run_id})"
+        source = f"run {self.run_id}" if self.run_id else f"submission {self.submission_id}"
+        return f"alert {self.pk}: {self.test_name} · {self.operation} ({source})"
+
+    @property
+    def site(self) -> Site:
+        source = self.run if self.run is not None else self.submission
+        assert source is not None  # the check constraint: exactly one
+        return source.site
+
+    @property
+    def storage_system(self) -> StorageSystem | None:
+        source = self.run if self.run is not None else self.submission
+        assert source is not None
+        return source.storage_system
 
 
 class AlertDelivery(models.Model):

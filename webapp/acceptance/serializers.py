@@ -159,7 +159,9 @@ class UploadAnswerSerializer(serializers.Serializer):
 
 
 class PointSerializer(serializers.Serializer):
-    run = serializers.IntegerField()
+    run = serializers.IntegerField(
+        help_text="the acceptance run's id; the submission's id in a series of source submission"
+    )
     when = serializers.CharField()
     label = serializers.CharField()
     mean = serializers.FloatField()
@@ -178,5 +180,9 @@ class PointSerializer(serializers.Serializer):
 class SeriesSerializer(serializers.Serializer):
     test = serializers.CharField()
     operation = serializers.CharField()
-    unit = serializers.CharField()
+    unit = serializers.CharField(help_text="empty for the IO500 score")
+    source = serializers.ChoiceField(
+        ["acceptance", "submission"],
+        help_text="acceptance runs, or the site's uploaded IO500 runs (one value per run)",
+    )
     points = PointSerializer(many=True)

@@ -1,14 +1,16 @@
-"""Celery tasks of the acceptance app: mailing regression alerts, and the sweep that mails
-those a lost message or a dead worker left unmailed."""
+"""Celery tasks of the acceptance app: mailing regression alerts (of acceptance runs and of
+uploaded IO500 runs), and the sweep that mails those a lost message or a dead worker left
+unmailed."""
 
 from __future__ import annotations
 
 import logging
 from datetime import timedelta
+from typing import Any
 
 from celery import shared_task
 from django.conf import settings
-from django.db import IntegrityError
+from django.db import IntegrityError, transaction
 from django.urls import reverse
 from django.utils import timezone
 
@@ -30,7 +32,7 @@ def queue_alert_mail(alert_id: int) -> None:
 
 def recipients(alert: RegressionAlert) -> list[str]:
     """The site's active members with a verified address (``accounts.mail``), each once."""
-    members = alert.run.site.members.filter(is_active=True).exclude(email="")
+    members = alert.site.members.filter(is_active=True).exclude(email="")
     return sorted({m.email for m in members if mail.is_verified(m.email)})
 
 
@@ -38,62 +40,92 @@ def _page(name: str, pk: int) -> str:
     return settings.IOSCORE_SITE_URL.rstrip("/") + reverse(name, args=[pk])
 
 
-def compose(alert: RegressionAlert) -> tuple[str, str]:
-    run = alert.run
-    system = run.storage_system.name if run.storage_system else "no storage system named"
-    subject = f"[ioscore] {run.site.name}: {alert.test_name} {alert.operation} dropped"
+def compose(alerts: list[RegressionAlert]) -> tuple[str, str]:
+    """One message for the drops one run started (``alerts``: the same run, oldest first)."""
+    first = alerts[0]
+    site = first.site
+    system = first.storage_system.name if first.storage_system else "no storage system named"
+    more = f" and {len(alerts) - 1} more" if len(alerts) > 1 else ""
+    subject = f"[ioscore] {site.name}: {first.test_name} {first.operation}{more} dropped"
+    if first.run is not None:
+        run = first.run
+        what = f"Acceptance run {run.pk} of {site.name} ({system}"
+        what += f", {run.label})" if run.label else ")"
+        page = _page("acceptance:run", run.pk)
+    else:
+        submission = first.submission
+        assert submission is not None  # the check constraint: a run or a submission
+        what = f"IO500 run {submission.pk} of {site.name} ({system}, {submission.release.acronym})"
+        page = _page("submission-page", submission.pk)
+    drops = "".join(f"  {a.test_name} · {a.operation}: {a.message}.\n" for a in alerts)
     body = (
-        f"Acceptance run {run.pk} of {run.site.name} ({system}"
-        f"{', ' + run.label if run.label else ''}) started a drop:\n\n"
-        f"  {alert.test_name} · {alert.operation}: {alert.message}.\n\n"
-        f"You hear of this drop once; the next alert comes after the results recover and fall "
-        f"again.\n\nThe run: {_page('acceptance:run', run.pk)}\n"
-        f"The history: {_page('acceptance:site', run.site_id)}\n"
+        f"{what} started {'a drop' if len(alerts) == 1 else f'{len(alerts)} drops'}:\n\n"
+        f"{drops}\n"
+        f"You hear of each drop once; the next alert comes after the results recover and fall "
+        f"again.\n\nThe run: {page}\n"
+        f"The history: {_page('acceptance:site', site.pk)}\n"
     )
     return subject, body
 
 
+def same_run(alert: RegressionAlert) -> Any:
+    """The alerts raised by the run (or uploaded IO500 run) that raised ``alert``."""
+    return RegressionAlert.objects.filter(run=alert.run_id, submission=alert.submission_id)
+
+
 @shared_task(**MAIL_TASK)
 def mail_alert(self: object, alert_id: int) -> int:
-    """Mail one alert to the site's members; returns how many were mailed now. An address
-    already recorded is skipped, so a retry never mails anybody twice."""
+    """Mail the alert and the others its run raised and nobody mailed yet, in one message,
+    to the site's members; returns how many were mailed now. An address already recorded
+    for every one of them is skipped, so a retry never mails anybody twice."""
     alert = (
-        RegressionAlert.objects.select_related("run__site", "run__storage_system")
+        RegressionAlert.objects.select_related(
+            "run__site", "run__storage_system", "submission__site", "submission__release"
+        )
         .filter(pk=alert_id)
         .first()
     )
     if alert is None or alert.mailed is not None:  # the run was deleted, or all were mailed
         return 0
-    done = set(AlertDelivery.objects.filter(alert=alert).values_list("address", flat=True))
-    subject, body = compose(alert)
+    others = same_run(alert).filter(mailed__isnull=True).exclude(pk=alert.pk)
+    alerts = sorted([alert, *others], key=lambda a: a.pk)
+    done: dict[str, int] = {}
+    for address in AlertDelivery.objects.filter(alert__in=alerts).values_list("address", flat=True):
+        done[address] = done.get(address, 0) + 1
+    subject, body = compose(alerts)
     sent = 0
     for address in recipients(alert):
-        if address in done:
+        if done.get(address) == len(alerts):
             continue
         if not mail.send(subject, body, address):
             continue
-        try:
-            AlertDelivery.objects.create(alert=alert, address=address)
-        except IntegrityError:  # a concurrent duplicate of this task got there first
-            log.info("alert %s to %s already recorded", alert_id, address)
+        for each in alerts:
+            try:
+                with transaction.atomic():
+                    AlertDelivery.objects.create(alert=each, address=address)
+            except IntegrityError:  # a concurrent duplicate of this task got there first
+                log.info("alert %s to %s already recorded", each.pk, address)
         sent += 1
-    RegressionAlert.objects.filter(pk=alert.pk).update(mailed=timezone.now())
+    RegressionAlert.objects.filter(pk__in=[a.pk for a in alerts]).update(mailed=timezone.now())
     return sent
 
 
 @shared_task(ignore_result=True)
 def mail_unmailed_alerts(older_than_s: int = 300) -> int:
-    """Queue again the alerts of the last week still unmailed after ``older_than_s``; beat
-    runs this. Returns how many were queued."""
+    """Queue again the alerts of the last week still unmailed after ``older_than_s``, one
+    message per run; beat runs this. Returns how many were queued."""
     now = timezone.now()
     waiting = RegressionAlert.objects.filter(
         mailed__isnull=True,
         created__lte=now - timedelta(seconds=older_than_s),
         created__gte=now - SWEEP_HORIZON,
-    ).values_list("pk", flat=True)
-    ids = sorted(waiting)
-    for pk in ids:
+    )
+    # one message per run: the first of its alerts stands for the others (mail_alert)
+    first: dict[tuple[int | None, int | None], int] = {}
+    for pk, run, submission in waiting.order_by("pk").values_list("pk", "run", "submission"):
+        first.setdefault((run, submission), pk)
+    for pk in first.values():
         queue_alert_mail(pk)
-    if ids:
-        log.info("re-queued %d unmailed regression alert(s)", len(ids))
-    return len(ids)
+    if first:
+        log.info("re-queued the unmailed regression alerts of %d run(s)", len(first))
+    return len(first)

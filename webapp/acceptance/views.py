@@ -12,7 +12,7 @@ from pathlib import Path
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
-from django.db.models import Count, Max
+from django.db.models import Count, Max, Q
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.http.response import HttpResponseBase
 from django.shortcuts import redirect, render, resolve_url
@@ -85,7 +85,12 @@ def site_history(request: HttpRequest, pk: int, system: int | None = None) -> Ht
     except Http404:
         return _private(request)
     runs = access.visible_runs(request.user).filter(site=site)
-    systems = history.systems_with_runs(runs)
+    # the site's own uploaded IO500 runs: its members hear of their drops too
+    uploaded = history.uploaded_runs(site)
+    systems = sorted(
+        set(history.systems_with_runs(runs)) | set(history.systems_with_runs(uploaded)),
+        key=lambda s: (s.name, s.pk),
+    )
     chosen = None
     if system is not None:
         found = StorageSystem.objects.filter(site=site, pk=system).first()
@@ -93,8 +98,11 @@ def site_history(request: HttpRequest, pk: int, system: int | None = None) -> Ht
             raise Http404("no such storage system")
         chosen = found.canonical()
         runs = history.of_system(runs, chosen)
+        uploaded = history.uploaded_runs(site, chosen)
     total = runs.count()
     shown = runs.filter(pk__in=list(runs.values_list("pk", flat=True)[:PAGE_RUNS]))
+    io500 = history.io500_series(uploaded)
+    io500_ids = {p["run"] for s in io500 for p in s["points"]}
     context = {
         "site": site,
         "system": chosen,
@@ -103,8 +111,10 @@ def site_history(request: HttpRequest, pk: int, system: int | None = None) -> Ht
         "total": total,
         "page_runs": PAGE_RUNS,
         "table": history.target_table(shown),
-        "series": history.series(shown),
-        "alerts": RegressionAlert.objects.filter(run__in=shown).select_related("run")[:PAGE_ALERTS],
+        "series": history.series(shown) + io500,
+        "alerts": RegressionAlert.objects.filter(
+            Q(run__in=shown) | Q(submission__in=io500_ids)
+        ).select_related("run", "submission")[:PAGE_ALERTS],
         "rules": [
             {
                 "test_name": r.test_name,
@@ -115,6 +125,7 @@ def site_history(request: HttpRequest, pk: int, system: int | None = None) -> Ht
             for r in AlertRule.objects.filter(site=site)
         ],
         "default_percent": round(DEFAULT_FRACTION * 100),
+        "io500_test": history.IO500_TEST,
         "may_set_rules": access.may_upload(request.user, site),
     }
     return render(request, "acceptance/history.html", context)

@@ -1,7 +1,8 @@
 """Read-only REST API under /api/v1/: lists, list entries, public results and their phases.
 
 Entries use the same query parameters and the same record shape as the CSV/JSON downloads
-(``listview`` + ``records``), so the API and the exports always agree.
+(``listview`` + ``records``), so the API and the exports always agree; that includes the
+what-if views (``edition``, ``formula``: ``whatif``), whose fields each record then carries.
 """
 
 from __future__ import annotations
@@ -18,15 +19,16 @@ from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from ioscore.results import EDITIONS, FORMULA_FUNCTIONS, MAX_FORMULA_CHARS, formula_names
 from ioscore_site.api_paging import BoundedLimitOffsetPagination
 from submissions import public_counts, public_version
 from submissions.models import PhaseResult, Submission
 
 from . import page_cache
-from .listview import COLUMNS, LEVEL_LABELS, ListRows, ViewState
+from .listview import COLUMNS, LEVEL_LABELS, PagedRows, ViewState, shown_rows
 from .models import RankedList
 from .phases import PHASES
-from .records import entry_record
+from .records import entry_record, whatif_record
 from .result_records import phase_records, result_ids, result_records
 from .visibility import (
     can_see_unpublished,
@@ -35,17 +37,25 @@ from .visibility import (
     visible_lists,
     visible_submissions,
 )
+from .whatif import FORMULA, Scoring
 
 
 # A read view whose anonymous responses ``page_cache`` keeps under ``cache_kind`` and
 # ``cache_identity()`` (by default the public-results version), rendered by the DRF view it
 # is mixed into (it comes first in the bases). No docstring: the OpenAPI document would take
 # it as the description of a view without one of its own.
+# ``cache_params()`` is the part of the query string the response depends on (by default the
+# paging parameters), so other parameters neither skip the cache nor add entries.
 class _AnonymousCached:
     cache_kind: str
+    cache_reads: tuple[str, ...] = ("limit", "offset")
+    request: Any  # set by the DRF view
 
     def cache_identity(self) -> list[Any] | None:
         return [public_version.current()]
+
+    def cache_params(self) -> str:
+        return page_cache.read_params(self.request, self.cache_reads)
 
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Any:
         view: Any = super()  # the DRF view this is mixed into (no base here to type it)
@@ -54,6 +64,7 @@ class _AnonymousCached:
             self.cache_kind,
             self.cache_identity(),
             lambda: view.finalize_response(request, view.get(request, *args, **kwargs)),
+            params=self.cache_params(),
         )
 
 
@@ -123,6 +134,23 @@ class PublicEntrySerializer(serializers.Serializer):
     award_bw = serializers.BooleanField()
     award_md = serializers.BooleanField()
     phases = serializers.DictField(child=serializers.FloatField(allow_null=True))
+    whatif_view = serializers.CharField(
+        required=False, help_text="only with edition or formula: the what-if view's name"
+    )
+    whatif_score = serializers.FloatField(
+        required=False, allow_null=True, help_text="the entry's score under the what-if view"
+    )
+    whatif_rank = serializers.IntegerField(
+        required=False, allow_null=True, help_text="its rank under the view; null: unranked"
+    )
+    whatif_rank_change = serializers.IntegerField(
+        required=False,
+        allow_null=True,
+        help_text="official rank minus what-if rank: positive moved up",
+    )
+    whatif_unranked_reason = serializers.CharField(
+        required=False, help_text="why an entry has no what-if rank"
+    )
 
     def to_representation(self, instance: Any) -> dict[str, Any]:
         record = dict(instance)
@@ -206,6 +234,23 @@ _ENTRY_PARAMETERS = [
     OpenApiParameter("nodes_max", OpenApiTypes.INT),
     OpenApiParameter("level", OpenApiTypes.STR, enum=["none", *LEVEL_LABELS.keys()]),
     OpenApiParameter("q", OpenApiTypes.STR, description="text search"),
+    OpenApiParameter(
+        "edition",
+        OpenApiTypes.STR,
+        enum=[*EDITIONS, FORMULA],
+        description="what-if view, never official: score and rank every entry under this "
+        "scoring edition (each record gains the whatif_* fields, ordered by the what-if rank "
+        "unless sort is given); 'official' is the list itself. "
+        + "; ".join(f"{e.slug}: {e.explanation}" for e in EDITIONS.values()),
+    ),
+    OpenApiParameter(
+        "formula",
+        OpenApiTypes.STR,
+        description=f"what-if view by your own formula (at most {MAX_FORMULA_CHARS} "
+        f"characters) over the names {formula_names()}, with the functions "
+        f"{', '.join(FORMULA_FUNCTIONS)}, + - * / ** and parentheses, e.g. "
+        "geomean(bw, md, ior_rnd4K_easy_read); an unusable formula is a 400 naming why",
+    ),
 ]
 
 
@@ -218,6 +263,15 @@ class ListEntriesView(_AnonymousCached, generics.ListAPIView):
 
     def cache_identity(self) -> list[Any] | None:
         return self._shown_list()[1]
+
+    def cache_params(self) -> str:
+        paging = page_cache.read_params(self.request, self.cache_reads)
+        return "\n".join([self._state().cache_text(paged=False), paging])
+
+    def _state(self) -> ViewState:
+        if not hasattr(self, "_view_state"):
+            self._view_state = ViewState.from_query(self.request.query_params)
+        return self._view_state
 
     def _shown_list(self) -> tuple[RankedList, list[Any] | None]:
         """The list and its ``list_identity`` (read once per request)."""
@@ -233,20 +287,20 @@ class ListEntriesView(_AnonymousCached, generics.ListAPIView):
     def get_queryset(self) -> Any:
         the_list, identity = self._shown_list()
         hidden = hidden_submissions(self.request.user, the_list)
-        state = ViewState.from_query(self.request.query_params)
+        state = self._state()
         if state.errors:
             raise ValidationError({"query": state.errors})
-        return _Records(
-            ListRows(
-                entries_without(the_list, hidden),
-                state,
-                records=True,
-                window=self._window(),
-                version=identity,
-                list_id=the_list.pk,
-            ),
-            the_list,
+        if state.scoring.error:
+            raise ValidationError({"formula": [state.scoring.error]})
+        rows = shown_rows(
+            entries_without(the_list, hidden),
+            state,
+            list_id=the_list.pk,
+            version=identity,
+            records=True,
+            window=self._window(),
         )
+        return _Records(rows, the_list, state.scoring)
 
     def _window(self) -> slice | None:
         """The slice the paginator will ask for after counting, so a filtered view counts
@@ -262,9 +316,10 @@ class ListEntriesView(_AnonymousCached, generics.ListAPIView):
 class _Records:
     """A lazily sliced queryset that yields public records (pagination-friendly)."""
 
-    def __init__(self, rows: ListRows, the_list: RankedList) -> None:
+    def __init__(self, rows: PagedRows, the_list: RankedList, scoring: Scoring) -> None:
         self.rows = rows
         self.the_list = the_list
+        self.scoring = scoring
 
     def count(self) -> int:
         return int(self.rows.count())
@@ -273,7 +328,11 @@ class _Records:
         return self.count()
 
     def __getitem__(self, item: slice) -> list[dict[str, Any]]:
-        return [entry_record(e, self.the_list) for e in self.rows[item]]
+        if not self.scoring.active:
+            return [entry_record(e, self.the_list) for e in self.rows[item]]
+        return [
+            entry_record(e, self.the_list) | whatif_record(e, self.scoring) for e in self.rows[item]
+        ]
 
 
 _AFTER = OpenApiParameter(
@@ -308,6 +367,7 @@ class ResultsView(_AnonymousCached, generics.ListAPIView):
     serializer_class = PublicResultSerializer  # the records' description (OpenAPI)
     pagination_class = PublicCountPagination
     cache_kind = "api-results"
+    cache_reads = ("after", "limit", "offset")
 
     def get_queryset(self) -> Any:
         results = visible_submissions(self.request.user)
@@ -327,6 +387,7 @@ class ResultsView(_AnonymousCached, generics.ListAPIView):
 class ResultDetailView(_AnonymousCached, generics.RetrieveAPIView):
     serializer_class = PublicResultSerializer
     cache_kind = "api-result"
+    cache_reads = ()
 
     def get_queryset(self) -> Any:
         return visible_submissions(self.request.user)

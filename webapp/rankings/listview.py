@@ -1,10 +1,13 @@
-"""The state of a list view (sort, columns, filters, search, page) and the query behind it.
+"""The state of a list view (sort, columns, filters, search, page, what-if scoring) and the
+query behind it.
 
 The list page, its CSV/JSON downloads and the API's entries endpoint all parse the same query
 string with ``ViewState.from_query`` and read rows with ``entry_queryset`` (the page and the
 API page through ``ListRows``), so every view of a list gives the same rows and the same
 numbers. Re-sorting changes only the display order; the rank shown is always the frozen
-``ListEntry.rank``.
+``ListEntry.rank``. A what-if view (``whatif.Scoring``: an edition or a formula) adds each
+entry's score and rank under it beside the official ones (``WhatIfRows``), and is ordered
+by that rank unless another column is picked.
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ from submissions.models import LEVEL_ORDER, Release, ReproducibilityLevel, Submi
 from .maintenance.list_index import search_keys
 from .models import ListEntry, ListFacet
 from .phases import PHASES, field_name, unit
+from .whatif import Reranking, Scoring, reranked
 
 
 @dataclass(frozen=True)
@@ -97,9 +101,14 @@ MAX_INT32 = 2**31 - 1  # the columns the numeric filters compare with are 32-bit
 ASCENDING_FIRST = ("rank", "bw_rank", "md_rank", "client_nodes", "procs")
 
 
+# The sort of a what-if view by its own rank (no stored column: ``WhatIfRows`` orders it).
+WHATIF_SORT = "whatif"
+
+
 def descending_by_default(key: str) -> bool:
-    """A column's first sort direction: measured values highest first, the rest ascending."""
-    return COLUMNS[key].numeric and key not in ASCENDING_FIRST
+    """A column's first sort direction: measured values highest first, the rest ascending
+    (the what-if rank too)."""
+    return key in COLUMNS and COLUMNS[key].numeric and key not in ASCENDING_FIRST
 
 
 class ViewStateError(ValueError):
@@ -136,6 +145,7 @@ class ViewState:
     q: str = ""
     page: int = 1
     per_page: int = DEFAULT_PAGE_SIZE
+    scoring: Scoring = field(default_factory=Scoring)
     errors: list[str] = field(default_factory=list)
 
     @classmethod
@@ -143,11 +153,14 @@ class ViewState:
         """Parse the query string. Unknown or bad values are reported in ``errors`` (shown
         on the page, 400 in the API) and replaced by the default, never a traceback."""
         state = cls()
-        sort = (query.get("sort") or "rank").strip()
-        if sort in COLUMNS:
+        state.scoring, state.errors = Scoring.from_query(query)
+        state.sort = state.default_sort
+        sort = (query.get("sort") or state.default_sort).strip()
+        if sort in COLUMNS or (sort == WHATIF_SORT and state.scoring.active):
             state.sort = sort
-        else:
-            state.errors.append(f"parameter 'sort': unknown column {sort!r}")
+        elif sort != WHATIF_SORT:  # a what-if link's sort, back on the official list: its rank
+            shown = sort if len(sort) <= 40 else sort[:40] + "..."
+            state.errors.append(f"parameter 'sort': unknown column {shown!r}")
         direction = (query.get("dir") or "").strip()
         if direction not in ("", "asc", "desc"):
             state.errors.append(f"parameter 'dir' must be 'asc' or 'desc', got {direction!r}")
@@ -192,11 +205,18 @@ class ViewState:
             state.per_page = DEFAULT_PAGE_SIZE
         return state
 
+    @property
+    def default_sort(self) -> str:
+        return WHATIF_SORT if self.scoring.active else "rank"
+
     def query(self, **overrides: Any) -> str:
         """The permalink query string of this state (defaults omitted), with overrides."""
+        default = self.default_sort
         values: dict[str, Any] = {
-            "sort": self.sort if self.sort != "rank" else "",
-            "dir": ("desc" if self.descending else "asc") if self.sort != "rank" else "",
+            "edition": self.scoring.edition_param,
+            "formula": self.scoring.formula_text,
+            "sort": self.sort if self.sort != default else "",
+            "dir": ("desc" if self.descending else "asc") if self.sort != default else "",
             "cols": ",".join(self.columns) if self.columns != DEFAULT_COLUMNS else "",
             "fs": self.fs_type,
             "vendor": self.vendor,
@@ -210,6 +230,13 @@ class ViewState:
         }
         values.update(overrides)
         return urlencode({k: v for k, v in values.items() if v not in ("", None)})
+
+    def cache_text(self, paged: bool = True) -> str:
+        """What a response of this view depends on, normalised (``page_cache``'s key): the
+        permalink and the errors reported. ``paged`` False for the downloads and the API,
+        which read neither the page nor the columns."""
+        text = self.query() if paged else self.query(page="", per_page="", cols="")
+        return "\n".join([text, *self.errors, self.scoring.error])
 
     @property
     def filtered(self) -> bool:
@@ -440,7 +467,33 @@ WHOLE_LIST_COUNT_SECONDS = 60
 SCAN_PAGE_COST = 1.1  # the planner's random_page_cost for a list's filtered scan (ListRows)
 
 
-class ListRows:
+class PagedRows:
+    """What a paginator (and the API's records) needs of a view's rows: ``count()``, its
+    length, slices and single rows; a subclass gives ``count`` and ``_slice``."""
+
+    def count(self) -> int:
+        raise NotImplementedError
+
+    def _slice(self, item: slice) -> list[ListEntry]:
+        raise NotImplementedError
+
+    def __len__(self) -> int:
+        return self.count()
+
+    @overload
+    def __getitem__(self, item: int) -> ListEntry: ...
+    @overload
+    def __getitem__(self, item: slice) -> list[ListEntry]: ...
+    def __getitem__(self, item: int | slice) -> ListEntry | list[ListEntry]:
+        if isinstance(item, int):
+            return self._slice(slice(item, item + 1))[0]
+        return self._slice(item)
+
+    def __iter__(self) -> Iterator[ListEntry]:
+        return iter(self._slice(slice(None)))
+
+
+class ListRows(PagedRows):
     """The rows of a list view as a paginator wants them (``count()`` and slices), for the
     page and the API alike.
 
@@ -498,33 +551,17 @@ class ListRows:
             cache.set(key, total, WHOLE_LIST_COUNT_SECONDS)
         return int(total)
 
-    def __len__(self) -> int:
-        return self.count()
-
-    @overload
-    def __getitem__(self, item: int) -> ListEntry: ...
-    @overload
-    def __getitem__(self, item: slice) -> list[ListEntry]: ...
-    def __getitem__(self, item: int | slice) -> ListEntry | list[ListEntry]:
-        if isinstance(item, int):
-            return self[item : item + 1][0]
+    def _slice(self, item: slice) -> list[ListEntry]:
         ids = self._from_window(item)
         if ids is None and self.state.filtered:
             ids = self._scan(item)
         elif ids is None:
             ids = self._ordered_ids(item)
-        shown = annotated_entries(
-            ListEntry.objects.using(self.matching.db).filter(pk__in=ids).order_by(), self.records
-        )
-        by_id = {entry.pk: entry for entry in shown}
-        return [by_id[pk] for pk in ids]
+        return _rows_of(ids, self.matching.db, self.records)
 
     def _ordered_ids(self, item: slice) -> list[int]:
         """The ids of ``item`` of an unfiltered view."""
         return _walked_ids(self.matching, self.state, item)
-
-    def __iter__(self) -> Iterator[ListEntry]:
-        return iter(self[:])
 
     def _from_window(self, item: slice) -> list[int] | None:
         """The ids of ``item`` if the window's scan already read them (a paginator asks
@@ -594,6 +631,71 @@ class ListRows:
         elif start == 0:
             self._total = 0
         return [row[0] for row in rows]
+
+
+def _rows_of(ids: list[int], db: str, records: bool) -> list[ListEntry]:
+    """The display rows of ``ids``, in that order."""
+    shown = annotated_entries(ListEntry.objects.using(db).filter(pk__in=ids).order_by(), records)
+    by_id = {entry.pk: entry for entry in shown}
+    return [by_id[pk] for pk in ids]
+
+
+class WhatIfRows(PagedRows):
+    """``rows`` (a ``ListRows``) under a what-if view: every row read carries its
+    ``whatif`` placing (``whatif.Placing``). Sorted by the what-if rank (``WHATIF_SORT``),
+    the order is the reranking's, kept to the rows the view's filters match; any other
+    sort is ``rows``' own."""
+
+    def __init__(self, rows: ListRows, reranking: Reranking):
+        self.rows = rows
+        self.reranking = reranking
+        self._ids: list[int] | None = None
+
+    def _ordered_ids(self) -> list[int]:
+        if self._ids is None:
+            order = self.reranking.order
+            ranked = [p.entry_id for p in order if p.rank is not None]
+            if self.rows.state.descending:
+                ranked.reverse()
+            ids = ranked + [p.entry_id for p in order if p.rank is None]
+            if self.rows.state.filtered:
+                matching = set(self.rows.matching.values_list("pk", flat=True))
+                ids = [pk for pk in ids if pk in matching]
+            self._ids = ids
+        return self._ids
+
+    def count(self) -> int:
+        if self.rows.state.sort != WHATIF_SORT:
+            return self.rows.count()
+        return len(self._ordered_ids())
+
+    def _slice(self, item: slice) -> list[ListEntry]:
+        if self.rows.state.sort == WHATIF_SORT:
+            entries = _rows_of(self._ordered_ids()[item], self.rows.matching.db, self.rows.records)
+        else:
+            entries = self.rows[item]
+        for entry in entries:
+            entry.whatif = self.reranking.by_id.get(entry.pk)  # type: ignore[attr-defined]
+        return entries
+
+
+def shown_rows(
+    entries: QuerySet[ListEntry],
+    state: ViewState,
+    *,
+    list_id: int,
+    version: list[Any] | None,
+    records: bool = False,
+    window: slice | None = None,
+) -> PagedRows:
+    """The rows of a view of one list's ``entries`` (see ``ListRows``), under the view's
+    what-if scoring when it has one (``WhatIfRows``): the page, the downloads and the API."""
+    rows = ListRows(
+        entries, state, records=records, window=window, version=version, list_id=list_id
+    )
+    if not state.scoring.active:
+        return rows
+    return WhatIfRows(rows, reranked(entries, state.scoring, version))
 
 
 def facet_values(entries: QuerySet[ListEntry], list_id: int | None = None) -> dict[str, Any]:

@@ -2,10 +2,12 @@
 
 One owner for the response caches of the public read pages and API (list pages, trends,
 compare, list entries, results). A caller names the *identity* of what the response shows
-(a list's id, revision, state and build time; the public-results version...); the key is
-that identity plus the full path and the negotiated format, so a change to what is shown is
-a new key and nothing needs deleting. Logged-in users (their header, and on the API what
-they may see, differ) and pending messages are never cached.
+(a list's id, revision, state and build time; the public-results version...) and the
+*parameters* it reads, normalised (``ViewState.cache_text``, ``read_params``); the key is
+the path, those parameters, the API's negotiated format and the identity, so a change to
+what is shown is a new key and nothing needs deleting, and a query parameter the view does
+not read (``?x=1``) neither skips the cache nor adds an entry. Logged-in users (their
+header, and on the API what they may see, differ) and pending messages are never cached.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Iterable
 from typing import Any
+from urllib.parse import urlencode
 
 from django.core.cache import cache
 from django.http import HttpResponse, HttpResponseBase
@@ -41,14 +44,22 @@ def list_identity(the_list: RankedList, user: Any) -> list[Any] | None:
     return [*list_version(the_list), public_version.current()]
 
 
-def cache_key(request: Any, kind: str, identity: Iterable[Any]) -> str | None:
+def read_params(request: Any, names: Iterable[str]) -> str:
+    """The parameters a view reads, by name, in a fixed order: the part of the query string
+    its response depends on (every other parameter is left out of the key)."""
+    query = getattr(request, "query_params", None) or request.GET
+    return urlencode([(name, value) for name in names for value in query.getlist(name)])
+
+
+def cache_key(request: Any, kind: str, identity: Iterable[Any], params: str) -> str | None:
     """``None`` when the response must not be shared: a logged-in user (``request`` may be
-    a Django or a DRF request; for the API its user is the token's), or messages waiting."""
+    a Django or a DRF request; for the API its user is the token's), or messages waiting.
+    The key has a fixed length whatever ``params`` holds (a visitor's formula)."""
     if request.user.is_authenticated or "messages" in request.COOKIES:
         return None
-    text = "|".join(
-        [request.get_full_path(), request.META.get("HTTP_ACCEPT", ""), *map(str, identity)]
-    )
+    renderer = getattr(request, "accepted_renderer", None)
+    negotiated = renderer.media_type if renderer is not None else ""
+    text = "|".join([request.path, params, negotiated, *map(str, identity)])
     return f"page-cache:{kind}:{hashlib.sha256(text.encode()).hexdigest()}"
 
 
@@ -59,22 +70,37 @@ def _browsable(request: Any) -> bool:
     return renderer is not None and renderer.format != "json"
 
 
+# Headers a cached response keeps besides its body (a download's file name).
+KEPT_HEADERS = ("Content-Type", "Content-Disposition")
+
+
 def serve(
     request: Any,
     kind: str,
     identity: Iterable[Any] | None,
     render: Callable[[], HttpResponseBase],
+    *,
+    params: str,
     seconds: int = PAGE_SECONDS,
 ) -> HttpResponseBase:
-    """The cached response for ``identity`` or ``render()``'s, stored when it is a 200.
-    ``identity`` ``None`` means "not cacheable for this request" (e.g. the committee)."""
-    key = None if identity is None or _browsable(request) else cache_key(request, kind, identity)
+    """The cached response for ``identity`` and ``params`` (the normalised parameters the
+    view reads; ``""`` for a view that reads none) or ``render()``'s, stored when it is a
+    200. ``identity`` ``None`` means "not cacheable for this request" (e.g. the committee)."""
+    key = (
+        None
+        if identity is None or _browsable(request)
+        else cache_key(request, kind, identity, params)
+    )
     if key is not None and (cached := cache.get(key)) is not None:
-        content, content_type = cached
-        return HttpResponse(content, content_type=content_type)
+        content, headers = cached
+        hit = HttpResponse(content)
+        for name, value in headers.items():
+            hit[name] = value
+        return hit
     response = render()
     if key is not None and isinstance(response, HttpResponse) and response.status_code == 200:
         if hasattr(response, "render"):  # a DRF or template response not rendered yet
             response.render()
-        cache.set(key, (response.content, response["Content-Type"]), seconds)
+        headers = {name: response[name] for name in KEPT_HEADERS if response.has_header(name)}
+        cache.set(key, (response.content, headers), seconds)
     return response

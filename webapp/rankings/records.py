@@ -1,5 +1,6 @@
 """One public record per list entry: the shape shared by the CSV, the JSON download and the
-API, so all three give the same numbers. Never contains the submitter's contact."""
+API, so all three give the same numbers. Never contains the submitter's contact. A what-if
+view (``whatif``) adds ``WHATIF_FIELDS`` to each record, beside the official ones."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from ioscore_site.finite_json import finite
 from .listview import LEVEL_LABELS
 from .models import ListEntry, RankedList
 from .phases import PHASE_FIELDS, PHASES
+from .whatif import Scoring
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 RECORD_FIELDS: tuple[str, ...] = (
@@ -77,6 +79,41 @@ def entry_record(entry: ListEntry, ranked_list: RankedList) -> dict[str, Any]:
     for phase, field in zip(PHASES, PHASE_FIELDS, strict=True):
         record[phase] = getattr(e, field)
     return dict(finite(record))
+
+
+# Under a what-if view: its name, the entry's score and rank under it, the rank change against
+# the official list (positive: moved up) and, for an unranked entry, why.
+WHATIF_FIELDS: tuple[str, ...] = (
+    "whatif_view",
+    "whatif_score",
+    "whatif_rank",
+    "whatif_rank_change",
+    "whatif_unranked_reason",
+)
+
+
+def whatif_record(entry: ListEntry, scoring: Scoring) -> dict[str, Any]:
+    """``entry`` must come from ``listview.WhatIfRows`` (it carries its ``whatif``)."""
+    placing = getattr(entry, "whatif", None)
+    record = {
+        "whatif_view": scoring.title,
+        "whatif_score": placing.score if placing else None,
+        "whatif_rank": placing.rank if placing else None,
+        "whatif_rank_change": placing.change if placing else None,
+        "whatif_unranked_reason": placing.reason if placing else "",
+    }
+    return dict(finite(record))
+
+
+def scoring_record(scoring: Scoring) -> dict[str, Any]:
+    """The what-if view itself, for the JSON download and the API."""
+    return {
+        "official": False,
+        "edition": scoring.edition.slug if scoring.edition is not None else None,
+        "formula": scoring.formula.text if scoring.formula is not None else None,
+        "title": scoring.title,
+        "explanation": scoring.explanation,
+    }
 
 
 def csv_cell(value: Any) -> Any:

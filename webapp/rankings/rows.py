@@ -15,7 +15,7 @@ from django.urls import reverse
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
-from portal.templatetags.formatting import num
+from portal.templatetags.formatting import num, sig
 
 from .badges import LEVEL_MARKUP, NO_LEVEL, award_marks
 from .listview import Column
@@ -48,10 +48,41 @@ def _cell(entry: Any, key: str, numeric: bool, link: str) -> str:
     return f'<td data-col="{key}">{escape(value or DASH)}</td>'
 
 
+def _whatif_cells(placing: Any) -> str:
+    """A what-if view's rank, its change against the official rank, and score; an unranked
+    entry says why."""
+    if placing is None or placing.rank is None:
+        reason = escape(placing.reason if placing is not None else "not in this view")
+        return (
+            f'<td class="num whatif" data-col="whatif">{DASH}</td>'
+            f'<td class="num change" data-col="whatif_change" data-change="">unranked</td>'
+            f'<td class="whatif-score unranked" data-col="whatif_score">'
+            f'<span class="note">unranked: {reason}</span></td>'
+        )
+    change = placing.change
+    direction = "up" if change > 0 else ("down" if change < 0 else "same")
+    if change:
+        arrow = "▲" if change > 0 else "▼"
+        moved = (
+            f'<span aria-hidden="true">{arrow}</span> {abs(change)}'
+            f'<span class="visually-hidden"> {direction}</span>'
+        )
+    else:
+        moved = '<span aria-hidden="true">=</span><span class="visually-hidden">no change</span>'
+    return (
+        f'<td class="num whatif" data-col="whatif">{placing.rank}</td>'
+        f'<td class="num change {direction}" data-col="whatif_change" data-change="{change}">'
+        f"{moved}</td>"
+        f'<td class="num whatif-score" data-col="whatif_score">{sig(placing.score)}</td>'
+    )
+
+
 def render_rows(
-    entries: Iterable[Any], columns: Sequence[Column], list_key: str
+    entries: Iterable[Any], columns: Sequence[Column], list_key: str, whatif: bool = False
 ) -> list[SafeString]:
-    """``list_key`` is "<release>/<type>": the submission page normalises its radar to it."""
+    """``list_key`` is "<release>/<type>": the submission page normalises its radar to it.
+    ``whatif``: the entries carry a what-if placing (``listview.WhatIfRows``), shown after
+    the official rank."""
     template = reverse("rankings:result", args=[0])  # "/results/0/"
     prefix, suffix = template.rsplit("0", 1)
     query = f"?list={escape(list_key)}"
@@ -61,6 +92,9 @@ def render_rows(
         sid = entry.submission_id
         link = f"{prefix}{sid}{suffix}{query}"
         cells = "".join(_cell(entry, key, numeric, link) for key, numeric in specs)
+        if whatif:  # after the rank, which is always the first column (ALWAYS_SHOWN)
+            rank_end = cells.index("</td>") + len("</td>")
+            cells = cells[:rank_end] + _whatif_cells(entry.whatif) + cells[rank_end:]
         rows.append(
             mark_safe(
                 f'<tr data-submission="{sid}"><td class="pick"><input type="checkbox" '

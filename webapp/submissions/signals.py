@@ -39,3 +39,9 @@ def announce_list_change(submission_id: int) -> None:
     answered = lists_changed.send(sender=None, submission_id=submission_id)
     if not answered:
         raise RuntimeError("no receiver for lists_changed: is 'rankings' installed?")
+
+
+# Sent with ``submission_id`` (int) when a run's numbers stand: it passed the automatic checks
+# or the committee accepted it. Who listens (the acceptance app's regression alerts) may read
+# the run's phases; nobody listening is fine, as nothing waits on an answer.
+run_measured = Signal()

@@ -4,7 +4,8 @@ log.
 Every change of ``Submission.status`` goes through ``transition()`` so that it is checked and
 logged (who, when, from, to, comment) in the same database transaction, and mailed to those
 concerned once that transaction commits (tasks.queue_notification). Entering or leaving
-``accepted`` also asks for the ranked lists to be updated (signals.lists_changed).
+``accepted`` also asks for the ranked lists to be updated (signals.lists_changed); entering
+``under_review`` or ``accepted`` says the run's numbers stand (signals.run_measured).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from django.utils import timezone
 
 from . import public_version
 from .models import Status, Submission, SubmissionTransition
-from .signals import announce_list_change
+from .signals import announce_list_change, run_measured
 from .tasks import queue_notification
 
 OWNER = "owner"
@@ -39,6 +40,8 @@ ALLOWED: dict[tuple[str, str], str] = {
     (Status.SUBMITTED, Status.WITHDRAWN): OWNER,
     (Status.UNDER_REVIEW, Status.WITHDRAWN): OWNER,
 }
+# Entering these states means the run's numbers passed the checks (and the committee's look).
+MEASURED = {Status.UNDER_REVIEW, Status.ACCEPTED}
 OWNER_EDITABLE = {Status.DRAFT, Status.VALIDATION_FAILED, Status.CHANGES_REQUESTED}
 
 
@@ -87,4 +90,6 @@ def transition(
     if Status.ACCEPTED in (frm, to):  # on the lists now, or no longer
         public_version.bump()  # in this transaction: no cache serves the old state after it
         announce_list_change(locked.pk)
+    if to in MEASURED:
+        run_measured.send(sender=None, submission_id=locked.pk)
     return change

@@ -21,6 +21,15 @@ from ioscore.acceptance.results import (
     find_tests,
 )
 from ioscore.acceptance.targets import BANDWIDTH, Target, TargetError, parse_target
+from ioscore.results import (
+    PlausibilityFinding,
+    ReadOfWrite,
+    beyond_hardware,
+    cache_findings,
+    node_bytes,
+    plausibility_summary,
+    written_per_node,
+)
 from ioscore.results.errors import ResultFormatError, read_text
 from ioscore.results.stragglers import phase_spread
 
@@ -44,6 +53,9 @@ class AcceptanceReport:
     plan: dict[str, Any] | None
     tests: list[TestReport]
     unreadable: list[ResultFormatError] = field(default_factory=list)  # launches left out
+    # the system description the report compares the bandwidths with (`--system`), if any
+    description: dict[str, Any] | None = None
+    description_source: str = ""  # where it was read from, for the report's words
 
     @property
     def targets(self) -> int:
@@ -225,6 +237,58 @@ def error_findings(op: Operation, launch: Launch) -> list[dict[str, Any]]:
     return found
 
 
+def plausibility_findings(
+    test: AcceptanceTest, description: dict[str, Any]
+) -> list[PlausibilityFinding]:
+    """A test's bandwidth operations against what the described hardware can carry: each
+    iteration's rate against the network and device ceilings (the fastest one named), the
+    data written per client node against a client node's memory (writes without fsync), and
+    reads that may have
+    come from a cache (``ioscore.results``' plausibility rules, as the service applies them to
+    IO500 runs). Each finding's phase is "TEST OPERATION"."""
+    rates: dict[str, float] = {}
+    writes: dict[str, float] = {}
+    reads: list[ReadOfWrite] = []
+    for key, op in test.operations.items():
+        if op.quantity != BANDWIDTH or not op.iterations:
+            continue
+        name = f"{test.id} {key}"
+        rates[name] = max(it.value for it in op.iterations)
+        per_node = [nodes for it in op.iterations if (nodes := node_bytes(it.phase))]
+        if not per_node:
+            continue
+        busiest = max(max(nodes.values()) for nodes in per_node)
+        if key == "write":
+            if not _syncs(launch_of(test, op).command or ""):
+                writes[name] = busiest
+        else:
+            launch = launch_of(test, op)
+            shifted = _shifts_files(launch.command or "") and launch.nodes > 1
+            # caches dropped on the clients before the read launch: no client page cache
+            # to read from, as when the data was written on another node
+            dropped = (drop_caches_record(launch) or "").startswith("dropped:")
+            total = max(sum(nodes.values()) for nodes in per_node)
+            reads.append(ReadOfWrite(name, total, busiest, from_other_node=shifted or dropped))
+    return (
+        beyond_hardware(description, rates)
+        + written_per_node(description, writes)
+        + cache_findings(description, reads)
+    )
+
+
+def plausibility_dict(report: AcceptanceReport) -> dict[str, Any] | None:
+    """The ceilings with their arithmetic and every test's findings; None without `--system`."""
+    if report.description is None:
+        return None
+    findings = [f for t in report.tests for f in plausibility_findings(t.test, report.description)]
+    return plausibility_summary(report.description, findings)
+
+
+def _syncs(command: str) -> bool:
+    """Whether IOR fsyncs the written files inside the write's time (-e, -Y)."""
+    return any(w in ("-e", "-Y") or w.startswith("--fsync") for w in command.split())
+
+
 def _shifts_files(command: str) -> bool:
     words = command.split()
     return any(w in ("-C", "-Z") or w.startswith(("-Q", "-X")) for w in words)
@@ -265,6 +329,7 @@ def report_dict(report: AcceptanceReport) -> dict[str, Any]:
         "targets": report.targets,
         "failed": report.failed,
         "unreadable": [{"path": e.path, "reason": e.reason} for e in report.unreadable],
+        "hardware": plausibility_dict(report),
         "tests": [
             {
                 "id": t.test.id,

@@ -1,4 +1,6 @@
-"""`ioscore report RESULT_DIR [--html FILE] [--json]`: phase table, rank spread, stragglers.
+"""`ioscore report RESULT_DIR [--html FILE] [--json] [--system FILE]`: phase table, rank
+spread, stragglers; with `--system`, each bandwidth against what the described hardware can
+carry (the service's `hardware-plausible` rule, with its arithmetic).
 
 Prints the summary table (or JSON with --json) and writes a self-contained HTML report
 (default RESULT_DIR/report.html). Exit status: 0 written, 2 unreadable input or unwritable
@@ -17,6 +19,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ioscore import system_description
 from ioscore.acceptance.modality import operation_hints
 from ioscore.acceptance.report import (
     PLAN_FILE,
@@ -24,15 +27,24 @@ from ioscore.acceptance.report import (
     build_report,
     error_findings,
     launch_of,
+    plausibility_dict,
     report_dict,
     server_findings,
 )
 from ioscore.acceptance.results import PASS_RULE
 from ioscore.report import format_table, render_html, summary_rows
 from ioscore.report.acceptance_html import render_acceptance_html
+from ioscore.report.hardware import hardware_lines
 from ioscore.report.html import NO_RANK_DATA
 from ioscore.report.summary import has_rank_data
-from ioscore.results import ResultFormatError, RunResult, find_runs, load_run
+from ioscore.results import (
+    ResultFormatError,
+    RunResult,
+    find_runs,
+    load_run,
+    plausibility_summary,
+    run_findings,
+)
 from ioscore.results.latency import format_latency_table, phase_latency
 from ioscore.results.parse_rankcsv import attach_rank_csvs
 
@@ -44,7 +56,38 @@ def add_parser(sub: Any) -> None:
     parser.add_argument("result_dir", type=Path, metavar="RESULT_DIR")
     parser.add_argument("--html", type=Path, help="HTML output (default RESULT_DIR/report.html)")
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
+    parser.add_argument(
+        "--system",
+        type=Path,
+        metavar="FILE",
+        help="system description (ioscore-system/1 JSON, as `ioscore sysinfo` writes and "
+        "`ioscore upload --system` sends): compare each bandwidth with its hardware",
+    )
     parser.set_defaults(handler=handle)
+
+
+class DescriptionError(Exception):
+    """The --system file cannot be used; the message says why, naming the file."""
+
+
+def load_description(path: Path) -> dict[str, Any]:
+    """The system description in ``path``, checked against the schema the service uses."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = getattr(exc, "strerror", None) or str(exc)
+        raise DescriptionError(f"--system {path}: cannot read: {reason}") from None
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise DescriptionError(f"--system {path}: not JSON: {exc}") from None
+    problems = system_description.validate(data)
+    if problems:
+        shown = "; ".join(str(p) for p in problems[:5])
+        more = f" (and {len(problems) - 5} more)" if len(problems) > 5 else ""
+        raise DescriptionError(f"--system {path}: not a valid system description: {shown}{more}")
+    loaded: dict[str, Any] = data
+    return loaded
 
 
 def load_one(path: Path) -> tuple[RunResult, str | None]:
@@ -111,6 +154,9 @@ def handle_acceptance(args: argparse.Namespace, report: AcceptanceReport) -> int
                     )
                 blame = errors["suspect"] or "no single server"
                 print(f"      failed server: {blame} ({errors['reason']})")
+    hardware = plausibility_dict(report)
+    if hardware is not None:
+        print("\n".join(hardware_lines(hardware, report.description_source)))
     print(f"{report.targets - report.failed} of {report.targets} targets pass ({PASS_RULE})")
     print(f"HTML report: {target}")
     return status
@@ -129,12 +175,21 @@ def acceptance_report(path: Path) -> AcceptanceReport | None:
 
 
 def handle(args: argparse.Namespace) -> int:
+    description = None
+    if args.system is not None:
+        try:
+            description = load_description(args.system)
+        except DescriptionError as exc:
+            print(f"ioscore report: {exc}", file=sys.stderr)
+            return EXIT_UNREADABLE
     try:
         acceptance = acceptance_report(args.result_dir)
     except ResultFormatError as exc:
         print(f"ioscore report: unreadable: {exc}", file=sys.stderr)
         return EXIT_UNREADABLE
     if acceptance is not None:
+        acceptance.description = description
+        acceptance.description_source = str(args.system or "")
         return handle_acceptance(args, acceptance)
     try:
         run, note = load_one(args.result_dir)
@@ -146,8 +201,16 @@ def handle(args: argparse.Namespace) -> int:
     rows = summary_rows(run)
     run_dir = Path(run.run_dir or args.result_dir)
     target = args.html if args.html is not None else run_dir / "report.html"
+    hardware = (
+        None
+        if description is None
+        else plausibility_summary(description, run_findings(run, description))
+    )
     try:
-        target.write_text(render_html(run, rows), encoding="utf-8")
+        target.write_text(
+            render_html(run, rows, None if hardware is None else (hardware, str(args.system))),
+            encoding="utf-8",
+        )
     except OSError as exc:
         print(f"ioscore report: cannot write {target}: {exc.strerror or exc}", file=sys.stderr)
         return EXIT_UNREADABLE
@@ -157,6 +220,7 @@ def handle(args: argparse.Namespace) -> int:
             "format": run.format,
             "per_rank_data": has_rank_data(rows),
             "html": str(target),
+            "hardware": hardware,
             "phases": [row.to_dict() for row in rows],
             "latency": {
                 phase.name: lat.to_dict()
@@ -173,5 +237,7 @@ def handle(args: argparse.Namespace) -> int:
         print(f"\noperation latency (merged over ranks)\n{latency}")
     if not has_rank_data(rows):
         print(NO_RANK_DATA)
+    if hardware is not None:
+        print("\n".join(hardware_lines(hardware, str(args.system))))
     print(f"HTML report: {target}")
     return EXIT_OK

@@ -17,6 +17,7 @@ import plotly.io as pio
 from ioscore.acceptance.report import AcceptanceReport, report_dict
 from ioscore.acceptance.results import Launch
 from ioscore.report.charts import all_figures, host_rate_figure
+from ioscore.report.hardware import hardware_html
 from ioscore.results.model import RunResult
 from ioscore.results.stragglers import LATE_FRACTION, RATE_FRACTION
 
@@ -235,6 +236,8 @@ def render_acceptance_html(report: AcceptanceReport) -> str:
         f"{html.escape(u['reason'])}</p>"
         for u in data["unreadable"]
     ]
+    if data["hardware"] is not None:
+        sections.append(hardware_html(data["hardware"], report.description_source))
     plotly_included = False
     for test_data, test in zip(data["tests"], report.tests, strict=True):
         badge = "PASS" if test_data["passed"] else "FAIL"

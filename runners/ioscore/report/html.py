@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import html
+from typing import Any
 
 import plotly.io as pio
 
 from ioscore.report.charts import all_figures
+from ioscore.report.hardware import hardware_html
 from ioscore.report.summary import HEADER, SummaryRow, has_rank_data, table_cells
 from ioscore.results.model import RunResult
 from ioscore.results.stragglers import LATE_FRACTION, LATE_MIN_S, RATE_FRACTION
@@ -55,7 +57,10 @@ def _meta(run: RunResult) -> str:
     return " · ".join(html.escape(p) for p in parts if p)
 
 
-def render_html(run: RunResult, rows: list[SummaryRow]) -> str:
+def render_html(
+    run: RunResult, rows: list[SummaryRow], hardware: tuple[dict[str, Any], str] | None = None
+) -> str:
+    """The run's report; ``hardware``: (``plausibility_summary``, its description's source)."""
     title = f"ioscore report: {run.timestamp or run.run_dir or run.source}"
     sections = [
         f"<h1>{html.escape(title)}</h1>",
@@ -70,6 +75,8 @@ def render_html(run: RunResult, rows: list[SummaryRow]) -> str:
     ]
     if not has_rank_data(rows):
         sections.append(f'<p class="note">{html.escape(NO_RANK_DATA)}</p>')
+    if hardware is not None:
+        sections.append(hardware_html(*hardware))
     heading = None
     for index, (section, figure) in enumerate(all_figures(run)):
         if section != heading:

@@ -36,6 +36,10 @@ Public API (the service imports these names; keep them stable):
   ``work_rates``, ``median_without``.
 * Rates in a phase's unit: ``rate_scale``, ``throughput_series`` (the aggregate time series).
 * ``gc_paused()``: cyclic garbage collection off while many acyclic objects are built.
+* What-if scoring, never official: ``EDITIONS`` (``Edition``), ``parse_formula`` (a
+  ``Formula``, or ``FormulaError``; at most ``MAX_FORMULA_CHARS``), ``formula_values``,
+  ``rerank``, ``RND4K_READ``, ``variable_name`` (a phase's name in formulas),
+  ``formula_names`` and ``FORMULA_FUNCTIONS`` (what a formula may use).
 * Packing a run directory for upload: ``pack_directory``, ``sha256_of``.
 * ``ResultFormatError``: unreadable, unknown, truncated or wrongly encoded input; its message
   names the file and line (attributes ``path``, ``line``, ``reason``).
@@ -53,6 +57,20 @@ from ioscore.results.archive import (
     is_macos_metadata,
 )
 from ioscore.results.archive import Member as ArchiveMember
+from ioscore.results.editions import (
+    EDITIONS,
+    FORMULA_FUNCTIONS,
+    MAX_FORMULA_CHARS,
+    RND4K_READ,
+    Edition,
+    Formula,
+    FormulaError,
+    formula_values,
+    parse_formula,
+    rerank,
+    variable_name,
+)
+from ioscore.results.editions import known_names as formula_names
 from ioscore.results.errors import ResultFormatError
 from ioscore.results.gc_pause import gc_paused
 from ioscore.results.hashing import (
@@ -96,6 +114,17 @@ from ioscore.results.parse_rankcsv import (
     suite_rank_file,
 )
 from ioscore.results.paths import load_path
+from ioscore.results.plausibility import Finding as PlausibilityFinding
+from ioscore.results.plausibility import (
+    ReadOfWrite,
+    beyond_hardware,
+    cache_findings,
+    ceilings,
+    node_bytes,
+    run_findings,
+    written_per_node,
+)
+from ioscore.results.plausibility import summary as plausibility_summary
 from ioscore.results.rank_summary import (
     RANK_DETAIL_THRESHOLD,
     bounded_ranks,
@@ -123,13 +152,17 @@ __all__ = [
     "BUILTIN_RELEASES",
     "BW_PHASES",
     "DEFAULT_FRACTION",
+    "EDITIONS",
+    "FORMULA_FUNCTIONS",
     "JOB_OUTPUT_PREFIXES",
     "JOB_OUTPUT_SUFFIXES",
     "JOB_SCRIPT_SUFFIXES",
+    "MAX_FORMULA_CHARS",
     "MD_PHASES",
     "MIN_WRITE_SECONDS",
     "MIN_WRITE_SECONDS_SCC",
     "RANK_DETAIL_THRESHOLD",
+    "RND4K_READ",
     "RULES",
     "RUN_MARKERS",
     "SCORED_PHASES",
@@ -139,13 +172,18 @@ __all__ = [
     "CheckContext",
     "CountRows",
     "Drop",
+    "Edition",
+    "Formula",
+    "FormulaError",
     "HashCheck",
     "HostAggregate",
     "Issue",
     "PhaseResult",
+    "PlausibilityFinding",
     "Point",
     "RankStat",
     "RankSummary",
+    "ReadOfWrite",
     "Release",
     "ResultFormatError",
     "RunResult",
@@ -155,7 +193,10 @@ __all__ = [
     "UnsafeArchive",
     "UnstorableJSON",
     "archive_kind",
+    "beyond_hardware",
     "bounded_ranks",
+    "cache_findings",
+    "ceilings",
     "check",
     "config_hash",
     "drops",
@@ -164,6 +205,8 @@ __all__ = [
     "find_job_files",
     "find_runs",
     "finite_number",
+    "formula_names",
+    "formula_values",
     "gc_paused",
     "get_release",
     "inspect_archive",
@@ -176,14 +219,19 @@ __all__ = [
     "load_summary_lines",
     "loads_storable_json",
     "median_without",
+    "node_bytes",
     "pack_directory",
+    "parse_formula",
     "phase_ranks_from_csv",
     "phase_spread",
+    "plausibility_summary",
     "rank_csv",
     "rate_histogram",
     "rate_scale",
     "recompute_extended_scores",
     "recompute_scores",
+    "rerank",
+    "run_findings",
     "score_hash",
     "sha256_of",
     "storable_text",
@@ -191,6 +239,8 @@ __all__ = [
     "summarise_ranks",
     "summary_form",
     "throughput_series",
+    "variable_name",
     "verify_hashes",
     "work_rates",
+    "written_per_node",
 ]

@@ -57,6 +57,7 @@ _FUNCTIONS: dict[str, Callable[..., float]] = {
     "geomean": _geomean,
     "mean": _mean,
 }
+FORMULA_FUNCTIONS = tuple(sorted(_FUNCTIONS))
 _BINARY: dict[type[ast.operator], Callable[[float, float], float]] = {
     ast.Add: lambda a, b: a + b,
     ast.Sub: lambda a, b: a - b,
@@ -118,7 +119,7 @@ def _check_node(node: ast.AST, variables: set[str]) -> None:
         variables.add(node.id)
     elif isinstance(node, ast.Call):
         if not isinstance(node.func, ast.Name) or node.func.id not in _FUNCTIONS:
-            raise FormulaError(f"unknown function; functions are {', '.join(sorted(_FUNCTIONS))}")
+            raise FormulaError(f"unknown function; functions are {', '.join(FORMULA_FUNCTIONS)}")
         if node.keywords or not node.args:
             raise FormulaError(f"{node.func.id}() takes one or more values, nothing else")
     elif isinstance(node, ast.BinOp):

@@ -16,13 +16,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ioscore.results.model import RunResult
+from ioscore.results.model import PhaseResult, RunResult
 from ioscore.results.quantities import DATA_ROLES, to_base
 
 GiB = 2**30
 # Declared link and device speeds are nominal; a measurement within this margin above one is
 # rounding and protocol accounting, not an impossible result.
 MARGIN = 0.02
+_DECIMAL_RATES = (("TB/s", 1e12), ("GB/s", 1e9), ("MB/s", 1e6))
+_BINARY_RATES = (("TiB/s", 2**40), ("GiB/s", 2**30), ("MiB/s", 2**20))
 READ_OF_WRITE = {"ior-easy-read": "ior-easy-write", "ior-hard-read": "ior-hard-write"}
 
 
@@ -41,11 +43,25 @@ class Finding:
 
 
 def rate(bytes_per_s: float) -> str:
-    """Three significant digits in decimal units, as link and device speeds are given."""
-    for unit, factor in (("TB/s", 1e12), ("GB/s", 1e9), ("MB/s", 1e6)):
-        if bytes_per_s >= factor:
-            return f"{bytes_per_s / factor:.3g} {unit}"
-    return f"{bytes_per_s / 1e3:.3g} kB/s"
+    """Three significant digits in decimal units, as link and device speeds are given, then in
+    binary units, as IO500 phases are (so the figure can be found in the phase table)."""
+    decimal = next(
+        (
+            f"{bytes_per_s / factor:.3g} {unit}"
+            for unit, factor in _DECIMAL_RATES
+            if bytes_per_s >= factor
+        ),
+        f"{bytes_per_s / 1e3:.3g} kB/s",
+    )
+    binary = next(
+        (
+            f"{bytes_per_s / factor:.3g} {unit}"
+            for unit, factor in _BINARY_RATES
+            if bytes_per_s >= factor
+        ),
+        f"{bytes_per_s / 2**10:.3g} KiB/s",
+    )
+    return f"{decimal} = {binary}"
 
 
 def size(n_bytes: float) -> str:
@@ -73,49 +89,55 @@ def _links(group: Mapping[str, Any]) -> tuple[float, str] | None:
     return (total, " + ".join(parts)) if parts else None
 
 
+def _network(
+    name: str, declared: Any, whom: str, links: tuple[float, str] | None
+) -> Ceiling | None:
+    """A network ceiling: the run's declared aggregate, and the links that make it up where
+    they add up to it (so the arithmetic shows nodes x links); the links alone otherwise."""
+    aggregate = to_base(declared) if declared else None
+    if aggregate:
+        text = f"declared for {whom}: {_quantity(declared)}"
+        if links and abs(links[0] - aggregate) <= MARGIN * aggregate:
+            text = f"{links[1]}, as declared for {whom} ({_quantity(declared)})"
+        return Ceiling(name, aggregate, text)
+    return Ceiling(name, links[0], links[1]) if links else None
+
+
 def ceilings(description: Mapping[str, Any]) -> list[Ceiling]:
     """The aggregate ceilings the description declares, the run's own figures first."""
-    out: list[Ceiling] = []
     run = description.get("run") or {}
     nodes = run.get("client_nodes")
-    declared = run.get("client_network_bandwidth")
     groups = description.get("client_node_groups") or []
-    if declared and to_base(declared):
-        out.append(
-            Ceiling(
-                "client network",
-                to_base(declared) or 0.0,
-                f"declared for the run's client nodes: {_quantity(declared)}",
-            )
-        )
-    elif nodes and groups and (links := _links(groups[0])):
-        out.append(
-            Ceiling("client network", nodes * links[0], f"{nodes} client nodes x ({links[1]})")
-        )
+    client_links = None
+    if nodes and groups and (links := _links(groups[0])):
+        client_links = (nodes * links[0], f"{nodes} client nodes x ({links[1]})")
     servers = [g for g in description.get("server_groups") or [] if g.get("role") in DATA_ROLES]
-    declared = run.get("server_network_bandwidth")
-    if declared and to_base(declared):
-        out.append(
-            Ceiling(
-                "server network",
-                to_base(declared) or 0.0,
-                f"declared for the storage servers: {_quantity(declared)}",
-            )
+    summed = [(g, _links(g)) for g in servers]
+    server_links = None
+    if summed and all(links for _, links in summed):
+        server_links = (
+            sum(g.get("count", 0) * links[0] for g, links in summed if links),
+            " + ".join(
+                f"{g.get('count', 0)} {g.get('role')} x ({links[1]})"
+                for g, links in summed
+                if links
+            ),
         )
-    elif servers:
-        summed = [(g, _links(g)) for g in servers]
-        if all(links for _, links in summed):
-            out.append(
-                Ceiling(
-                    "server network",
-                    sum(g.get("count", 0) * links[0] for g, links in summed if links),
-                    " + ".join(
-                        f"{g.get('count', 0)} {g.get('role')} x ({links[1]})"
-                        for g, links in summed
-                        if links
-                    ),
-                )
-            )
+    networks = (
+        _network(
+            "client network",
+            run.get("client_network_bandwidth"),
+            "the run's client nodes",
+            client_links,
+        ),
+        _network(
+            "server network",
+            run.get("server_network_bandwidth"),
+            "the storage servers",
+            server_links,
+        ),
+    )
+    out = [ceiling for ceiling in networks if ceiling is not None]
     devices, parts = 0.0, []
     for group in servers:
         for media in group.get("media") or []:
@@ -209,37 +231,86 @@ def run_rates(run: RunResult) -> dict[str, float]:
     }
 
 
+def node_bytes(phase: PhaseResult) -> dict[str, float] | None:
+    """Bytes each client node moved in a phase, from its per-rank rows or, in the summary
+    form, its per-host aggregates; None when the phase does not say (published lists, older
+    formats, a rank without host or bytes)."""
+    if phase.rank_summary is not None:
+        hosts = phase.rank_summary.hosts
+        return {h.host: float(h.bytes) for h in hosts} if hosts else None
+    per_host: dict[str, float] = defaultdict(float)
+    for stat in phase.ranks:
+        moved = stat.bytes if stat.bytes is not None else stat.items
+        if moved is None or stat.host is None:
+            return None
+        per_host[stat.host] += moved
+    return dict(per_host) or None
+
+
+def written_per_node(description: Mapping[str, Any], writes: Mapping[str, float]) -> list[Finding]:
+    """Write phases whose data per client node (bytes, the busiest node) fit in a client
+    node's memory: the figure may be the speed of filling the client's page cache rather
+    than of the storage behind it."""
+    groups = description.get("client_node_groups") or []
+    memory = to_base((groups[0].get("memory") or {}).get("capacity")) if groups else None
+    if not memory:
+        return []
+    return [
+        Finding(
+            phase,
+            "cache",
+            f"{phase} wrote at most {size(per_node)} per client node, which fits in a client "
+            f"node's {size(memory)} of memory, so part of the write may have gone to the page "
+            "cache and reached storage after the phase's clock stopped.",
+        )
+        for phase, per_node in writes.items()
+        if 0 < per_node <= memory
+    ]
+
+
 def run_reads(run: RunResult) -> list[ReadOfWrite]:
-    """What each IO500 read phase read, from the write phase's per-rank bytes and hosts; none
-    for runs without per-rank data (published lists, older formats)."""
+    """What each IO500 read phase read, from the write phase's bytes per host; none for runs
+    without per-rank data (published lists, older formats)."""
     out = []
     for read_phase, write_phase in READ_OF_WRITE.items():
         read, write = run.phases.get(read_phase), run.phases.get(write_phase)
-        if read is None or write is None or not write.ranks:
-            continue
-        per_host: dict[str, float] = defaultdict(float)
-        for stat in write.ranks:
-            moved = stat.bytes if stat.bytes is not None else stat.items
-            if moved is None or stat.host is None:
-                break
-            per_host[stat.host] += moved
-        else:
-            if per_host:
-                # the IO500 reads are shifted by one node's worth of ranks: another node's data
-                # whenever there is another node
-                out.append(
-                    ReadOfWrite(
-                        read_phase,
-                        sum(per_host.values()),
-                        max(per_host.values()),
-                        len(per_host) > 1,
-                    )
+        per_host = node_bytes(write) if read is not None and write is not None else None
+        if per_host:
+            # the IO500 reads are shifted by one node's worth of ranks: another node's data
+            # whenever there is another node
+            out.append(
+                ReadOfWrite(
+                    read_phase,
+                    sum(per_host.values()),
+                    max(per_host.values()),
+                    len(per_host) > 1,
                 )
+            )
     return out
 
 
 def run_findings(run: RunResult, description: Mapping[str, Any]) -> list[Finding]:
-    """Every plausibility finding for an IO500 run against its system description."""
+    """Every plausibility finding for an IO500 run against its system description.
+
+    Client memory matters here for the reads (``cache_findings``): IO500's write phases fsync
+    each file before they close it, inside the phase's time, so a write cannot end in a client
+    node's page cache (``written_per_node`` is for writes that do not sync)."""
     return beyond_hardware(description, run_rates(run)) + cache_findings(
         description, run_reads(run)
     )
+
+
+def summary(description: Mapping[str, Any], findings: Sequence[Finding]) -> dict[str, Any]:
+    """The ceilings with their arithmetic and the findings as plain data (JSON reports)."""
+    return {
+        "ceilings": [
+            {
+                "name": c.name,
+                "bytes_per_s": c.bytes_per_s,
+                "rate": rate(c.bytes_per_s),
+                "arithmetic": c.arithmetic,
+            }
+            for c in ceilings(description)
+        ],
+        "findings": [{"phase": f.phase, "kind": f.kind, "message": f.message} for f in findings],
+    }

@@ -35,14 +35,17 @@ class Drop:
     missed_target: bool
 
     def explain(self, unit: str) -> str:
+        """The drop in words; ``unit`` may be empty (a score)."""
+        value, baseline = (
+            f"{x:.4g}{' ' + unit if unit else ''}" for x in (self.value, self.baseline or 0)
+        )
         reasons = []
         if self.below_median and self.baseline is not None and self.fall is not None:
             reasons.append(
-                f"{self.value:.4g} {unit} is {self.fall:.0%} below the median of the "
-                f"previous runs ({self.baseline:.4g} {unit})"
+                f"{value} is {self.fall:.0%} below the median of the previous runs ({baseline})"
             )
         if self.missed_target:
-            reasons.append(f"{self.value:.4g} {unit} misses its target")
+            reasons.append(f"{value} misses its target")
         return "; ".join(reasons)
 
 

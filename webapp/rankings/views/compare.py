@@ -1,4 +1,5 @@
-"""Side-by-side comparison of 2 to ``MAX_COMPARE`` submissions."""
+"""Side-by-side comparison of 2 to ``MAX_COMPARE`` submissions: values, ratios, charts and
+what differed between them (``differences``)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from submissions import public_version
 from submissions.models import PhaseResult, Submission
 
 from .. import charts, page_cache
+from ..differences import differences
 from ..phases import PHASES, unit
 from ..visibility import visible_submissions
 
@@ -31,11 +33,19 @@ def _parse_ids(text: str) -> list[int]:
     return ids
 
 
+# The query parameters the page reads (its cache key holds these alone).
+COMPARE_PARAMS = ("ids", "pick", "baseline")
+
+
 def compare(request: HttpRequest) -> HttpResponseBase:
     # Everything shown (the runs, their phases, the best of all public runs) is public
     # results: one version covers it.
     return page_cache.serve(
-        request, "compare", [public_version.current()], lambda: _render_compare(request)
+        request,
+        "compare",
+        [public_version.current()],
+        lambda: _render_compare(request),
+        params=page_cache.read_params(request, COMPARE_PARAMS),
     )
 
 
@@ -62,10 +72,15 @@ def _render_compare(request: HttpRequest) -> HttpResponse:
     if not error and 0 < len(subs) < 2:
         error = "pick at least 2 submissions to compare"
     values: dict[int, dict[str, float]] = defaultdict(dict)
-    for sid, name, value in PhaseResult.objects.filter(
-        submission__in=subs, name__in=PHASES
-    ).values_list("submission_id", "name", "value"):
-        values[sid][name] = value
+    ran: dict[str, None] = {}  # every phase of the runs, in run order (an option's phases)
+    for sid, name, value in (
+        PhaseResult.objects.filter(submission__in=subs)
+        .order_by("order")
+        .values_list("submission_id", "name", "value")
+    ):
+        ran[name] = None
+        if name in PHASES:
+            values[sid][name] = value
     baseline_id = _int_or_none(request.GET.get("baseline"))
     baseline = next((s for s in subs if s.pk == baseline_id), subs[0] if subs else None)
     labels = {s.pk: charts.submission_label(s) for s in subs}
@@ -105,6 +120,7 @@ def _render_compare(request: HttpRequest) -> HttpResponse:
             "baseline": baseline,
             "ratio_rows": ratio_rows,
             "diff_rows": charts.description_diff(subs),
+            "differences": differences(subs, [*PHASES, *(p for p in ran if p not in PHASES)]),
             "chart_data": finite(chart_data),
             "ids_text": ",".join(str(s.pk) for s in subs) or request.GET.get("ids", ""),
             "max_compare": MAX_COMPARE,

@@ -58,7 +58,9 @@ def home(request: HttpRequest) -> HttpResponseBase:
             public_version.current(),
             *chain.from_iterable(page_cache.list_version(rl) for rl in lists),
         ]
-    return page_cache.serve(request, "home", identity, lambda: _render_home(request, lists))
+    return page_cache.serve(
+        request, "home", identity, lambda: _render_home(request, lists), params=""
+    )
 
 
 def _submission_count(request: HttpRequest) -> int:

@@ -85,6 +85,10 @@ def release_sequence(first: date, last: date) -> list[str]:
     return sorted(days, key=lambda acronym: (days[acronym], acronym))
 
 
+# The query parameters the page reads (its cache key holds these alone).
+TRENDS_PARAMS = ("list", "phase")
+
+
 def trends(request: HttpRequest) -> HttpResponseBase:
     lists = visible_lists(request.user)
     # The page names each release's best entry: one that stops being public moves the
@@ -99,7 +103,8 @@ def trends(request: HttpRequest) -> HttpResponseBase:
         "trends",
         identity,
         lambda: _render_trends(request, lists, set(hidden_best_entries(request.user, lists))),
-        PAGE_CACHE_SECONDS,
+        params=page_cache.read_params(request, TRENDS_PARAMS),
+        seconds=PAGE_CACHE_SECONDS,
     )
 
 

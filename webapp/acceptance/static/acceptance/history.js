@@ -10,6 +10,9 @@
   function traces(series) {
     var x = [], mean = [], upper = [], lower = [], plus = [], minus = [], text = [];
     var target = [], colors = [], alertX = [], alertY = [], alertText = [];
+    // an uploaded IO500 run is a submission, not an acceptance run
+    var name = series.source === "submission" ? "IO500 run " : "run ";
+    var unit = series.unit ? " " + series.unit : "";
     series.points.forEach(function (p) {
       x.push(p.when);
       mean.push(p.mean);
@@ -22,24 +25,33 @@
       if (p.alert) {
         alertX.push(p.when);
         alertY.push(p.mean);
-        alertText.push("run " + p.run + ": " + p.alert);
+        alertText.push(name + p.run + ": " + p.alert);
       }
-      text.push("run " + p.run + (p.label ? " · " + p.label : "") + "<br>" +
+      var who = name + p.run + (p.label ? " · " + p.label : "");
+      if (series.source === "submission") { text.push(who); return; }
+      text.push(who + "<br>" +
                 p.iterations + " iteration(s), stddev " + p.stddev.toPrecision(3) +
                 "<br>min " + p.min.toPrecision(4) + " · max " + p.max.toPrecision(4) +
                 (p.target === null ? "" : "<br>target " + (p.target_at_least ? "≥ " : "≤ ") +
-                 p.target + " " + series.unit + (p.passed ? " (pass)" : " (FAIL)")));
+                 p.target + unit + (p.passed ? " (pass)" : " (FAIL)")));
     });
+    var line = { x: x, y: mean, mode: "lines+markers", name: "mean", text: text,
+                 hovertemplate: "%{y:.4g}" + unit + "<br>%{text}<extra></extra>",
+                 line: { color: "#1f5fa8" }, marker: { size: 9, color: colors },
+                 error_y: { type: "data", symmetric: false, array: plus, arrayminus: minus,
+                            color: "#5b6770", thickness: 1, width: 4 } };
+    if (series.source === "submission") {
+      // one value per uploaded run: no iterations, so no band and no whiskers
+      line.name = "value";
+      delete line.error_y;
+      return [line].concat(alertTrace(alertX, alertY, alertText));
+    }
     var out = [
       { x: x, y: lower, mode: "lines", line: { width: 0 }, hoverinfo: "skip",
         showlegend: false, name: "mean − stddev" },
       { x: x, y: upper, mode: "lines", line: { width: 0 }, fill: "tonexty",
         fillcolor: "rgba(31,95,168,0.18)", hoverinfo: "skip", name: "± 1 stddev" },
-      { x: x, y: mean, mode: "lines+markers", name: "mean", text: text,
-        hovertemplate: "%{y:.4g} " + series.unit + "<br>%{text}<extra></extra>",
-        line: { color: "#1f5fa8" }, marker: { size: 9, color: colors },
-        error_y: { type: "data", symmetric: false, array: plus, arrayminus: minus,
-                   color: "#5b6770", thickness: 1, width: 4 } }
+      line
     ];
     if (target.some(function (t) { return t !== null; })) {
       // A dash at every run (visible even for a single run) joined by a step line.
@@ -48,13 +60,16 @@
                  marker: { symbol: "line-ew-open", size: 22, color: "#d9822b",
                            line: { width: 2, color: "#d9822b" } } });
     }
-    if (alertX.length) {
-      out.push({ x: alertX, y: alertY, mode: "markers", name: "regression alert",
-                 text: alertText, hovertemplate: "%{text}<extra></extra>",
-                 marker: { symbol: "triangle-down", size: 16, color: "#b03a48",
-                           line: { width: 1, color: "#5b1a22" } } });
-    }
-    return out;
+    return out.concat(alertTrace(alertX, alertY, alertText));
+  }
+
+  // The runs that raised a regression alert, as red triangles (none: no trace).
+  function alertTrace(alertX, alertY, alertText) {
+    if (!alertX.length) { return []; }
+    return [{ x: alertX, y: alertY, mode: "markers", name: "regression alert",
+              text: alertText, hovertemplate: "%{text}<extra></extra>",
+              marker: { symbol: "triangle-down", size: 16, color: "#b03a48",
+                        line: { width: 1, color: "#5b1a22" } } }];
   }
 
   function draw() {
@@ -67,7 +82,8 @@
       Plotly.newPlot(box, traces(series), {
         margin: { t: 10, r: 10, b: 40, l: 70 }, height: 300,
         xaxis: { type: "date" },
-        yaxis: { title: { text: series.operation + " (" + series.unit + ")" }, rangemode: "tozero" },
+        yaxis: { title: { text: series.operation + (series.unit ? " (" + series.unit + ")" : "") },
+                 rangemode: "tozero" },
         legend: { orientation: "h", y: -0.2 }
       }, CONFIG);
     });
