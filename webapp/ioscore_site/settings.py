@@ -395,6 +395,11 @@ SPECTACULAR_SETTINGS = {
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "REDOC_DIST": "SIDECAR",
+    # Two choice fields are named "source": a submission's origin and a history series' kind.
+    "ENUM_NAME_OVERRIDES": {
+        "SubmissionSourceEnum": "submissions.models.Source",
+        "SeriesSourceEnum": ["acceptance", "submission"],
+    },
 }
 
 LANGUAGE_CODE = "en-us"
