@@ -80,3 +80,12 @@ def test_the_change_log_says_withdrawn_without_its_numbers(
     page = client.get(reverse("rankings:changelog", args=["SC19"])).content.decode()
     assert "Entry withdrawn" in page and "the submitter withdrew the run" in page
     assert str(WITHDRAWN_SCORE) not in page and "987.65" not in page
+
+
+def test_a_full_build_restates_a_run_withdrawn_behind_its_back(scene: dict[str, Any]) -> None:
+    from submissions.models import Submission
+
+    Submission.objects.filter(pk=scene["gone"].pk).update(status="withdrawn")  # no signal
+    assert _statistic("full").list_best == WITHDRAWN_SCORE
+    build()  # without a reason: the published list keeps the entry until a correction
+    assert _statistic("full").list_best == 7.0 and _statistic("full").list_count == 3

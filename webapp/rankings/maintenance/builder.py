@@ -60,7 +60,7 @@ from submissions.models import ListRule, ListType, Release, Submission
 
 from .eras import list_types_for
 from .list_lock import lists_locked
-from .list_statistics import fill_missing, restate
+from .list_statistics import fill_missing, no_longer_accepted, restate
 from .loading import load_facts, load_pins, stored_candidates, stored_entries
 from .membership import ListSpec, Members, ReleaseBuilder
 from .membership import empty_reason as reason_for_spec
@@ -142,6 +142,7 @@ def _build(release_acronym: str | None, correction_reason: str | None, today: da
             break
     # Lists stored before their trends statistics existed (or written around the builder).
     fill_missing()
+    restate(no_longer_accepted())  # however a run left, its numbers leave the statistics
     return report
 
 

@@ -33,6 +33,7 @@ from django.db.models import Count, Exists, Max, OuterRef
 from rankings.models import ListEntry, ListState, ListStatistic, RankedList
 from rankings.phases import PHASE_FIELDS, PHASES
 from submissions import public_version, visibility
+from submissions.models import Submission
 
 # Every metric the chart can show -> its ListEntry column.
 METRIC_FIELDS: dict[str, str] = {
@@ -206,6 +207,16 @@ def restate(submission_ids: Iterable[int]) -> int:
     if restated:
         public_version.bump()
     return restated
+
+
+def no_longer_accepted() -> list[int]:
+    """Runs still on a locked list that are not accepted any more (withdrawn, waiting for
+    the correction that removes their entries): what a full build restates."""
+    gone = Submission.objects.exclude(status__in=visibility.PUBLIC_STATUSES).values("id")
+    entries = ListEntry.objects.exclude(ranked_list__state=ListState.DRAFT)
+    return sorted(
+        set(entries.filter(submission_id__in=gone).values_list("submission_id", flat=True))
+    )
 
 
 def fill_missing(lists: Iterable[RankedList] | None = None) -> int:
