@@ -196,7 +196,7 @@ wait_for_log() {  # LOG FROM PIDFILE WHAT PATTERN
   exit 1
 }
 worker_from=$(log_size "$log_dir/worker.log")
-(cd webapp && celery -A ioscore_site worker --concurrency=1 --loglevel=INFO --detach \
+(cd webapp && celery -A ioscore_site worker --loglevel=INFO --detach \
   --pidfile="$run_dir/worker.pid" --logfile="$log_dir/worker.log")
 wait_for_log "$log_dir/worker.log" "$worker_from" "$run_dir/worker.pid" "Celery worker" " ready."
 beat_from=$(log_size "$log_dir/beat.log")

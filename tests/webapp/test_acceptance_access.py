@@ -46,6 +46,7 @@ def urls(run: AcceptanceRun) -> list[str]:
         f"/acceptance/runs/{run.pk}/",
         f"/acceptance/runs/{run.pk}/report/",
         f"/acceptance/runs/{run.pk}/report/?download=1",
+        f"/acceptance/runs/{run.pk}/report/content/",
         f"/acceptance/runs/{run.pk}/archive/",
         f"/acceptance/sites/{run.site_id}/",
         f"/api/v1/acceptance/runs/{run.pk}/",

@@ -81,7 +81,9 @@ def test_history_charts_and_sandboxed_report(
     assert not page.js_errors and not page.console_errors, (page.js_errors, page.console_errors)
 
     page.goto(f"{live_server.url}/acceptance/runs/{ids[0]}/report/")
-    assert page.locator("h1").text_content() == "acceptance report"
-    assert page.evaluate("self.origin") == "null"  # opaque origin: no cookies, no site API
+    report = page.frame_locator("iframe.report-frame")
+    assert report.locator("h1").text_content() == "acceptance report"
+    inner = next(f for f in page.frames if f != page.main_frame)
+    assert inner.evaluate("self.origin") == "null"  # opaque origin: no cookies, no site API
     assert any("cookie" in e.lower() or "sandbox" in e.lower() for e in page.js_errors)
     page.js_errors.clear()

@@ -206,13 +206,28 @@ def test_report_is_served_sandboxed_never_in_the_sites_origin(
     run_id = upload(client, pack(results)).json()["id"]
     browser = pytest.importorskip("django.test").Client()
     browser.force_login(cast.submitter)
-    shown = browser.get(f"/acceptance/runs/{run_id}/report/")
-    assert shown.status_code == 200
+    page = browser.get(f"/acceptance/runs/{run_id}/report/")
+    assert page.status_code == 200 and page["Content-Type"].startswith("text/html")
+    assert HOSTILE_REPORT not in page.content  # the page frames the report, never holds it
+    frame = page.content.decode().split("<iframe", 1)[1].split(">", 1)[0]
+    assert 'sandbox="allow-scripts"' in frame  # no top navigation, popups or same origin
+    assert f'src="/acceptance/runs/{run_id}/report/content/"' in frame
+
+    shown = browser.get(f"/acceptance/runs/{run_id}/report/content/", HTTP_SEC_FETCH_DEST="iframe")
+    assert shown.status_code == 200 and shown["Content-Disposition"].startswith("inline;")
     assert b"".join(shown.streaming_content) == HOSTILE_REPORT
     policy = shown["Content-Security-Policy"]
     assert policy.startswith("sandbox allow-scripts;")  # opaque origin: no cookies, no API
-    assert "allow-same-origin" not in policy and "connect-src 'none'" in policy
+    assert "allow-same-origin" not in policy and "allow-top-navigation" not in policy
+    assert "connect-src 'none'" in policy and "frame-ancestors 'self'" in policy
     assert "default-src 'none'" in policy and shown["X-Content-Type-Options"] == "nosniff"
+    assert shown["X-Frame-Options"] == "SAMEORIGIN"
+    # Opened as a page of its own (or by a client that does not say): never rendered.
+    for dest in ("document", None):
+        headers = {"HTTP_SEC_FETCH_DEST": dest} if dest else {}
+        tab = browser.get(f"/acceptance/runs/{run_id}/report/content/", **headers)
+        assert tab["Content-Disposition"].startswith("attachment;")
+        assert tab["Content-Security-Policy"] == policy
     downloaded = browser.get(f"/acceptance/runs/{run_id}/report/?download=1")
     assert downloaded["Content-Disposition"].startswith("attachment;")
     assert downloaded["Content-Security-Policy"] == policy

@@ -290,12 +290,20 @@ def test_identical_bytes_from_another_account_reveal_nothing(
     assert again.status_code == 200
     assert again.json()["id"] == first_id and again.json()["duplicate"] is True
 
-    other = _post(_client(cast.other_submitter, cast.other_site), archive)
-    assert other.status_code == 409
-    assert set(other.json()) == {"error"}  # no id, status or url of the earlier one
-    assert str(first_id) not in other.content.decode()
-    assert "already submitted by another account" in other.json()["error"]["message"]
-    assert Submission.objects.count() == 1
+    # Someone else gets the answer of a new upload: their own submission, nothing of the first.
+    other_client = _client(cast.other_submitter, cast.other_site)
+    fresh = _post(other_client, tar_gz({**GOOD, "run/note.txt": b"different bytes\n"}))
+    other = _post(other_client, archive)
+    assert other.status_code == fresh.status_code == 201, other.content
+    assert set(other.json()) == set(fresh.json())
+    assert other.json()["duplicate"] is False and other.json()["status"] == fresh.json()["status"]
+    assert other.json()["id"] != first_id and f"/{first_id}/" not in other.content.decode()
+    theirs = Submission.objects.get(pk=other.json()["id"])
+    assert theirs.owner == cast.other_submitter and theirs.site == cast.other_site
+    assert Submission.objects.filter(owner=cast.submitter).count() == 1
+    # ... and they too are told of their own duplicate.
+    repeated = _post(other_client, archive)
+    assert repeated.status_code == 200 and repeated.json()["id"] == theirs.pk
 
 
 # --- JSON request bodies --------------------------------------------------------------------

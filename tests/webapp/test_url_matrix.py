@@ -38,6 +38,7 @@ EXPECTED: dict[str, tuple[int, ...]] = {
     "accounts/logout/": (405, 405, 405, 405, 405),
     "accounts/tokens/": (302, 200, 200, 200, 200),
     "accounts/tokens/<int:pk>/revoke/": (405, 405, 405, 405, 405),
+    "accounts/verify/<str:token>/": (400, 400, 400, 400, 400),
     "api/v1/submissions/": (200, 200, 200, 200, 200),
     "api/v1/submissions/<int:pk>/": (404, 200, 404, 200, 200),
     "api/v1/submissions/<int:pk>/status/": (404, 200, 404, 200, 200),
@@ -58,6 +59,7 @@ EXPECTED: dict[str, tuple[int, ...]] = {
     "acceptance/runs/<int:pk>/": (404, 404, 404, 404, 404),
     "acceptance/runs/<int:pk>/delete/": (405, 405, 405, 405, 405),
     "acceptance/runs/<int:pk>/report/": (404, 404, 404, 404, 404),
+    "acceptance/runs/<int:pk>/report/content/": (404, 404, 404, 404, 404),
     "acceptance/runs/<int:pk>/archive/": (404, 404, 404, 404, 404),
     "api/v1/acceptance/runs/": (200, 200, 200, 200, 200),
     "api/v1/acceptance/runs/<int:pk>/": (404, 404, 404, 404, 404),
@@ -76,6 +78,8 @@ EXPECTED: dict[str, tuple[int, ...]] = {
     "manage/releases/<int:pk>/<str:action>/": (302, 403, 403, 403, 404),
     "manage/pins/": (302, 403, 403, 403, 200),
     "manage/pins/<int:pk>/remove/": (302, 403, 403, 403, 404),
+    "manage/lists/": (302, 403, 403, 403, 200),
+    "manage/lists/<int:pk>/publish/": (302, 403, 403, 403, 404),
     "manage/corrections/": (302, 403, 403, 403, 200),
     "manage/roles/": (302, 403, 403, 403, 200),
     "": (200, 200, 200, 200, 200),
@@ -107,6 +111,7 @@ POST_EXPECTED: dict[str, tuple[int, ...]] = {
     "accounts/logout/": (200, 200, 200, 200, 200),
     "accounts/tokens/": (302, 200, 200, 200, 200),
     "accounts/tokens/<int:pk>/revoke/": (302, 404, 404, 404, 404),
+    "accounts/verify/<str:token>/": (400, 400, 400, 400, 400),
     "api/v1/submissions/": (401, 400, 400, 400, 400),
     "api/v1/submissions/<int:pk>/withdraw/": (404, 200, 404, 403, 403),
     "api/v1/submissions/<int:pk>/review/": (401, 403, 403, 400, 400),
@@ -122,6 +127,7 @@ POST_EXPECTED: dict[str, tuple[int, ...]] = {
     "acceptance/sites/<int:pk>/alert-rules/": (404, 400, 404, 404, 400),
     "acceptance/runs/<int:pk>/delete/": (404, 404, 404, 404, 404),
     "acceptance/runs/<int:pk>/report/": (404, 404, 404, 404, 404),
+    "acceptance/runs/<int:pk>/report/content/": (404, 404, 404, 404, 404),
     "acceptance/runs/<int:pk>/archive/": (404, 404, 404, 404, 404),
     "api/v1/acceptance/runs/": (401, 400, 400, 400, 400),
     "submissions/<int:pk>/": (404, 200, 404, 200, 200),
@@ -138,6 +144,8 @@ POST_EXPECTED: dict[str, tuple[int, ...]] = {
     "manage/releases/<int:pk>/<str:action>/": (302, 403, 403, 403, 404),
     "manage/pins/": (302, 403, 403, 403, 200),
     "manage/pins/<int:pk>/remove/": (302, 403, 403, 403, 404),
+    "manage/lists/": (302, 403, 403, 403, 200),
+    "manage/lists/<int:pk>/publish/": (302, 403, 403, 403, 404),
     "manage/corrections/": (302, 403, 403, 403, 200),
     "manage/roles/": (302, 403, 403, 403, 200),
     "": (200, 200, 200, 200, 200),
@@ -204,6 +212,8 @@ def _path(route: str, world: dict[str, Any]) -> str:
         pk = MISSING
     elif route.startswith(("acceptance/sites/", "api/v1/acceptance/sites/")):
         pk = world["cast"].site.pk
+    elif route.startswith("manage/lists/"):
+        pk = MISSING
     elif route.startswith(("manage/releases/", "api/v1/releases/")):
         pk = world["release"].pk
     values = {
@@ -213,6 +223,7 @@ def _path(route: str, world: dict[str, Any]) -> str:
         "<int:system>": str(MISSING),
         "<int:io500_id>": str(MISSING),
         "<str:action>": "publish",
+        "<str:token>": "not-a-valid-token",
     }
     for key, value in values.items():
         route = route.replace(key, value)

@@ -10,11 +10,11 @@ from typing import Any
 
 from celery import shared_task
 from django.conf import settings
-from django.core.mail import send_mail
 from django.db import IntegrityError, transaction
 from django.urls import reverse
 from django.utils import timezone
 
+from accounts import mail
 from ioscore_site.after_commit import MAIL_TASK
 
 from .models import AlertDelivery, RegressionAlert
@@ -31,9 +31,9 @@ def queue_alert_mail(alert_id: int) -> None:
 
 
 def recipients(alert: RegressionAlert) -> list[str]:
-    """The site's active members with an address, each once."""
+    """The site's active members with a verified address (``accounts.mail``), each once."""
     members = alert.site.members.filter(is_active=True).exclude(email="")
-    return sorted({member.email for member in members})
+    return sorted({m.email for m in members if mail.is_verified(m.email)})
 
 
 def _page(name: str, pk: int) -> str:
@@ -97,7 +97,8 @@ def mail_alert(self: object, alert_id: int) -> int:
     for address in recipients(alert):
         if done.get(address) == len(alerts):
             continue
-        send_mail(subject, body, None, [address], fail_silently=False)
+        if not mail.send(subject, body, address):
+            continue
         for each in alerts:
             try:
                 with transaction.atomic():

@@ -21,6 +21,7 @@ urlpatterns = [
     path("acceptance/runs/<int:pk>/", views.run_page, name="run"),
     path("acceptance/runs/<int:pk>/delete/", views.run_delete, name="delete"),
     path("acceptance/runs/<int:pk>/report/", views.report, name="report"),
+    path("acceptance/runs/<int:pk>/report/content/", views.report_content, name="report-content"),
     path("acceptance/runs/<int:pk>/archive/", views.archive, name="archive"),
     path("api/v1/acceptance/runs/", api.RunListCreate.as_view(), name="api-runs"),
     path("api/v1/acceptance/runs/<int:pk>/", api.RunDetail.as_view(), name="api-run"),

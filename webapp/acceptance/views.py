@@ -14,6 +14,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.db.models import Count, Max, Q
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
+from django.http.response import HttpResponseBase
 from django.shortcuts import redirect, render, resolve_url
 from django.views.decorators.http import require_POST
 
@@ -29,14 +30,19 @@ from submissions.upload_limit import upload_refusal
 from . import access, history
 from .forms import AcceptanceUploadForm, AlertRuleForm, RunEditForm
 from .intake import delete, receive, update
-from .models import AlertRule, RegressionAlert
+from .models import AcceptanceRun, AlertRule, RegressionAlert
 
-# The user's HTML report runs in a sandbox with an opaque origin: its scripts (the report's
-# own inline plotly) may draw, but cannot reach this site's cookies, pages or API, load
-# anything, submit forms or navigate.
+# The user's HTML report is shown only inside a frame of the report page, sandboxed twice
+# (the iframe's sandbox attribute and this policy's sandbox), with an opaque origin: its
+# scripts (the report's own inline plotly) may draw, but cannot reach this site's cookies,
+# pages or API, load anything, submit forms, open windows or navigate the page around it
+# (no allow-top-navigation, no allow-popups). Any fetch that is not a frame's (a tab opened
+# on the content URL, an old browser that does not say) gets the file as an attachment, so
+# the report never runs as a top-level page that could navigate its own tab.
+REPORT_SANDBOX = "allow-scripts"
 REPORT_POLICY = "; ".join(
     [
-        "sandbox allow-scripts",
+        f"sandbox {REPORT_SANDBOX}",
         "default-src 'none'",
         "script-src 'unsafe-inline'",
         "style-src 'unsafe-inline'",
@@ -45,7 +51,7 @@ REPORT_POLICY = "; ".join(
         "connect-src 'none'",
         "form-action 'none'",
         "base-uri 'none'",
-        "frame-ancestors 'none'",
+        "frame-ancestors 'self'",
     ]
 )
 
@@ -219,15 +225,32 @@ def _stored(relative: str) -> Path:
     return path
 
 
-def report(request: HttpRequest, pk: int) -> FileResponse:
-    """The uploaded HTML report, sandboxed (``?download=1``: as an attachment)."""
+def report(request: HttpRequest, pk: int) -> HttpResponseBase:
+    """The page framing the uploaded HTML report (``?download=1``: the file as an attachment)."""
     run = access.run_or_404(request.user, pk)
     if not run.report:
         raise Http404("this run has no report")
-    download = request.GET.get("download") == "1"
+    if request.GET.get("download") == "1":
+        return _report_file(run, attachment=True)
+    return render(request, "acceptance/report.html", {"run": run, "sandbox": REPORT_SANDBOX})
+
+
+def report_content(request: HttpRequest, pk: int) -> FileResponse:
+    """The report's bytes: inline only into a frame (``Sec-Fetch-Dest: iframe``), else as an
+    attachment."""
+    run = access.run_or_404(request.user, pk)
+    if not run.report:
+        raise Http404("this run has no report")
+    framed = request.headers.get("Sec-Fetch-Dest") == "iframe"
+    response = _report_file(run, attachment=not framed)
+    response["X-Frame-Options"] = "SAMEORIGIN"  # the report page frames it; nobody else
+    return response
+
+
+def _report_file(run: AcceptanceRun, *, attachment: bool) -> FileResponse:
     response = FileResponse(
         _stored(run.report).open("rb"),
-        as_attachment=download,
+        as_attachment=attachment,
         filename=f"acceptance-run-{run.pk}-report.html",
         content_type="text/html; charset=utf-8",
     )

@@ -112,3 +112,15 @@ class ApiToken(models.Model):
         if self.revoked_at is None:
             self.revoked_at = timezone.now()
             self.save(update_fields=["revoked_at"])
+
+
+class VerifiedAddress(models.Model):
+    """An e-mail address whose owner followed the verification link sent to it
+    (``accounts.mail``). Kept as a keyed hash, never the address itself: a stored contact
+    stays private (encrypted) and this table cannot be read back into addresses."""
+
+    digest = models.CharField(max_length=64, unique=True)
+    verified = models.DateTimeField(default=timezone.now)
+
+    def __str__(self) -> str:
+        return f"verified address {self.digest[:12]}…"

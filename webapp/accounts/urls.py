@@ -8,4 +8,5 @@ urlpatterns = [
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("tokens/", views.tokens, name="account-tokens"),
     path("tokens/<int:pk>/revoke/", views.revoke, name="account-token-revoke"),
+    path("verify/<str:token>/", views.verify_address, name="verify-address"),
 ]

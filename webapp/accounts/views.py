@@ -1,5 +1,5 @@
-"""Login (rate limited) and the token management page: list, create (raw value shown
-once), revoke."""
+"""Login (rate limited), the token management page (list, create with the raw value shown
+once, revoke) and the confirmation of a contact address (``accounts.mail``)."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from django.views.decorators.http import require_POST
 
 from ioscore_site import ratelimit
 
+from . import mail
 from .forms import TokenForm
 from .models import ApiToken
 
@@ -64,3 +65,14 @@ def revoke(request: HttpRequest, pk: int) -> HttpResponse:
     token.revoke()
     messages.success(request, f"token {token.prefix}… revoked")
     return redirect("account-tokens")
+
+
+def verify_address(request: HttpRequest, token: str) -> HttpResponse:
+    """The link of a verification mail: a GET only shows the button (mail scanners open links),
+    the POST verifies. Anyone holding the link may confirm: it went only to that address."""
+    if not mail.signing_ok(token):
+        return render(request, "accounts/verify.html", {"state": "invalid"}, status=400)
+    if request.method != "POST":
+        return render(request, "accounts/verify.html", {"state": "ask"})
+    mail.verify(token)
+    return render(request, "accounts/verify.html", {"state": "done"})

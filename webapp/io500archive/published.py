@@ -11,6 +11,9 @@ Each entry is one of our submissions (the run when the archive has it, else the 
 record or the list row), so every entry links to its submission page.
 
 Re-importing rewrites a list only when its rows differ, so a second import changes nothing.
+A published list that already held entries is never rewritten silently: each difference is
+recorded as a ``Correction`` (a new revision, shown in the release's public changelog), as the
+builder's corrections are.
 """
 
 from __future__ import annotations
@@ -18,13 +21,14 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable
 from datetime import UTC, datetime
+from typing import Any
 
 from django.utils import timezone
 
 from io500archive.records import RECORD_PHASES, PublishedLists, PublishedRow, number
 from rankings.maintenance.persistence import replace_entries
 from rankings.maintenance.ranking import metric_ranks
-from rankings.models import ListEntry, ListOrigin, ListState, RankedList
+from rankings.models import Correction, CorrectionKind, ListEntry, ListOrigin, ListState, RankedList
 from rankings.phases import field_name
 from submissions import canonical_names
 from submissions.models import ListType, Release, Submission, SystemDescription
@@ -89,6 +93,56 @@ def _entries(
 
 # Compared in list order (the stored list-order keys are replace_entries' own).
 _COMPARED = ("submission_id", "rank", "score", "bw", "md", "institution", "system")
+_SCORES = ("score", "bw", "md")
+_NAMES = ("institution", "system")
+IMPORT_REASON = "the IO500 website's published list, imported again, differs from the stored one"
+
+
+def record_import_corrections(
+    ranked_list: RankedList, stored: list[tuple[object, ...]], wanted: list[tuple[object, ...]]
+) -> int:
+    """Record how the import changes a published list's entries (added, removed, score or
+    name changed) as corrections of one new revision; returns how many were recorded."""
+    before = {int(str(row[0])): dict(zip(_COMPARED, row, strict=True)) for row in stored}
+    after = {int(str(row[0])): dict(zip(_COMPARED, row, strict=True)) for row in wanted}
+    revision = ranked_list.revision + 1
+
+    def record(kind: str, sid: Any, old: Any = None, new: Any = None) -> Correction:
+        return Correction(
+            ranked_list=ranked_list,
+            kind=kind,
+            submission_id=sid,
+            old_value=old,
+            new_value=new,
+            reason=IMPORT_REASON,
+            revision=revision,
+        )
+
+    records = [
+        record(CorrectionKind.ADDED, sid, new={"score": after[sid]["score"]})
+        for sid in sorted(after.keys() - before.keys())
+    ]
+    records += [
+        record(CorrectionKind.REMOVED, sid, old={"score": before[sid]["score"]})
+        for sid in sorted(before.keys() - after.keys())
+    ]
+    for sid in sorted(before.keys() & after.keys()):
+        for kind, fields in ((CorrectionKind.SCORE, _SCORES), (CorrectionKind.RENAME, _NAMES)):
+            changed = [f for f in fields if before[sid][f] != after[sid][f]]
+            if changed:
+                records.append(
+                    record(
+                        kind,
+                        sid,
+                        old={f: before[sid][f] for f in changed},
+                        new={f: after[sid][f] for f in changed},
+                    )
+                )
+    if records:
+        Correction.objects.bulk_create(records)
+        ranked_list.revision = revision
+        ranked_list.save(update_fields=["revision"])
+    return len(records)
 
 
 def import_published_lists(
@@ -136,8 +190,12 @@ def import_published_lists(
         stored = list(ranked_list.entries.order_by("position").values_list(*_COMPARED))
         wanted = [tuple(getattr(e, k) for k in _COMPARED) for e in entries]
         if stored != wanted:
+            corrected = record_import_corrections(ranked_list, stored, wanted) if stored else 0
             replace_entries(ranked_list, entries)
-            lines.append(f"published {acronym}/{slug}: {len(entries)} entries written")
+            lines.append(
+                f"published {acronym}/{slug}: {len(entries)} entries written"
+                + (f", {corrected} corrections recorded" if corrected else "")
+            )
         else:
             lines.append(f"published {acronym}/{slug}: {len(entries)} entries unchanged")
     return lines

@@ -19,8 +19,11 @@ from django.core.cache import cache
 DEFAULT_LIMITS = {
     "login-account": "10/300",  # failed logins per user name
     "login-address": "50/300",  # failed logins per client address
-    "upload-account": "60/3600",
-    "upload-address": "120/3600",
+    # Each upload may cost a validation of up to the time limit: at the default limit (300 s)
+    # two workers validate 24 an hour, and the system check refuses more (submissions.admission).
+    "upload-account": "12/3600",
+    "upload-address": "24/3600",
+    "verify-address": "3/86400",  # verification mails per unverified address (accounts.mail)
 }
 
 

@@ -20,6 +20,11 @@ IOSCORE_BROKER_VISIBILITY_TIMEOUT  seconds before an unacknowledged task (worker
 IOSCORE_VALIDATION_TIME_LIMIT_S / IOSCORE_VALIDATION_MEMORY_MB
                     limits of one submission's checks (default 300 s, 1024 MiB)
 IOSCORE_VALIDATION_MAX_ATTEMPTS  attempts before an unfinished validation fails (default 5)
+IOSCORE_VALIDATION_WORKERS  validations the workers run at once (default 2; a worker started
+                    without --concurrency runs this many)
+IOSCORE_VALIDATION_BACKLOG_S  the longest a queued validation may wait (default 3600): intake
+                    takes workers x this / the time limit runs into validation, no more
+                    (submissions.admission, with the system check on the upload rate limits)
 IOSCORE_SWEEP_INTERVAL_S    how often beat re-queues stuck validations (default 300)
 IOSCORE_INSTANCE    this service's name on a shared broker (default: derived from the database
                     name and IOSCORE_VAR); the Celery queue, the Redis key prefix and the beat
@@ -33,6 +38,7 @@ IOSCORE_VALIDATION_PAUSE_S  fault-injection for tests: the validation task sleep
 IOSCORE_SITE_URL    the public base URL used in e-mailed links (default http://localhost:8000;
                     `make demo` sets it to its own port)
 IOSCORE_NOTIFICATIONS       "0" turns transition e-mails off (default on)
+IOSCORE_VERIFY_LINK_DAYS    how long a contact address's verification link works (default 7)
 IOSCORE_NOTIFICATION_QUEUE  Celery queue of the e-mail tasks (default: the validation queue)
 EMAIL_HOST / EMAIL_PORT / EMAIL_HOST_USER / EMAIL_HOST_PASSWORD / EMAIL_USE_TLS
                     SMTP server; without EMAIL_HOST mails are written to $IOSCORE_VAR/mail
@@ -219,6 +225,10 @@ CELERY_TASK_ALWAYS_EAGER = False
 IOSCORE_VALIDATION_TIME_LIMIT_S = float(os.environ.get("IOSCORE_VALIDATION_TIME_LIMIT_S", "300"))
 IOSCORE_VALIDATION_MEMORY_MB = int(os.environ.get("IOSCORE_VALIDATION_MEMORY_MB", "1024"))
 IOSCORE_VALIDATION_MAX_ATTEMPTS = int(os.environ.get("IOSCORE_VALIDATION_MAX_ATTEMPTS", "5"))
+# The workers' capacity, which intake admission follows (submissions.admission).
+IOSCORE_VALIDATION_WORKERS = int(os.environ.get("IOSCORE_VALIDATION_WORKERS", "2"))
+IOSCORE_VALIDATION_BACKLOG_S = int(os.environ.get("IOSCORE_VALIDATION_BACKLOG_S", "3600"))
+CELERY_WORKER_CONCURRENCY = IOSCORE_VALIDATION_WORKERS
 # Celery's own limits on the whole task (prefork pool): room for unpacking and storing.
 IOSCORE_VALIDATION_SOFT_TIME_LIMIT_S = IOSCORE_VALIDATION_TIME_LIMIT_S + 60
 IOSCORE_VALIDATION_HARD_TIME_LIMIT_S = IOSCORE_VALIDATION_TIME_LIMIT_S + 90
@@ -252,6 +262,8 @@ IOSCORE_VALIDATION_PAUSE_S = float(os.environ.get("IOSCORE_VALIDATION_PAUSE_S", 
 # otherwise one file per message in $IOSCORE_VAR/mail, so nothing is lost in a demo.
 IOSCORE_SITE_URL = os.environ.get("IOSCORE_SITE_URL", "http://localhost:8000")
 IOSCORE_NOTIFICATIONS = _env_flag("IOSCORE_NOTIFICATIONS", True)
+# A contact address gets mail only once verified (accounts.mail); its link works this long.
+IOSCORE_VERIFY_LINK_DAYS = int(os.environ.get("IOSCORE_VERIFY_LINK_DAYS", "7"))
 IOSCORE_NOTIFICATION_QUEUE = os.environ.get("IOSCORE_NOTIFICATION_QUEUE", IOSCORE_VALIDATION_QUEUE)
 # Ranked lists: an acceptance (or a change to an accepted run) queues rankings.tasks.update_lists.
 IOSCORE_LIST_UPDATES = _env_flag("IOSCORE_LIST_UPDATES", True)
@@ -383,6 +395,11 @@ SPECTACULAR_SETTINGS = {
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "REDOC_DIST": "SIDECAR",
+    # Two choice fields are named "source": a submission's origin and a history series' kind.
+    "ENUM_NAME_OVERRIDES": {
+        "SubmissionSourceEnum": "submissions.models.Source",
+        "SeriesSourceEnum": ["acceptance", "submission"],
+    },
 }
 
 LANGUAGE_CODE = "en-us"

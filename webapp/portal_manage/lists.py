@@ -1,4 +1,8 @@
-"""List pins and list corrections.
+"""List pins, publishing a draft list, and list corrections.
+
+Publishing makes a draft (or frozen) list public as it stands, once its release date has
+passed; it is the only way a list the builder drafted becomes published, and, like every
+action here, it is confirmed with a reason and recorded in the admin log (who, when, what).
 
 A pin is the committee's choice of which run represents a storage system on a de-duplicated
 list (``rankings.StoragePin``, read by the builder). A correction applies the builder's
@@ -19,7 +23,8 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 
 from rankings.maintenance.builder import BuildReport, build_lists
-from rankings.models import Correction, StoragePin
+from rankings.maintenance.persistence import publish as publish_list
+from rankings.models import Correction, ListState, RankedList, StoragePin
 from submissions.models import ListType, Release, Submission
 
 from . import audit
@@ -104,6 +109,55 @@ def unpin(request: HttpRequest, pk: int) -> HttpResponse:
         pin.delete()
     messages.success(request, effect)
     return redirect("manage-pins")
+
+
+@admin_only
+def lists(request: HttpRequest) -> HttpResponse:
+    """The lists not published yet, each with its publish step, and the log of publications."""
+    waiting = (
+        RankedList.objects.exclude(state=ListState.PUBLISHED)
+        .select_related("release", "list_type")
+        .order_by("-release__release_date", "list_type__order")
+    )
+    context = {"lists": waiting, "log": audit.recent(RankedList)}
+    return render(request, "manage/lists.html", context)
+
+
+@admin_only
+def publish(request: HttpRequest, pk: int) -> HttpResponse:
+    ranked_list = get_object_or_404(
+        RankedList.objects.select_related("release", "list_type"), pk=pk
+    )
+    count = ranked_list.entries.count()
+    size = f"{count} {'entry' if count == 1 else 'entries'}"
+    release = ranked_list.release
+    when = (
+        "it is public at once"
+        if release.release_date <= timezone.now().date()
+        else f"it becomes public on the release date, {release.release_date}"
+    )
+    effect = (
+        f"Publish the {ranked_list} (revision {ranked_list.revision}, {size}) as it "
+        f"stands: {when}. From then on it changes only through corrections, shown in the "
+        "public changelog."
+    )
+    refusal = "it is published already" if ranked_list.state == ListState.PUBLISHED else ""
+    confirm = ConfirmForm(request.POST if request.POST.get("confirmed") else None)
+    if refusal or not confirm.is_valid():
+        return confirmation(request, effect, confirm, refusal=refusal)
+    with transaction.atomic():
+        locked = RankedList.objects.select_for_update().get(pk=ranked_list.pk)
+        if locked.state == ListState.PUBLISHED:  # published meanwhile by another admin
+            return confirmation(request, effect, confirm, refusal="it is published already")
+        publish_list(locked)
+        audit.record(
+            request.user,
+            locked,
+            f"published the list (revision {locked.revision}, {size})",
+            confirm.cleaned_data["reason"],
+        )
+    messages.success(request, effect)
+    return redirect("manage-lists")
 
 
 class CorrectionScope(forms.Form):

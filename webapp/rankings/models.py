@@ -290,6 +290,7 @@ class StoragePin(models.Model):
 class CorrectionKind(models.TextChoices):
     ADDED = "added", "Entry added"
     REMOVED = "removed", "Entry removed"
+    WITHDRAWN = "withdrawn", "Entry withdrawn"  # recorded without the run's values
     MOVED = "moved", "Entry moved between lists"
     SCORE = "score", "Score changed"
     RENAME = "rename", "Metadata renamed"

@@ -120,7 +120,10 @@ class SubmissionListCreate(APIView):
                 target_list=form.validated_data["target_list"],
             )
         except IntakeError as exc:
-            return error(exc.status, str(exc), exc.field)
+            refused = error(exc.status, str(exc), exc.field)
+            if exc.retry_after_s is not None:
+                refused["Retry-After"] = str(exc.retry_after_s)
+            return refused
         submission = result.submission
         body = {
             "id": submission.pk,

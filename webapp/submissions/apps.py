@@ -6,6 +6,9 @@ class SubmissionsConfig(AppConfig):
     verbose_name = "Submissions"
 
     def ready(self) -> None:
-        from . import public_version
+        from django.core import checks
+
+        from . import admission, public_version
 
         public_version.connect()
+        checks.register(admission.check_capacity)

@@ -2,7 +2,9 @@
 submission and queue validation only after the transaction commits.
 
 The archive is written once under ``IOSCORE_ARCHIVE_DIR/<sha[:2]>/<sha256>.<kind>``; the
-same bytes uploaded again resolve to the existing submission (``duplicate=True``).
+same bytes uploaded again by the same owner resolve to their existing submission
+(``duplicate=True``). Anyone else's upload of them is a new submission, answered exactly as
+any new upload: the answer never tells whether someone else sent these bytes.
 """
 
 from __future__ import annotations
@@ -21,9 +23,10 @@ from django.core.validators import validate_email
 from django.db import DataError, IntegrityError, connection, transaction
 from django.utils import timezone
 
+from accounts import mail
 from accounts.models import Site
 
-from . import access, archive_safety, contact, storable_json, system_description
+from . import admission, archive_safety, contact, storable_json, system_description
 from .canonical_names import canonical_columns
 from .models import (
     LevelChange,
@@ -36,18 +39,23 @@ from .models import (
 )
 from .questionnaire import LEVEL_KEY
 from .signals import request_validation
+from .tasks import send_contact_verification
 from .upload_limit import too_large_message
 from .workflow import OWNER, transition
 
 
 class IntakeError(Exception):
     """The upload is refused; ``field`` names the form/API field, ``str()`` says why and
-    ``status`` is the HTTP answer (400, or 409 for an archive submitted by someone else)."""
+    ``status`` is the HTTP answer (400 unless said otherwise), ``retry_after_s`` the
+    Retry-After of a refusal that passes (429, 503)."""
 
-    def __init__(self, field: str, message: str, status: int = 400) -> None:
+    def __init__(
+        self, field: str, message: str, status: int = 400, retry_after_s: int | None = None
+    ) -> None:
         super().__init__(message)
         self.field = field
         self.status = status
+        self.retry_after_s = retry_after_s
 
 
 @dataclass
@@ -108,23 +116,13 @@ def spool(upload: Any) -> tuple[Path, str, int]:
 
 
 def _earlier_upload(sha256: str, user: Any) -> Submission | None:
-    """The submission these bytes were uploaded as before, if this user may see it.
-
-    Identical bytes from someone who may not see the earlier submission are refused without
-    saying anything about it (the archive's hash is unique, so they cannot be a new one)."""
-    existing = Submission.objects.filter(archive_sha256=sha256).first()
-    if existing is None:
-        return None
-    if not access.can_view(user, existing):
-        raise IntakeError("archive", DUPLICATE_ELSEWHERE, status=409)
-    return existing
+    """This owner's own earlier submission of these bytes. Only the owner's: whether anyone
+    else uploaded them is their private business, so another account's identical upload
+    becomes a submission of its own (one per owner and archive, by a unique constraint)."""
+    return Submission.objects.filter(archive_sha256=sha256, owner=user).first()
 
 
 UNSTORABLE = "system: a value does not fit its database field (too long or out of range)"
-DUPLICATE_ELSEWHERE = (
-    "this exact archive was already submitted by another account; an archive can be "
-    "submitted once, so add a note file to it if this is really a new submission"
-)
 
 
 def receive_upload(
@@ -141,6 +139,7 @@ def receive_upload(
     if target_list not in TargetList.values:
         raise IntakeError("target_list", f"target_list must be one of {TargetList.values}")
     check_metadata(system)
+    admit(user, site)  # before a byte is spooled; asked again under the lock in _store
     spooled, sha256, size = spool(upload)
     try:
         with transaction.atomic():
@@ -150,6 +149,13 @@ def receive_upload(
             )
     finally:
         spooled.unlink(missing_ok=True)
+
+
+def admit(user: Any, site: Site, *, lock: bool = False) -> None:
+    """Refuse a new validation the workers cannot do in time (``admission``)."""
+    refused = admission.refusal(user, site, lock=lock)
+    if refused is not None:
+        raise IntakeError("archive", refused.message, refused.status, refused.retry_after_s)
 
 
 def _lock_archive_name(sha256: str) -> None:
@@ -179,6 +185,7 @@ def _store(
     except archive_safety.UnsafeArchive as exc:
         raise IntakeError("archive", f"archive rejected: {exc}") from None
     release = open_release()
+    admit(user, site, lock=True)
     final = Path(settings.IOSCORE_ARCHIVE_DIR) / sha256[:2] / f"{sha256}.{kind}"
     final.parent.mkdir(parents=True, exist_ok=True)
     os.replace(spooled, final)  # same name = same bytes, so replacing is harmless
@@ -258,6 +265,7 @@ def save_metadata(
         tree, private = _split_contact(system)
         if private.get("email"):
             flat["submitter_email_encrypted"] = contact.encrypt(private["email"])
+            _ask_to_verify(submission, private["email"])
         if private.get("name"):
             flat["submitter_name"] = private["name"][:200]
         SystemDescription.objects.update_or_create(
@@ -283,6 +291,13 @@ def save_metadata(
             record.claimed_level = claimed[:20]
         record.answers = answers
         record.save()
+
+
+def _ask_to_verify(submission: Submission, address: str) -> None:
+    """An unverified contact address gets its verification link, and nothing else until it is
+    confirmed (``accounts.mail``)."""
+    if settings.IOSCORE_NOTIFICATIONS and mail.verification_requested(address):
+        send_contact_verification.enqueue_after_commit(submission.pk)
 
 
 def check_metadata(system: dict[str, Any] | None) -> None:

@@ -237,7 +237,7 @@ class Submission(models.Model):
     # The raw archive, stored unchanged (path relative to MEDIA_ROOT).
     archive = models.CharField(max_length=300, blank=True)
     archive_name = models.CharField(max_length=255, blank=True, help_text="uploaded file name")
-    archive_sha256 = models.CharField(max_length=64, unique=True, null=True, blank=True)
+    archive_sha256 = models.CharField(max_length=64, null=True, blank=True, db_index=True)
     archive_size = models.BigIntegerField(null=True, blank=True)
 
     # Run summary, filled by validation (or the importer) from ioscore.results.
@@ -289,6 +289,13 @@ class Submission(models.Model):
     class Meta:
         ordering = ["-created", "-id"]
         indexes = [models.Index(fields=["release", "status"])]
+        constraints = [
+            # An archive is one submission per owner; another owner's identical upload is
+            # their own submission (submissions.intake: the answer reveals nobody else's).
+            models.UniqueConstraint(
+                fields=["owner", "archive_sha256"], name="submission_unique_archive_per_owner"
+            )
+        ]
 
     def __str__(self) -> str:
         return f"#{self.pk} {self.site} ({self.status})"

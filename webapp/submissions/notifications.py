@@ -3,7 +3,8 @@ and comment", a comment always travels with a transition here).
 
 Who hears of what:
 * the owner (their account e-mail) and the submitter contact from the system description
-  (decrypted only to send) hear of every transition of their submission;
+  (decrypted only to send, and only once the address is verified: ``accounts.mail``) hear of
+  every transition of their submission;
 * the committee (reviewers and admins with an e-mail) hears when a submission needs it:
   it reached review, or one under review was withdrawn.
 
@@ -23,7 +24,7 @@ from django.contrib.auth import get_user_model
 from django.db.models import Q
 from django.urls import reverse
 
-from accounts import roles
+from accounts import mail, roles
 
 from . import contact, fields
 from .models import Status, SubmissionTransition
@@ -71,7 +72,7 @@ def recipients(change: SubmissionTransition) -> list[Recipient]:
     unique: dict[str, Recipient] = {}
     for recipient in found:  # one mail per address, the first key wins
         unique.setdefault(recipient.address.lower(), recipient)
-    return list(unique.values())
+    return [r for r in unique.values() if mail.is_verified(r.address)]
 
 
 def compose(change: SubmissionTransition, recipient: Recipient) -> tuple[str, str]:

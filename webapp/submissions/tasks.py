@@ -1,4 +1,5 @@
-"""Celery tasks of the submissions app: e-mail notifications (see notifications.py)."""
+"""Celery tasks of the submissions app: e-mail notifications (see notifications.py) and the
+verification mail of a contact address; every mail goes through ``accounts.mail``."""
 
 from __future__ import annotations
 
@@ -7,14 +8,14 @@ from datetime import timedelta
 
 from celery import shared_task
 from django.conf import settings
-from django.core.mail import send_mail
 from django.db import IntegrityError
 from django.utils import timezone
 
+from accounts import mail
 from ioscore_site.after_commit import MAIL_TASK
 
-from . import notifications
-from .models import NotificationDelivery, SubmissionTransition
+from . import contact, notifications
+from .models import NotificationDelivery, SubmissionTransition, SystemDescription
 
 log = logging.getLogger(__name__)
 
@@ -47,7 +48,8 @@ def notify_transition(self: object, transition_id: int) -> int:
         if recipient.key in done:
             continue
         subject, body = notifications.compose(change, recipient)
-        send_mail(subject, body, None, [recipient.address], fail_silently=False)
+        if not mail.send(subject, body, recipient.address):
+            continue
         try:
             NotificationDelivery.objects.create(transition=change, recipient=recipient.key)
         except IntegrityError:  # a concurrent duplicate of this task got there first
@@ -81,3 +83,19 @@ def resend_missing_notifications(older_than_s: int = 600, window_s: int = 2 * 86
             notify_transition.enqueue_after_commit(change.pk)
             queued += 1
     return queued
+
+
+@shared_task(**MAIL_TASK)
+def send_contact_verification(self: object, submission_id: int) -> bool:
+    """Send the submission's contact address its verification link (the only mail it gets
+    until confirmed); the address is read here, so the broker carries only the id."""
+    system = SystemDescription.objects.filter(submission_id=submission_id).first()
+    token = system.submitter_email_encrypted if system is not None else ""
+    try:
+        address = contact.decrypt(token)
+    except contact.ContactDecryptError:
+        return False
+    if not address or mail.is_verified(address):
+        return False
+    mail.send_verification(address, f"a benchmark submission to {settings.IOSCORE_SITE_URL}")
+    return True

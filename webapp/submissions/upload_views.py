@@ -22,7 +22,7 @@ from accounts.roles import SUBMITTER
 from ioscore.results import Severity
 from ioscore_site import ratelimit
 
-from . import access, archive_guide, contact, guided
+from . import access, admission, archive_guide, contact, guided
 from .forms import MetadataForm, UploadForm
 from .intake import (
     UNSTORABLE,
@@ -132,7 +132,10 @@ def _receive(
         )
     except IntakeError as exc:
         form.add_error(exc.field if exc.field in form.fields else None, str(exc))
-        return _page(request, "submissions/upload.html", form, forms, status=exc.status)
+        page = _page(request, "submissions/upload.html", form, forms, status=exc.status)
+        if exc.retry_after_s is not None:
+            page["Retry-After"] = str(exc.retry_after_s)
+        return page
     if result.duplicate:
         messages.info(request, "This archive was uploaded before; showing the existing submission.")
     return redirect("submission-page", pk=result.submission.pk)
@@ -261,6 +264,11 @@ def _save_and_maybe_submit(
         wait = ratelimit.retry_after(checks)
         if wait is not None:
             raise TransitionError(ratelimit.too_many_message("uploads and resubmissions", wait))
+        refused = (
+            admission.refusal(request.user, submission.site, lock=True) if submit_now else None
+        )
+        if refused is not None:
+            raise TransitionError(refused.message)
         save_metadata(submission, system_data, answers, request.user)  # type: ignore[arg-type]
         if submit_now:
             ratelimit.record(checks)

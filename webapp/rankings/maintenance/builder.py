@@ -60,7 +60,7 @@ from submissions.models import ListRule, ListType, Release, Submission
 
 from .eras import list_types_for
 from .list_lock import lists_locked
-from .list_statistics import fill_missing
+from .list_statistics import fill_missing, no_longer_accepted, restate
 from .loading import load_facts, load_pins, stored_candidates, stored_entries
 from .membership import ListSpec, Members, ReleaseBuilder
 from .membership import empty_reason as reason_for_spec
@@ -142,14 +142,18 @@ def _build(release_acronym: str | None, correction_reason: str | None, today: da
             break
     # Lists stored before their trends statistics existed (or written around the builder).
     fill_missing()
+    restate(no_longer_accepted())  # however a run left, its numbers leave the statistics
     return report
 
 
 def update_lists(submission_ids: Iterable[int], today: date | None = None) -> BuildReport:
     """Bring the lists up to date after these submissions were accepted (or changed), writing
     only the lists they concern; the result equals what ``build_lists()`` would store."""
+    ids = set(submission_ids)
     with lists_locked(), gc_paused():
-        return _update(set(submission_ids), today or timezone.now().date())
+        report = _update(ids, today or timezone.now().date())
+        restate(ids)  # locked lists keep a withdrawn run's entry, not its statistics
+        return report
 
 
 def _update(ids: set[int], today: date) -> BuildReport:

@@ -7,6 +7,10 @@ payload and time grow with the number of submissions; five quantiles per
 list and metric do not. The list's best of every phase is also the result page's radar
 reference (an aggregate over every entry of a list of 100,000 before).
 
+Only accepted runs count: an entry whose run was withdrawn after its list was locked stays on
+the list until a correction removes it, but leaves its statistics at once (``restate``, run by
+every list update).
+
 ``store_statistics`` runs after a list's entries are written (the builder's persistence step,
 the import of the website's lists), from the rows just written when the caller has them;
 ``fill_missing`` computes them for lists stored before this table existed (``build_lists``
@@ -26,8 +30,10 @@ from typing import Any, NamedTuple
 from django.db import transaction
 from django.db.models import Count, Exists, Max, OuterRef
 
-from rankings.models import ListEntry, ListStatistic, RankedList
+from rankings.models import ListEntry, ListState, ListStatistic, RankedList
 from rankings.phases import PHASE_FIELDS, PHASES
+from submissions import public_version, visibility
+from submissions.models import Submission
 
 # Every metric the chart can show -> its ListEntry column.
 METRIC_FIELDS: dict[str, str] = {
@@ -174,11 +180,43 @@ def store_statistics(ranked_list: RankedList, rows: Iterable[Any] | None = None)
     """Replace the list's statistics with those of ``rows`` (the entries just written), or of
     its stored entries when not given."""
     if rows is None:
-        rows = ranked_list.entries.order_by().values_list(*_READ, named=True)
+        rows = (
+            ranked_list.entries.filter(submission__status__in=visibility.PUBLIC_STATUSES)
+            .order_by()
+            .values_list(*_READ, named=True)
+        )
     stats = compute(ranked_list, rows)
     with transaction.atomic():
         ranked_list.statistics.all().delete()
         ListStatistic.objects.bulk_create(stats)
+
+
+def restate(submission_ids: Iterable[int]) -> int:
+    """Recompute the statistics of the locked lists holding any of these runs (a draft list
+    was rewritten by the update already): a run withdrawn after publication leaves them
+    before the correction that removes its entry. Returns how many lists were restated; the
+    public-results version moves with them, so no cached page keeps the old numbers."""
+    ids = set(submission_ids)
+    locked = RankedList.objects.exclude(state=ListState.DRAFT).filter(
+        Exists(ListEntry.objects.filter(ranked_list=OuterRef("pk"), submission_id__in=ids))
+    )
+    restated = 0
+    for ranked_list in locked.order_by("pk"):
+        store_statistics(ranked_list)
+        restated += 1
+    if restated:
+        public_version.bump()
+    return restated
+
+
+def no_longer_accepted() -> list[int]:
+    """Runs still on a locked list that are not accepted any more (withdrawn, waiting for
+    the correction that removes their entries): what a full build restates."""
+    gone = Submission.objects.exclude(status__in=visibility.PUBLIC_STATUSES).values("id")
+    entries = ListEntry.objects.exclude(ranked_list__state=ListState.DRAFT)
+    return sorted(
+        set(entries.filter(submission_id__in=gone).values_list("submission_id", flat=True))
+    )
 
 
 def fill_missing(lists: Iterable[RankedList] | None = None) -> int:

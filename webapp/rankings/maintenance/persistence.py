@@ -19,7 +19,7 @@ from django.utils import timezone
 from rankings.models import Correction, CorrectionKind, ListEntry, ListState, RankedList
 from rankings.phases import PHASE_FIELDS
 from submissions import public_version
-from submissions.models import ListType, Release
+from submissions.models import ListType, Release, Status, Submission
 
 from . import list_index, list_order
 from .list_statistics import EntryValues, store_statistics
@@ -253,13 +253,18 @@ def record_corrections(
                 revision=revision,
             )
         )
-    for sid in sorted(before.keys() - after.keys()):
+    gone = sorted(before.keys() - after.keys())
+    withdrawn = set(
+        Submission.objects.filter(pk__in=gone, status=Status.WITHDRAWN).values_list("pk", flat=True)
+    )
+    for sid in gone:
+        # A withdrawn run's numbers are not public any more: the log says only that it left.
         records.append(
             Correction(
                 ranked_list=ranked_list,
-                kind=CorrectionKind.REMOVED,
+                kind=CorrectionKind.WITHDRAWN if sid in withdrawn else CorrectionKind.REMOVED,
                 submission_id=sid,
-                old_value={"score": before[sid].candidate.score},
+                old_value=None if sid in withdrawn else {"score": before[sid].candidate.score},
                 reason=reason,
                 revision=revision,
             )
@@ -341,3 +346,17 @@ def apply(
             return entries
         report.stale.append(name)
         return old
+
+
+def publish(ranked_list: RankedList) -> None:
+    """A draft or frozen list becomes published as it stands (frozen now if it was not);
+    from then on it changes only through corrections. The only caller is the admins'
+    recorded step (``portal_manage.lists.publish``), which writes who, when and why."""
+    if ranked_list.state == ListState.PUBLISHED:
+        raise ValueError(f"{ranked_list} is already published")
+    now = timezone.now()
+    ranked_list.state = ListState.PUBLISHED
+    ranked_list.frozen_at = ranked_list.frozen_at or now
+    ranked_list.published_at = now
+    ranked_list.save(update_fields=["state", "frozen_at", "published_at"])
+    public_version.bump()  # a new public list once its release date has passed

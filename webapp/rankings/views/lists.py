@@ -22,7 +22,7 @@ from django.shortcuts import get_object_or_404, render
 
 from ioscore.results import EDITIONS, FORMULA_FUNCTIONS, MAX_FORMULA_CHARS, formula_names
 from submissions import public_version
-from submissions.models import Release
+from submissions.models import Release, Status
 
 from .. import page_cache
 from ..listview import (
@@ -39,7 +39,7 @@ from ..listview import (
     shown_rows,
 )
 from ..maintenance.builder import empty_reason
-from ..models import Correction, ListEntry, RankedList
+from ..models import Correction, CorrectionKind, ListEntry, RankedList
 from ..records import (
     RECORD_FIELDS,
     WHATIF_FIELDS,
@@ -261,11 +261,15 @@ def changelog(request: HttpRequest, release: str) -> HttpResponse:
     lists = visible_lists(request.user).filter(release=the_release)
     if not lists.exists():
         raise Http404("no visible lists for this release")
-    corrections = (
+    corrections = list(
         Correction.objects.filter(ranked_list__in=lists)
         .select_related("ranked_list__list_type", "submission")
         .order_by("-created", "-id")
     )
+    for correction in corrections:  # a withdrawn run's numbers are never repeated here
+        if correction.submission is not None and correction.submission.status == Status.WITHDRAWN:
+            correction.kind = CorrectionKind.WITHDRAWN
+            correction.old_value = correction.new_value = None
     return render(
         request,
         "rankings/changelog.html",

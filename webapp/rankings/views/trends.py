@@ -150,7 +150,9 @@ def _render_trends(
             best[acronym][f"best_{stat.metric}"] = stat.list_best
         if stat.metric == phase:
             boxes[acronym] = stat
-    for stat in boxes.values():  # a withdrawn run keeps its number in the box, not its name
+    # A run not public to this reader is not named; its number stays in the box only while
+    # embargoed (a withdrawn run leaves the statistics, list_statistics.restate).
+    for stat in boxes.values():
         if stat.best_submission_id in hidden_best:
             stat.best_submission_id, stat.best_name = None, ""
     chart_data = {
