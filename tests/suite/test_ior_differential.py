@@ -176,6 +176,9 @@ CASES = {
     ),
     # -N above the launched ranks: IOR runs on the launched ones
     "N-above": (["-w", "-r", "-N", "8", "-F", "-t", "4k", "-b", "8k"], "rr"),
+    # -N below: the first N ranks run the test (-C shifts among them), the others idle
+    "N-below-fpp": (["-w", "-r", "-N", "2", "-C", "-F", "-t", "4k", "-b", "8k"], "rr"),
+    "N-below-shared": (["-w", "-r", "-N", "3", "-t", "4k", "-b", "8k", "-s", "2"], "rr"),
 }
 
 
@@ -316,12 +319,21 @@ def summary_lines(stdout: str) -> tuple[str, list[str]]:
 
 def shape(value: object) -> object:
     """A JSON value with its numbers and strings replaced by their kinds: IOR's keys, nesting
-    and order, not its values (IOR prints 4 decimals, ioscore the full double)."""
+    and order, not its values."""
     if isinstance(value, dict):
         return [(k, shape(v)) for k, v in value.items()]
     if isinstance(value, list):
         return [shape(v) for v in value]
     return "number" if isinstance(value, int | float) else type(value).__name__
+
+
+def number_forms(text: str) -> dict[str, set[str]]:
+    """Per JSON member, how its numbers are written: "int" or "N decimals"."""
+    forms: dict[str, set[str]] = {}
+    for key, number in re.findall(r'"([^"]+)": (-?[0-9][0-9.]*)[,\n]', text):
+        form = f"{len(number.split('.')[1])} decimals" if "." in number else "int"
+        forms.setdefault(key, set()).add(form)
+    return forms
 
 
 OUTPUT_CASES = {
@@ -373,9 +385,11 @@ def test_json_document_like_ior(tmp: Path, case: str) -> None:
     stdout) and from ioscore's stdout."""
     args = [*JSON_CASES[case], "-O", "summaryFormat=JSON"]
     both(tmp, [*args, "-O", "summaryFile=doc.json"])
-    ref = json.loads((tmp / "ref" / "doc.json").read_text())
+    ref_text = (tmp / "ref" / "doc.json").read_text()
+    ref = json.loads(ref_text)
     (_, _), (ios_out, _) = both(tmp / "again", args)
     ios = json.loads(ios_out)
+    assert number_forms(ios_out) == number_forms(ref_text)  # IOR's %.4f, its integers
     assert json.loads((tmp / "ios" / "doc.json").read_text()).keys() == ios.keys()
     ref_options, ios_options = ref["tests"][0].pop("Options"), ios["tests"][0].pop("Options")
     assert shape(ios) == shape(ref)

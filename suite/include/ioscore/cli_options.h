@@ -62,6 +62,13 @@ struct ios_cli_tool {
     const char *epilog; /* --help's last lines, or NULL */
     int short_only;     /* the tool takes short options only (mdtest): an unknown long option
                            is refused as such */
+    int own_options;    /* the program's own command line, not another tool's: an unknown
+                           option is unknown, not "not supported" */
+    /* where params hold their struct ios_rank_detail_opts ({IOS_CLI_FIELD(type, member)}): the
+     * parser then also takes the rank-detail options (src/core/rank_summary.c); size 0: not */
+    struct {
+        size_t offset, size;
+    } rank_detail;
 };
 
 /*

@@ -284,9 +284,9 @@ static void reduce_timing(const struct ios_phase_ctx *ctx, const struct ios_xfer
     double maxs[3] = {x->open_done, m->loop_end, m->end};
     double sums[2] = {m->bytes, m->bytes_at_deadline};
     double rmin[4], rmax[3], rsum[2];
-    MPI_Reduce(mins, rmin, 4, MPI_DOUBLE, MPI_MIN, 0, MPI_COMM_WORLD);
-    MPI_Reduce(maxs, rmax, 3, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-    MPI_Reduce(sums, rsum, 2, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+    MPI_Reduce(mins, rmin, 4, MPI_DOUBLE, MPI_MIN, 0, ios_test_comm);
+    MPI_Reduce(maxs, rmax, 3, MPI_DOUBLE, MPI_MAX, 0, ios_test_comm);
+    MPI_Reduce(sums, rsum, 2, MPI_DOUBLE, MPI_SUM, 0, ios_test_comm);
     const struct ior_phase *ph = (const struct ior_phase *)ctx->phase;
     ph->launch->last_timing =
         (struct ior_timing){rmin[0], rmax[0], rmin[1],  rmax[1], rmin[2],
@@ -298,7 +298,7 @@ static void reduce_timing(const struct ios_phase_ctx *ctx, const struct ios_xfer
     double *all = ctx->run->rank == 0 ? malloc(2 * sizeof(double) * (size_t)ctx->run->size) : NULL;
     if (ctx->run->rank == 0 && !all)
         ios_fatal("out of memory (per-rank times of %d ranks)", ctx->run->size);
-    MPI_Gather(mine, 2, MPI_DOUBLE, all, 2, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    MPI_Gather(mine, 2, MPI_DOUBLE, all, 2, MPI_DOUBLE, 0, ios_test_comm);
     if (ctx->run->rank == 0)
         ios_ior_out_rank_times(ph->p, ph->access == ACC_WRITE ? "write" : "read", all,
                                ctx->run->size, rsum[0]);
@@ -318,8 +318,8 @@ static void on_stonewall(struct ios_phase_ctx *ctx, struct ios_xfer_job *x)
         return;
     const struct ios_rank_stats *m = &ctx->mine;
     double mins[2] = {m->items_at_deadline, m->bytes_at_deadline}, rmin[2], sum = 0;
-    MPI_Reduce(mins, rmin, 2, MPI_DOUBLE, MPI_MIN, 0, MPI_COMM_WORLD);
-    MPI_Reduce(&m->bytes_at_deadline, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+    MPI_Reduce(mins, rmin, 2, MPI_DOUBLE, MPI_MIN, 0, ios_test_comm);
+    MPI_Reduce(&m->bytes_at_deadline, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, ios_test_comm);
     struct ios_ior_stonewall all = {rmin[0], (double)x->max_pairs, rmin[1], sum / ctx->run->size,
                                     m->first_done - m->loop_start};
     ios_ior_out_stonewall(p, ctx->run->rank, m->items_at_deadline, &all);
@@ -343,9 +343,9 @@ static void check_file_size(struct ios_phase_ctx *ctx, struct ios_xfer_job *x)
             mine = size;
     }
     long long in[2] = {p->fpp ? mine : (ctx->run->rank == 0 ? mine : LLONG_MAX), mine};
-    MPI_Allreduce(&in[0], &sizes[0], 1, MPI_LONG_LONG, p->fpp ? MPI_SUM : MPI_MIN, MPI_COMM_WORLD);
-    MPI_Allreduce(&in[1], &sizes[1], 1, MPI_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
-    MPI_Allreduce(&moved, &total, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(&in[0], &sizes[0], 1, MPI_LONG_LONG, p->fpp ? MPI_SUM : MPI_MIN, ios_test_comm);
+    MPI_Allreduce(&in[1], &sizes[1], 1, MPI_LONG_LONG, MPI_MAX, ios_test_comm);
+    MPI_Allreduce(&moved, &total, 1, MPI_LONG_LONG, MPI_SUM, ios_test_comm);
     sizes[2] = (long long)(p->block * p->segments) * ctx->run->size; /* IOR's expected size */
     long long stat_size = p->fpp ? sizes[0] : sizes[1];
     if (ctx->run->rank != 0 || (sizes[2] == total && stat_size == total))
@@ -378,7 +378,7 @@ static void make_with_layout(struct ios_phase_ctx *ctx, const char *path, int ow
         if (ios_ior_layout_apply(ph->p, path, why, sizeof why) != 0)
             ios_phase_error(ctx, -EIO, "%s", why);
     }
-    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Barrier(ios_test_comm);
 }
 
 /* One IOR access on the shared engine (src/core/xfer_engine.c) with IOR's options. */
@@ -613,12 +613,12 @@ static int match_write_part(const struct ios_run *run, struct ior_launch *L, int
         }
     }
     unsigned long long limit = L->read_pairs;
-    MPI_Bcast(&limit, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
+    MPI_Bcast(&limit, 1, MPI_UNSIGNED_LONG_LONG, 0, ios_test_comm);
     L->read_pairs = limit;
-    MPI_Bcast(&L->subset_read, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    MPI_Bcast(id, 40, MPI_CHAR, 0, MPI_COMM_WORLD);
-    MPI_Bcast(found, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    MPI_Bcast(seed, 1, MPI_INT32_T, 0, MPI_COMM_WORLD);
+    MPI_Bcast(&L->subset_read, 1, MPI_INT, 0, ios_test_comm);
+    MPI_Bcast(id, 40, MPI_CHAR, 0, ios_test_comm);
+    MPI_Bcast(found, 1, MPI_INT, 0, ios_test_comm);
+    MPI_Bcast(seed, 1, MPI_INT32_T, 0, ios_test_comm);
     return ios_acceptance_agree(bad);
 }
 
@@ -854,7 +854,7 @@ static void read_status_file(const struct ios_run *run, struct ior_launch *L)
                     "from %s: the read is not bounded by it\n",
                     p->stonewall_status_file);
     }
-    MPI_Bcast(&pairs, 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD);
+    MPI_Bcast(&pairs, 1, MPI_LONG_LONG, 0, ios_test_comm);
     if (pairs > 0 && (uint64_t)pairs < L->read_pairs)
         L->read_pairs = (uint64_t)pairs;
 }
@@ -877,7 +877,7 @@ static void remove_files(const struct ios_run *run, const struct ios_ior_params 
 {
     char path[IOS_PATH_MAX];
     double start = ios_wtime();
-    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Barrier(ios_test_comm);
     if (p->fpp || run->rank == 0) {
         file_of(p, run->rank, iter, path, sizeof path);
         int64_t size;
@@ -888,7 +888,7 @@ static void remove_files(const struct ios_run *run, const struct ios_ior_params 
             fprintf(stderr, "ioscore-suite ior: WARNING: rank %d: cannot remove %s: %s\n",
                     run->rank, path, strerror(-rc));
     }
-    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Barrier(ios_test_comm);
     if (run->rank == 0)
         ios_ior_out_remove(p, ios_wtime() - start, iter);
 }
@@ -920,7 +920,7 @@ static int32_t agreed_seed(const struct ios_run *run, const struct ios_ior_param
     int32_t seed = p->seed;
     if (!p->seed_given && run->rank == 0)
         seed = (int32_t)(uint32_t)ios_wtime(); /* IOR: the test's start time */
-    MPI_Bcast(&seed, 1, MPI_INT32_T, 0, MPI_COMM_WORLD);
+    MPI_Bcast(&seed, 1, MPI_INT32_T, 0, ios_test_comm);
     return seed;
 }
 
@@ -1045,7 +1045,7 @@ static int past_max_time(const struct ios_run *run, const struct ios_ior_params 
     if (p->max_minutes <= 0)
         return 0;
     int over = run->rank == 0 && ios_wtime() - run->t_run_start >= p->max_minutes * 60.0;
-    MPI_Bcast(&over, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Bcast(&over, 1, MPI_INT, 0, ios_test_comm);
     return over;
 }
 
@@ -1114,7 +1114,7 @@ static double run_repetitions(struct ios_run *run, struct ior_launch *L, struct 
                 if (run->rank == 0 && p->verbose > 0)
                     fprintf(extra, "delaying %d seconds . . .\n", p->inter_delay);
                 sleep((unsigned)p->inter_delay);
-                MPI_Barrier(MPI_COMM_WORLD);
+                MPI_Barrier(ios_test_comm);
             }
             verify_errors += run_step(run, L, &steps[s], iter, seed, extra);
         }
@@ -1129,14 +1129,6 @@ static int prepare(struct ios_run *run, struct ior_launch *L, struct ios_backend
                    int *have_manifest, int32_t *seed, char test_id[40])
 {
     const struct ios_ior_params *p = L->p;
-    if (p->num_tasks > 0 && p->num_tasks < run->size) {
-        if (run->rank == 0)
-            fprintf(stderr,
-                    "ioscore-suite ior: ERROR: not supported: -N %d below the %d launched ranks "
-                    "(IOR's numTasks): launch %d ranks instead\n",
-                    p->num_tasks, run->size, p->num_tasks);
-        return 2;
-    }
     if (make_backend(run, p, be) != 0)
         return 2;
     warn_tasks(run, p);
@@ -1150,7 +1142,7 @@ static int prepare(struct ios_run *run, struct ior_launch *L, struct ios_backend
     if (p->stonewall_status_file[0] && (p->read || p->check_read))
         read_status_file(run, L);
     L->random_start = (int32_t)(uint32_t)ios_wtime(); /* -z without a seed: IOR's */
-    MPI_Bcast(&L->random_start, 1, MPI_INT32_T, 0, MPI_COMM_WORLD); /* time(NULL), rank 0 */
+    MPI_Bcast(&L->random_start, 1, MPI_INT32_T, 0, ios_test_comm); /* time(NULL), rank 0 */
     if (check_before_io(run, L, be, test_id) != 0)
         return 2;
     if (ios_acceptance_agree(run->rank == 0 && ios_ior_out_open(p) != 0))
@@ -1211,7 +1203,7 @@ static int run_launch(struct ios_run *run, struct ior_launch *L)
         add_notes(run, p, &be, have_manifest, node_bytes, node_ram, host, on_node);
         finish_output(run, L, series, have_manifest, seed, extra);
     }
-    MPI_Bcast(&verify_errors, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    MPI_Bcast(&verify_errors, 1, MPI_DOUBLE, 0, ios_test_comm);
     rc = ios_acceptance_finish(run, "ior");
     return rc ? rc : verify_errors > 0 ? 1 : 0;
 }

@@ -18,6 +18,7 @@
 
 #define MIB 1048576.0
 #define MB 1000000.0
+#define IOR_DECIMALS 4 /* IOR's PrintKeyValDouble: %.4f in JSON and CSV */
 
 /* Rank 0's document in progress. */
 static struct {
@@ -26,34 +27,6 @@ static struct {
     int json_open;
     struct ios_json j;
 } doc;
-
-int ios_ior_output_directive(struct ios_ior_params *p, const char *key, const char *value, int rank)
-{
-    const char *err = NULL;
-    if (ios_streq_nocase(key, "summaryFormat")) {
-        if (ios_streq_nocase(value, "default"))
-            p->summary_format = IOS_IOR_TEXT;
-        else if (ios_streq_nocase(value, "JSON"))
-            p->summary_format = IOS_IOR_JSON;
-        else if (ios_streq_nocase(value, "CSV"))
-            p->summary_format = IOS_IOR_CSV;
-        else
-            err = "expected default, JSON or CSV";
-    } else if (ios_streq_nocase(key, "summaryFile") ||
-               ios_streq_nocase(key, "saveRankPerformanceDetailsCSV")) {
-        int summary = ios_streq_nocase(key, "summaryFile");
-        char *dest = summary ? p->summary_file : p->rank_csv;
-        if (!value[0] || strlen(value) >= IOS_PATH_MAX)
-            err = "expected a file name";
-        else
-            snprintf(dest, IOS_PATH_MAX, "%s", value);
-    } else {
-        return -1;
-    }
-    if (err && rank == 0)
-        fprintf(stderr, "ioscore-suite ior: ERROR: -O %s=%s: %s\n", key, value, err);
-    return err ? 2 : 0;
-}
 
 int ios_ior_out_open(const struct ios_ior_params *p)
 {
@@ -423,15 +396,15 @@ void ios_ior_out_row(const char *access, const struct ios_ior_row *row,
         struct ios_json *j = &doc.j;
         ios_json_begin_object(j, NULL);
         ios_json_string(j, "access", access);
-        ios_json_double(j, "bwMiB", row->mib);
-        ios_json_double(j, "blockKiB", block_kib);
-        ios_json_double(j, "xferKiB", xfer_kib);
-        ios_json_double(j, "iops", row->iops);
-        ios_json_double(j, "latency", row->latency);
-        ios_json_double(j, "openTime", row->open);
-        ios_json_double(j, "wrRdTime", row->io);
-        ios_json_double(j, "closeTime", row->close);
-        ios_json_double(j, "totalTime", row->total);
+        ios_json_fixed(j, "bwMiB", row->mib, IOR_DECIMALS);
+        ios_json_fixed(j, "blockKiB", block_kib, IOR_DECIMALS);
+        ios_json_fixed(j, "xferKiB", xfer_kib, IOR_DECIMALS);
+        ios_json_fixed(j, "iops", row->iops, IOR_DECIMALS);
+        ios_json_fixed(j, "latency", row->latency, IOR_DECIMALS);
+        ios_json_fixed(j, "openTime", row->open, IOR_DECIMALS);
+        ios_json_fixed(j, "wrRdTime", row->io, IOR_DECIMALS);
+        ios_json_fixed(j, "closeTime", row->close, IOR_DECIMALS);
+        ios_json_fixed(j, "totalTime", row->total, IOR_DECIMALS);
         ios_json_end_object(j);
     }
     fflush(doc.out);
@@ -449,7 +422,7 @@ void ios_ior_out_remove(const struct ios_ior_params *p, double seconds, int iter
     } else if (doc.format == IOS_IOR_JSON) {
         ios_json_begin_object(&doc.j, NULL);
         ios_json_string(&doc.j, "access", "remove");
-        ios_json_double(&doc.j, "totalTime", seconds);
+        ios_json_fixed(&doc.j, "totalTime", seconds, IOR_DECIMALS);
         ios_json_end_object(&doc.j);
     }
     fflush(doc.out);
@@ -475,12 +448,12 @@ void ios_ior_out_end_results(const struct ios_ior_params *p, const struct ios_io
         if (p->verbose >= 1) {
             ios_json_begin_object(j, "max");
             if (p->write) {
-                ios_json_double(j, "writeMiB", w / MIB);
-                ios_json_double(j, "writeMB", w / MB);
+                ios_json_fixed(j, "writeMiB", w / MIB, IOR_DECIMALS);
+                ios_json_fixed(j, "writeMB", w / MB, IOR_DECIMALS);
             }
             if (p->read) {
-                ios_json_double(j, "readMiB", r / MIB);
-                ios_json_double(j, "readMB", r / MB);
+                ios_json_fixed(j, "readMiB", r / MIB, IOR_DECIMALS);
+                ios_json_fixed(j, "readMB", r / MB, IOR_DECIMALS);
             }
             ios_json_end_object(j);
         }
@@ -562,20 +535,20 @@ static void json_summary_row(const struct ios_run *run, const struct ios_ior_par
     ios_json_int(j, "taskPerNodeOffset", p->task_offset);
     ios_json_int(j, "reorderTasksRandom", 0);
     ios_json_int(j, "reorderTasksRandomSeed", 0);
-    ios_json_double(j, "bwMaxMIB", s->bw.max);
-    ios_json_double(j, "bwMinMIB", s->bw.min);
-    ios_json_double(j, "bwMeanMIB", s->bw.mean);
-    ios_json_double(j, "bwStdMIB", s->bw.stddev);
-    ios_json_double(j, "OPsMax", s->ops.max);
-    ios_json_double(j, "OPsMin", s->ops.min);
-    ios_json_double(j, "OPsMean", s->ops.mean);
-    ios_json_double(j, "OPsSD", s->ops.stddev);
-    ios_json_double(j, "MeanTime", s->time.mean);
+    ios_json_fixed(j, "bwMaxMIB", s->bw.max, IOR_DECIMALS);
+    ios_json_fixed(j, "bwMinMIB", s->bw.min, IOR_DECIMALS);
+    ios_json_fixed(j, "bwMeanMIB", s->bw.mean, IOR_DECIMALS);
+    ios_json_fixed(j, "bwStdMIB", s->bw.stddev, IOR_DECIMALS);
+    ios_json_fixed(j, "OPsMax", s->ops.max, IOR_DECIMALS);
+    ios_json_fixed(j, "OPsMin", s->ops.min, IOR_DECIMALS);
+    ios_json_fixed(j, "OPsMean", s->ops.mean, IOR_DECIMALS);
+    ios_json_fixed(j, "OPsSD", s->ops.stddev, IOR_DECIMALS);
+    ios_json_fixed(j, "MeanTime", s->time.mean, IOR_DECIMALS);
     if (s->stonewall) {
-        ios_json_double(j, "StoneWallTime", s->sw_time);
-        ios_json_double(j, "StoneWallbwMeanMIB", s->sw_mib);
+        ios_json_fixed(j, "StoneWallTime", s->sw_time, IOR_DECIMALS);
+        ios_json_fixed(j, "StoneWallbwMeanMIB", s->sw_mib, IOR_DECIMALS);
     }
-    ios_json_double(j, "xsizeMiB", se->rows[0].bytes / MIB);
+    ios_json_fixed(j, "xsizeMiB", se->rows[0].bytes / MIB, IOR_DECIMALS);
     ios_json_end_object(j);
 }
 
