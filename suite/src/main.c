@@ -46,8 +46,7 @@ struct cli {
 
 #define F(member) IOS_CLI_FIELD(struct cli, member)
 
-static int set_mode(void *params, const struct ios_cli_opt *o, const char *v, char *err,
-                    size_t len)
+static int set_mode(void *params, const struct ios_cli_opt *o, const char *v, char *err, size_t len)
 {
     (void)params;
     if (strcmp(v, "standard") == 0)
@@ -104,8 +103,8 @@ static const struct ios_cli_opt suite_opts[] = {
      "print the version and the MPI library of the build", NULL},
     {0, "mode", IOS_CLI_FUNC, 0, IOS_CLI_NO_FIELD, 0, 0, NULL, "standard",
      "standard (the only mode implemented)", "the only mode implemented", set_mode},
-    {0, "simulate-ppn", IOS_CLI_INT, 0, F(simulate_ppn), 1, 1 << 20, NULL, "K",
-     "a positive number", "treat ranks as block-mapped on nodes of K ranks (testing)", NULL},
+    {0, "simulate-ppn", IOS_CLI_INT, 0, F(simulate_ppn), 1, 1 << 20, NULL, "K", "a positive number",
+     "treat ranks as block-mapped on nodes of K ranks (testing)", NULL},
     {0, "simulate-nodes", IOS_CLI_INT, 0, F(simulate_nodes), 1, 1 << 20, NULL, "K",
      "a positive number", "treat ranks as round-robin on K nodes: rank r on r mod K", NULL},
     {0, "debug-delay-rank", IOS_CLI_INT, 0, F(debug_delay_rank), 0, 100000000, "-1", "R",
@@ -125,8 +124,7 @@ static const struct ios_cli_opt suite_opts[] = {
 static const struct ios_cli_tool suite_tool = {
     .program = "ioscore-suite",
     .tool = "ioscore-suite",
-    .opts = suite_opts,
-    .n_opts = sizeof suite_opts / sizeof suite_opts[0],
+    IOS_CLI_ROWS(suite_opts),
     .usage = "usage: mpiexec -n N ioscore-suite CONFIG.ini [options]",
     .epilog = "  --rank-detail-threshold N\n"
               "                           above N ranks (default 4096) result.json keeps "
@@ -171,8 +169,9 @@ static int parse_args(int argc, char **argv, struct cli *cli, int rank)
     memset(cli, 0, sizeof *cli);
     int rc = ios_cli_parse(&suite_tool, cli, argc, argv, rank, list_words);
     if (rc == 0 && cli->simulate_ppn > 0 && cli->simulate_nodes > 0)
-        rc = ios_cli_fail(&suite_tool, rank, "--simulate-ppn and --simulate-nodes exclude each "
-                                             "other");
+        rc = ios_cli_fail(&suite_tool, rank,
+                          "--simulate-ppn and --simulate-nodes exclude each "
+                          "other");
     return rc;
 }
 
@@ -322,9 +321,9 @@ static int ior_subcommand(struct ios_run *run, int argc, char **argv)
         if (!idle)
             MPI_Comm_size(ios_test_comm, &run->size);
     }
-    if (!idle && subcommand_setup(run, "ior", params.resultdir, params.simulate_ppn,
-                                  params.simulate_nodes, &params.rank_detail, params.test_file,
-                                  params.verbose) != 0)
+    if (!idle &&
+        subcommand_setup(run, "ior", params.resultdir, params.simulate_ppn, params.simulate_nodes,
+                         &params.rank_detail, params.test_file, params.verbose) != 0)
         rc = 2;
     else if (!idle)
         rc = ios_ior_run(run, &params);

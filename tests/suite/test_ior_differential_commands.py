@@ -7,8 +7,8 @@ names) runs as two launches on the same files. With IOSCORE_REFERENCE_IOR naming
 hpc/ior 5fcf0ba, both tools run each launch on 4 ranks, rank r in its own UTS namespace on host
 r mod 2, under strace restricted to the data files, which also delays every data write and read
 by the same amount: the speed both measure is that delay. Compared per launch:
-  - the work: each rank's opens (read or write), writes, reads (file, offset, size), fsyncs,
-    in order, and the files left with their sizes;
+  - the work: each rank's opens (file, flags, creation mode), writes, reads (file, offset,
+    size), fsyncs, in order, and the files left with their sizes;
   - the numbers in the lines IOR prints: the results rows (access, bw, IOPS, latency, wr/rd,
     total within 20%, block, xfer and iter exactly), Max Write/Max Read, and the summary rows
     (every count and size column exactly, the rates within 20%).
@@ -37,7 +37,8 @@ from pathlib import Path
 
 import pytest
 from suite_helpers import MPI_ENV, SUITE_BIN, suite_bin  # noqa: F401
-from test_acceptance_ior import COMMANDS_MD, access_of, size_of, value
+from test_acceptance_commands import PAIRS, document_lines
+from test_acceptance_ior import access_of, size_of, value
 from test_ior_differential import FILE_BLOCKS, NP, RANK_WRAPPER, data_events
 
 from tests.mpi_launch import MPI, SH_RANK, of_binary
@@ -63,16 +64,9 @@ SEED = ["--random-offset-seed", "11"]  # -z: the same shuffle in both tools
 OLD_SPELLINGS = {"-B": "--posix.odirect", "-H": "--mpiio.showHints"}
 
 
-def document_ior_lines() -> list[tuple[str, str]]:
-    """(command, comment) of the document's IOR lines, in order."""
-    if not COMMANDS_MD.is_file():
-        return []
-    out = []
-    for raw in COMMANDS_MD.read_text().splitlines():
-        text, _, comment = raw.partition(" #")
-        if text.strip().startswith(("ior ", "IOR ")):
-            out.append((text.strip(), comment.strip()))
-    return out
+def document_ior_lines() -> list[str]:
+    """The document's IOR lines, in order."""
+    return [t for t, _ in document_lines() if t.startswith(("ior ", "IOR "))]
 
 
 def reads_only(args: list[str]) -> bool:
@@ -119,20 +113,11 @@ def shrink(args: list[str], subset_of: int | None = None) -> list[str]:
 
 def cases() -> list[Case]:
     """Every IOR line: alone, or with the line it pairs with (test_acceptance_commands.py's
-    pairs: "..." continues on the next "..." line that reads; the hero read reads the hero
-    run's data)."""
-    lines = document_ior_lines()
-    second_of: dict[str, str] = {}
-    for i, (text, comment) in enumerate(lines):
-        if comment.endswith("..."):
-            nxt = next(t for t, c in lines[i + 1 :] if c.startswith("..."))
-            if reads_only(shlex.split(nxt)[1:]):
-                second_of[text] = nxt
-        if comment.startswith("hero read IOPS"):
-            second_of[next(t for t, c in lines if c.startswith("hero run"))] = text
+    pairs, the hero read with the hero run)."""
+    second_of = {first: second for first, second in PAIRS if not first.startswith("mdtest")}
     seconds = set(second_of.values())
     out = []
-    for i, (text, _) in enumerate(lines):
+    for i, text in enumerate(document_ior_lines()):
         if text in seconds:
             continue
         first = shrink(shlex.split(text)[1:])
@@ -180,6 +165,23 @@ class Launch:
     stderr: str
     events: list[list[tuple[str, str, int, int]]]
     files: dict[str, int]
+    opens: list[list[tuple[str, str, str]]]
+
+
+# flags that change nothing the storage sees: the descriptor's life in the process
+PROCESS_FLAGS = {"O_CLOEXEC", "O_LARGEFILE"}
+OPEN_LINE = re.compile(r'openat\(AT_FDCWD, "([^"]*)", ([A-Z_|]+)(?:, (0\d+))?\) += \d+')
+
+
+def opens_of(trace: Path) -> list[tuple[str, str, str]]:
+    """A rank's successful opens of the data files: (file, flags, creation mode), in order."""
+    out = []
+    for line in trace.read_text().splitlines():
+        m = OPEN_LINE.search(line)
+        if m:
+            flags = "|".join(sorted(set(m.group(2).split("|")) - PROCESS_FLAGS))
+            out.append((os.path.basename(m.group(1)), flags, m.group(3) or ""))
+    return out
 
 
 def launch(where: Path, tool: list[str], args: list[str], reference: bool) -> Launch:
@@ -222,7 +224,8 @@ def launch(where: Path, tool: list[str], args: list[str], reference: bool) -> La
     traces = [where / f"trace.{r}" for r in range(NP)]
     events = [data_events(t, "f") if t.exists() else [] for t in traces]
     files = {p.name: p.stat().st_size for p in where.glob("f*") if p.name != "f.ioscore-test.json"}
-    return Launch(proc.returncode, proc.stdout, proc.stderr, events, files)
+    opens = [opens_of(t) if t.exists() else [] for t in traces]
+    return Launch(proc.returncode, proc.stdout, proc.stderr, events, files, opens)
 
 
 def ioscore(where: Path, args: list[str], n: int, reference: bool) -> Launch:
@@ -353,7 +356,7 @@ def lustre_hint(args: list[str]) -> int | None:
 
 def test_every_ior_line_is_a_case() -> None:
     """The cases cover the document's IOR lines, each once, the pairs together."""
-    lines = [t for t, _ in document_ior_lines()]
+    lines = document_ior_lines()
     covered = [t for c in CASES for t in c.lines]
     assert sorted(covered) == sorted(lines) and len(lines) >= 30
     pairs = [c for c in CASES if len(c.launches) == 2]
@@ -406,6 +409,7 @@ def run_case_against_ior(tmp: Path, case: Case) -> None:
                 assert ios.events[rank] == ref.events[rank], (
                     f"rank {rank}:\nioscore {ios.events[rank]}\nIOR     {ref.events[rank]}"
                 )
+                assert ios.opens[rank] == ref.opens[rank], rank  # flags and creation mode
         check_layout(args, ios)
         assert ios.files == ref.files
         compare_numbers(ref.stdout, ios.stdout)

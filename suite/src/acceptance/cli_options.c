@@ -29,6 +29,14 @@ int ios_cli_fail(const struct ios_cli_tool *t, int rank, const char *fmt, ...)
     return 2;
 }
 
+void ios_cli_command_line(int argc, char **argv, char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < argc && used < len - 1; i++)
+        used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? " " : "", argv[i]);
+}
+
 static void *field(void *params, const struct ios_cli_opt *o)
 {
     return (char *)params + o->offset;
@@ -289,9 +297,9 @@ int ios_cli_parse(const struct ios_cli_tool *t, void *params, int argc, char **a
         }
         if (t->rank_detail.size) {
             int last = i;
-            int rc = ios_rank_detail_arg((struct ios_rank_detail_opts *)((char *)params +
-                                                                        t->rank_detail.offset),
-                                         argc, argv, &last, t->program, rank);
+            int rc = ios_rank_detail_arg(
+                (struct ios_rank_detail_opts *)((char *)params + t->rank_detail.offset), argc, argv,
+                &last, t->program, rank);
             if (rc < 0)
                 return 2;
             if (rc > 0) {

@@ -288,10 +288,10 @@ static void reduce_timing(const struct ios_phase_ctx *ctx, const struct ios_xfer
     MPI_Reduce(maxs, rmax, 3, MPI_DOUBLE, MPI_MAX, 0, ios_test_comm);
     MPI_Reduce(sums, rsum, 2, MPI_DOUBLE, MPI_SUM, 0, ios_test_comm);
     const struct ior_phase *ph = (const struct ior_phase *)ctx->phase;
-    ph->launch->last_timing =
-        (struct ior_timing){rmin[0], rmax[0], rmin[1],  rmax[1], rmin[2],
-                            rmax[2], rmin[3], rsum[0], m->first_done - m->loop_start,
-                            rsum[1]};
+    ph->launch->last_timing = (struct ior_timing){rmin[0], rmax[0], rmin[1],
+                                                  rmax[1], rmin[2], rmax[2],
+                                                  rmin[3], rsum[0], m->first_done - m->loop_start,
+                                                  rsum[1]};
     if (!ph->p->rank_csv[0] || ph->readback) /* IOR's per-rank CSV: the timed accesses */
         return;
     double mine[2] = {m->end - m->start, m->loop_end - m->loop_start};
@@ -1141,7 +1141,7 @@ static int prepare(struct ios_run *run, struct ior_launch *L, struct ios_backend
                         "launch's signature and will mismatch; give the writer's -G\n");
     if (p->stonewall_status_file[0] && (p->read || p->check_read))
         read_status_file(run, L);
-    L->random_start = (int32_t)(uint32_t)ios_wtime(); /* -z without a seed: IOR's */
+    L->random_start = (int32_t)(uint32_t)ios_wtime();              /* -z without a seed: IOR's */
     MPI_Bcast(&L->random_start, 1, MPI_INT32_T, 0, ios_test_comm); /* time(NULL), rank 0 */
     if (check_before_io(run, L, be, test_id) != 0)
         return 2;

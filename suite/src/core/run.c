@@ -89,7 +89,7 @@ struct ios_phase_result *ios_run_one_phase(struct ios_run *run, const struct ios
         p->run(&ctx);
     }
     ios_instrument_finish(&ctx.instr); /* no progress reduction outlives the phase */
-    MPI_Barrier(ios_test_comm);       /* the phase ends when every rank is done */
+    MPI_Barrier(ios_test_comm);        /* the phase ends when every rank is done */
     res->t_end = ios_wtime();
     res->t_delta = res->t_end - start;
     ios_gather_phase(run, &ctx);
