@@ -384,7 +384,10 @@ def run_case_alone(tmp: Path, case: Case) -> None:
         assert got.files == files
 
 
-def run_case_against_ior(tmp: Path, case: Case) -> None:
+def run_case_against_ior(tmp: Path, case: Case) -> list[tuple[str, str]]:
+    """Runs the case's launches in both tools, asserting the same work; returns each launch's
+    (IOR's stdout, ioscore's stdout) when both run on one MPI library, for the numbers."""
+    outputs = []
     for n, args in enumerate(case.launches):
         args = list(args)
         ref_args = args
@@ -415,7 +418,11 @@ def run_case_against_ior(tmp: Path, case: Case) -> None:
         check_layout(args, ios)
         assert ios.files == ref.files
         if same_mpi:  # under two MPI libraries the barriers' cost differs, not the tools'
-            compare_numbers(ref.stdout, ios.stdout)
+            outputs.append((ref.stdout, ios.stdout))
+    return outputs
+
+
+ATTEMPTS = 3  # a rank descheduled on a loaded machine for tens of ms is no tool's speed
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
@@ -426,4 +433,13 @@ def test_line_works_like_ior(tmp: Path, case: Case) -> None:
 @needs_reference
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_line_against_ior(tmp: Path, case: Case) -> None:
-    run_case_against_ior(tmp, case)
+    """The work must agree on every attempt; the numbers on one of ATTEMPTS runs of the case."""
+    for attempt in range(ATTEMPTS):
+        outputs = run_case_against_ior(tmp / str(attempt), case)
+        try:
+            for ref, ios in outputs:
+                compare_numbers(ref, ios)
+            return
+        except AssertionError:
+            if attempt == ATTEMPTS - 1:
+                raise
