@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 
 #include "ioscore/acceptance.h"
+#include "ioscore/cli_options.h"
 #include "ioscore/config.h"
 #include "ioscore/run.h"
 #include "ioscore/score.h"
@@ -23,150 +24,155 @@
 /* Real IO500 configs are a few KiB; anything far larger is not one (and is not read whole). */
 #define IOS_CONFIG_MAX_BYTES (1 << 20)
 
+#define MAX_LISTED_FILES 1024
+
+/* The suite's own command line: the fields of the rows of `suite_opts`. */
 struct cli {
     const char *ini;
-    const char *timestamp;
-    const char *score_from[1024];
+    char timestamp[32];
+    const char *score_from[MAX_LISTED_FILES];
     int n_score_from;
-    const char *hash_ini[1024];
+    const char *hash_ini[MAX_LISTED_FILES];
     int n_hash_ini;
     int dry_run, cleanup, keep_data, verbose, quiet, list, version, config_hash;
     int simulate_ppn, simulate_nodes;
     int debug_delay_rank; /* -1 if unset */
+    int64_t debug_delay_us;
     struct ios_rank_detail_opts rank_detail;
-    long debug_delay_us;
+    /* while parsing: the list the words after --score-from/--hash-config-ini go to */
+    const char **listing;
+    int *n_listing;
 };
 
-static void usage(FILE *out)
+#define F(member) IOS_CLI_FIELD(struct cli, member)
+
+static int set_mode(void *params, const struct ios_cli_opt *o, const char *v, char *err, size_t len)
 {
-    fprintf(out,
-            "usage: mpiexec -n N ioscore-suite CONFIG.ini [options]\n"
-            "  --dry-run            run every pre-I/O check, print every phase's workload and\n"
-            "                       sizes; touch nothing\n"
-            "  --cleanup            remove what an earlier run created (known names only)\n"
-            "  --timestamp TS       use TS (%%Y.%%m.%%d-%%H.%%M.%%S) instead of the current time\n"
-            "  --keep-data          do not remove the data after scoring (see --cleanup)\n"
-            "  --verbose, -v        more output (repeatable)\n"
-            "  --quiet, -q          no summary on stdout, no live progress on stderr\n"
-            "  --list, -l           list every section and option with its default\n"
-            "  --config-hash        print the config hash of CONFIG.ini\n"
-            "  --version            print the version and the MPI library of the build\n"
-            "  --mode=standard      the only mode implemented\n"
-            "  --simulate-ppn K     treat ranks as block-mapped on nodes of K ranks (testing)\n"
-            "  --simulate-nodes K   treat ranks as round-robin on K nodes: rank r on r mod K\n"
-            "  --rank-detail-threshold N\n"
-            "                       above N ranks (default 4096) result.json keeps per-rank\n"
-            "                       detail only for the 16 slowest and 16 fastest ranks plus\n"
-            "                       quantiles, a rate histogram and per-host aggregates\n"
-            "  --rank-detail-full   with the summary form, also write every rank's numbers to\n"
-            "                       ranks-<phase>.csv.gz\n"
-            "test only (the run is INVALID):\n"
-            "  --debug-delay-rank R --debug-delay-us N\n"
-            "                       rank R sleeps N us before each I/O or metadata operation\n"
-            "                       (makes R a straggler)\n"
-            "helpers (no run):\n"
-            "  --score-from FILE.. recompute the scores of result.txt/result_summary.txt files\n"
-            "  --hash-config-ini F.. config hash of config.ini files as written\n");
+    (void)params;
+    if (strcmp(v, "standard") == 0)
+        return 0;
+    snprintf(err, len, "%s", o->expect);
+    return -1;
 }
 
-/* Returns 0, or 2 after printing a message (on rank 0). */
+/* --score-from F.. and --hash-config-ini F..: this file and every following word that is not
+ * an option (list_words takes them). */
+static int start_list(struct cli *cli, const char **list, int *n, const char *file)
+{
+    cli->listing = list;
+    cli->n_listing = n;
+    if (*n < MAX_LISTED_FILES)
+        list[(*n)++] = file;
+    return 0;
+}
+
+static int set_score_from(void *params, const struct ios_cli_opt *o, const char *v, char *err,
+                          size_t len)
+{
+    struct cli *cli = params;
+    (void)o, (void)err, (void)len;
+    return start_list(cli, cli->score_from, &cli->n_score_from, v);
+}
+
+static int set_hash_ini(void *params, const struct ios_cli_opt *o, const char *v, char *err,
+                        size_t len)
+{
+    struct cli *cli = params;
+    (void)o, (void)err, (void)len;
+    return start_list(cli, cli->hash_ini, &cli->n_hash_ini, v);
+}
+
+static const struct ios_cli_opt suite_opts[] = {
+    {0, "dry-run", IOS_CLI_FLAG, 0, F(dry_run), 0, 1, NULL, NULL, NULL,
+     "run every pre-I/O check, print every phase's workload and sizes; touch nothing", NULL},
+    {0, "cleanup", IOS_CLI_FLAG, 0, F(cleanup), 0, 1, NULL, NULL, NULL,
+     "remove what an earlier run created (known names only)", NULL},
+    {0, "timestamp", IOS_CLI_STR, 0, F(timestamp), 0, 0, NULL, "TS", "a time stamp",
+     "use TS (%Y.%m.%d-%H.%M.%S) instead of the current time", NULL},
+    {0, "keep-data", IOS_CLI_FLAG, 0, F(keep_data), 0, 1, NULL, NULL, NULL,
+     "do not remove the data after scoring (see --cleanup)", NULL},
+    {'v', "verbose", IOS_CLI_COUNTER, 0, F(verbose), 0, 0, NULL, NULL, NULL,
+     "more output (repeatable)", NULL},
+    {'q', "quiet", IOS_CLI_FLAG, 0, F(quiet), 0, 1, NULL, NULL, NULL,
+     "no summary on stdout, no live progress on stderr", NULL},
+    {'l', "list", IOS_CLI_FLAG, 0, F(list), 0, 1, NULL, NULL, NULL,
+     "list every section and option with its default", NULL},
+    {0, "config-hash", IOS_CLI_FLAG, 0, F(config_hash), 0, 1, NULL, NULL, NULL,
+     "print the config hash of CONFIG.ini", NULL},
+    {0, "version", IOS_CLI_FLAG, 0, F(version), 0, 1, NULL, NULL, NULL,
+     "print the version and the MPI library of the build", NULL},
+    {0, "mode", IOS_CLI_FUNC, 0, IOS_CLI_NO_FIELD, 0, 0, NULL, "standard",
+     "standard (the only mode implemented)", "the only mode implemented", set_mode},
+    {0, "simulate-ppn", IOS_CLI_INT, 0, F(simulate_ppn), 1, 1 << 20, NULL, "K", "a positive number",
+     "treat ranks as block-mapped on nodes of K ranks (testing)", NULL},
+    {0, "simulate-nodes", IOS_CLI_INT, 0, F(simulate_nodes), 1, 1 << 20, NULL, "K",
+     "a positive number", "treat ranks as round-robin on K nodes: rank r on r mod K", NULL},
+    {0, "debug-delay-rank", IOS_CLI_INT, 0, F(debug_delay_rank), 0, 100000000, "-1", "R",
+     "a number in 0..100000000",
+     "test only (the run is INVALID): rank R sleeps --debug-delay-us before each I/O or "
+     "metadata operation (makes R a straggler)",
+     NULL},
+    {0, "debug-delay-us", IOS_CLI_INT, 0, F(debug_delay_us), 0, 100000000, NULL, "N",
+     "a number in 0..100000000", "test only: the delay of --debug-delay-rank in us", NULL},
+    {0, "score-from", IOS_CLI_FUNC, 0, IOS_CLI_NO_FIELD, 0, 0, NULL, "FILE..", "a file",
+     "helper (no run): recompute the scores of result.txt/result_summary.txt files",
+     set_score_from},
+    {0, "hash-config-ini", IOS_CLI_FUNC, 0, IOS_CLI_NO_FIELD, 0, 0, NULL, "FILE..", "a file",
+     "helper (no run): config hash of config.ini files as written", set_hash_ini},
+};
+
+static const struct ios_cli_tool suite_tool = {
+    .program = "ioscore-suite",
+    .tool = "ioscore-suite",
+    IOS_CLI_ROWS(suite_opts),
+    .usage = "usage: mpiexec -n N ioscore-suite CONFIG.ini [options]",
+    .epilog = "  --rank-detail-threshold N\n"
+              "                           above N ranks (default 4096) result.json keeps "
+              "per-rank\n"
+              "                           detail only for the 16 slowest and 16 fastest ranks "
+              "plus\n"
+              "                           quantiles, a rate histogram and per-host aggregates\n"
+              "  --rank-detail-full       with the summary form, also write every rank's "
+              "numbers to\n"
+              "                           ranks-<phase>.csv.gz\n"
+              "test only (the run is INVALID): --debug-delay-rank R --debug-delay-us N\n",
+    .own_options = 1,
+    .rank_detail = {IOS_CLI_FIELD(struct cli, rank_detail)},
+};
+
+/* The words that are not options: the files of a --score-from/--hash-config-ini list, else
+ * CONFIG.ini. Returns the words used (0: an option, the table's), -1 after the error. */
+static int list_words(void *params, int argc, char **argv, int i, int rank)
+{
+    struct cli *cli = params;
+    (void)argc;
+    if (argv[i][0] == '-') { /* an option ends a file list */
+        cli->listing = NULL;
+        return 0;
+    }
+    if (cli->listing) {
+        if (*cli->n_listing < MAX_LISTED_FILES)
+            cli->listing[(*cli->n_listing)++] = argv[i];
+        return 1;
+    }
+    if (!cli->ini) {
+        cli->ini = argv[i];
+        return 1;
+    }
+    ios_cli_fail(&suite_tool, rank, "unexpected argument '%s'", argv[i]);
+    return -1;
+}
+
+/* Returns 0; 1 after --help; 2 after printing a message (on rank 0). */
 static int parse_args(int argc, char **argv, struct cli *cli, int rank)
 {
     memset(cli, 0, sizeof *cli);
-    cli->debug_delay_rank = -1;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char *next = i + 1 < argc ? argv[i + 1] : NULL;
-        int detail = ios_rank_detail_arg(&cli->rank_detail, argc, argv, &i, "ioscore-suite", rank);
-        if (detail < 0)
-            return 2;
-        if (detail > 0)
-            continue;
-        if (strcmp(a, "--dry-run") == 0)
-            cli->dry_run = 1;
-        else if (strcmp(a, "--cleanup") == 0)
-            cli->cleanup = 1;
-        else if (strcmp(a, "--keep-data") == 0)
-            cli->keep_data = 1;
-        else if (strcmp(a, "--verbose") == 0 || strcmp(a, "-v") == 0)
-            cli->verbose++;
-        else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0)
-            cli->quiet = 1;
-        else if (strcmp(a, "--list") == 0 || strcmp(a, "-l") == 0)
-            cli->list = 1;
-        else if (strcmp(a, "--version") == 0)
-            cli->version = 1;
-        else if (strcmp(a, "--config-hash") == 0)
-            cli->config_hash = 1;
-        else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            if (rank == 0)
-                usage(stdout);
-            return 1;
-        } else if (strcmp(a, "--mode=standard") == 0) {
-        } else if (strncmp(a, "--mode", 6) == 0) {
-            if (rank == 0)
-                fprintf(stderr,
-                        "ioscore-suite: ERROR: %s: only --mode=standard is "
-                        "implemented\n",
-                        a);
-            return 2;
-        } else if (strncmp(a, "--timestamp=", 12) == 0)
-            cli->timestamp = a + 12;
-        else if (strcmp(a, "--timestamp") == 0 && next) {
-            cli->timestamp = next;
-            i++;
-        } else if (strcmp(a, "--score-from") == 0 && next) {
-            /* every following argument that is not an option is one more file */
-            while (i + 1 < argc && argv[i + 1][0] != '-' && cli->n_score_from < 1024)
-                cli->score_from[cli->n_score_from++] = argv[++i];
-        } else if (strcmp(a, "--hash-config-ini") == 0 && next) {
-            while (i + 1 < argc && argv[i + 1][0] != '-' && cli->n_hash_ini < 1024)
-                cli->hash_ini[cli->n_hash_ini++] = argv[++i];
-        } else if ((strcmp(a, "--simulate-ppn") == 0 || strcmp(a, "--simulate-nodes") == 0) &&
-                   next) {
-            int *k = strcmp(a, "--simulate-ppn") == 0 ? &cli->simulate_ppn : &cli->simulate_nodes;
-            *k = atoi(next);
-            i++;
-            if (*k <= 0 || (cli->simulate_ppn > 0 && cli->simulate_nodes > 0)) {
-                if (rank == 0)
-                    fprintf(stderr,
-                            "ioscore-suite: ERROR: %s needs a positive number, got '%s' "
-                            "(and --simulate-ppn and --simulate-nodes exclude each other)\n",
-                            a, next);
-                return 2;
-            }
-        } else if ((strcmp(a, "--debug-delay-rank") == 0 || strcmp(a, "--debug-delay-us") == 0) &&
-                   next) {
-            char *end = NULL;
-            long value = strtol(next, &end, 10);
-            if (end == next || *end || value < 0 || value > 100000000) {
-                if (rank == 0)
-                    fprintf(stderr,
-                            "ioscore-suite: ERROR: %s needs a number in 0..100000000, got "
-                            "'%s'\n",
-                            a, next);
-                return 2;
-            }
-            if (strcmp(a, "--debug-delay-rank") == 0)
-                cli->debug_delay_rank = (int)value;
-            else
-                cli->debug_delay_us = value;
-            i++;
-        } else if (a[0] == '-') {
-            if (rank == 0) {
-                fprintf(stderr, "ioscore-suite: ERROR: unknown or incomplete option '%s'\n", a);
-                usage(stderr);
-            }
-            return 2;
-        } else if (!cli->ini) {
-            cli->ini = a;
-        } else {
-            if (rank == 0)
-                fprintf(stderr, "ioscore-suite: ERROR: unexpected argument '%s'\n", a);
-            return 2;
-        }
-    }
-    return 0;
+    int rc = ios_cli_parse(&suite_tool, cli, argc, argv, rank, list_words);
+    if (rc == 0 && cli->simulate_ppn > 0 && cli->simulate_nodes > 0)
+        rc = ios_cli_fail(&suite_tool, rank,
+                          "--simulate-ppn and --simulate-nodes exclude each "
+                          "other");
+    return rc;
 }
 
 /* Rank 0 reads the INI and broadcasts the bytes; every rank parses them. */
@@ -253,7 +259,7 @@ static int subcommand_setup(struct ios_run *run, const char *name, const char *r
     char ts[32] = "";
     if (run->rank == 0)
         ios_format_time(ios_wtime(), "%Y.%m.%d-%H.%M.%S", ts, sizeof ts);
-    MPI_Bcast(ts, sizeof ts, MPI_CHAR, 0, MPI_COMM_WORLD);
+    MPI_Bcast(ts, sizeof ts, MPI_CHAR, 0, ios_test_comm);
     snprintf(run->timestamp, sizeof run->timestamp, "%s", ts);
     ios_placement(run, simulate_ppn, simulate_nodes);
     /* as the IO500 run: every rank's numbers up to the threshold, the summary form above */
@@ -277,7 +283,7 @@ static int subcommand_setup(struct ios_run *run, const char *name, const char *r
             scratch[0] = '\0';
         }
     }
-    MPI_Bcast(scratch, sizeof scratch, MPI_CHAR, 0, MPI_COMM_WORLD);
+    MPI_Bcast(scratch, sizeof scratch, MPI_CHAR, 0, ios_test_comm);
     if (!scratch[0])
         return 2;
     ios_path(run->resdir, sizeof run->resdir, "%s", scratch);
@@ -299,17 +305,30 @@ static int mdtest_subcommand(struct ios_run *run, int argc, char **argv)
     return ios_mdtest_run(run, &params);
 }
 
-/* `ioscore-suite ior ARGS...`: stdout, and with --resultdir result.json and the CSVs. */
+/* `ioscore-suite ior ARGS...`: stdout, and with --resultdir result.json and the CSVs. With -N
+ * below the launched ranks the test runs on the first N, as IOR's test communicator, and the
+ * others wait for it to end. */
 static int ior_subcommand(struct ios_run *run, int argc, char **argv)
 {
     static struct ios_ior_params params;
     int rc = ios_ior_parse(&params, argc, argv, run->rank);
     if (rc != 0)
         return rc == 1 ? 0 : rc;
-    if (subcommand_setup(run, "ior", params.resultdir, params.simulate_ppn, params.simulate_nodes,
+    int idle = 0;
+    if (params.num_tasks > 0 && params.num_tasks < run->size) {
+        idle = run->rank >= params.num_tasks;
+        MPI_Comm_split(MPI_COMM_WORLD, idle ? MPI_UNDEFINED : 0, run->rank, &ios_test_comm);
+        if (!idle)
+            MPI_Comm_size(ios_test_comm, &run->size);
+    }
+    if (!idle &&
+        subcommand_setup(run, "ior", params.resultdir, params.simulate_ppn, params.simulate_nodes,
                          &params.rank_detail, params.test_file, params.verbose) != 0)
-        return 2;
-    return ios_ior_run(run, &params);
+        rc = 2;
+    else if (!idle)
+        rc = ios_ior_run(run, &params);
+    MPI_Barrier(MPI_COMM_WORLD);
+    return rc;
 }
 
 static int finish(int code)
@@ -378,7 +397,7 @@ int main(int argc, char **argv)
     }
     if (!cli.ini) {
         if (run.rank == 0)
-            usage(stderr);
+            ios_cli_help(&suite_tool, stderr);
         return finish(2);
     }
     if ((rc = load_config(&run, cli.ini)) != 0)
@@ -391,7 +410,7 @@ int main(int argc, char **argv)
     }
 
     char ts[32] = "";
-    if (cli.timestamp) {
+    if (cli.timestamp[0]) {
         snprintf(ts, sizeof ts, "%s", cli.timestamp);
     } else if (run.rank == 0) {
         ios_format_time(ios_wtime(), "%Y.%m.%d-%H.%M.%S", ts, sizeof ts);

@@ -68,6 +68,10 @@ static void test_added_options(void)
     CHECK(strcmp(p.stonewall_status_file, "/x/s") == 0 && p.min_time == 3);
     CHECK(parse(&p, "ior -w -D 5 -O stoneWallingWearOut=1,stoneWallingStatusFile=s") == 2);
     CHECK(parse(&p, "ior -w -k -O stoneWallingStatusFile=s") == 2);
+    /* IOR's current spelling of -H; the rank-detail options the table's parser takes */
+    CHECK(parse(&p, "ior --mpiio.showHints --rank-detail-threshold 8 --rank-detail-full") == 0);
+    CHECK(p.show_hints && p.rank_detail.threshold == 8 && p.rank_detail.full);
+    CHECK(parse(&p, "ior --rank-detail-threshold x") == 2);
 }
 
 static void test_refusals(void)

@@ -13,6 +13,10 @@ int main(void)
     ios_json_int(&j, "i", -42);
     ios_json_double(&j, "d", 0.5);
     ios_json_double(&j, "nan", NAN);
+    ios_json_fixed(&j, "f4", 2.0 / 3.0, 4);
+    ios_json_fixed(&j, "f4whole", 12.0, 4);
+    ios_json_fixed(&j, "inf", INFINITY, 4);
+    ios_json_fixed(&j, "fnan", NAN, 4);
     ios_json_bool(&j, "t", 1);
     ios_json_string(&j, "null", NULL);
     ios_json_begin_array(&j, "empty");
@@ -28,6 +32,10 @@ int main(void)
                            "  \"i\": -42,\n"
                            "  \"d\": 0.5,\n"
                            "  \"nan\": null,\n"
+                           "  \"f4\": 0.6667,\n"
+                           "  \"f4whole\": 12.0000,\n"
+                           "  \"inf\": \"inf\",\n"
+                           "  \"fnan\": null,\n"
                            "  \"t\": true,\n"
                            "  \"null\": null,\n"
                            "  \"empty\": [],\n"

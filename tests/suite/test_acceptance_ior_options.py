@@ -312,10 +312,13 @@ def test_min_time_duration_repeats_the_access_from_the_start(tmp: Path) -> None:
 
 def test_num_tasks(tmp: Path) -> None:
     """-N: IOR's numTasks. More than launched runs on the launched ranks (IOR warns); fewer
-    is refused before any I/O (this build does not leave ranks idle)."""
-    args = ["-w", "-t", "4k", "-b", "8k", "-o", str(tmp / "n")]
+    runs the test on the first N ranks while the others wait, as IOR's test communicator."""
+    args = ["-w", "-t", "4k", "-b", "8k", "-o", str(tmp / "n"), "-k"]
     proc = run_ior(tmp, [*args, "-N", "3", "--resultdir", "res"])
     assert "more tasks requested (-N 3) than available (2)" in ok(proc) + proc.stderr
     assert result(tmp / "res")["phases"][0]["bytes"] == 2 * 8192
-    proc = run_ior(tmp, [*args, "-N", "1"])
-    assert proc.returncode == 2 and "not supported: -N 1 below the 2 launched ranks" in proc.stderr
+    stdout = ok(run_ior(tmp, [*args, "-F", "-N", "1", "--resultdir", "res1"]))
+    assert "tasks               : 1\n" in stdout
+    (phase,) = result(tmp / "res1")["phases"]
+    assert phase["bytes"] == 8192 and [r["bytes"] for r in phase["ranks"]] == [8192]
+    assert sorted(p.name for p in tmp.glob("n.0*")) == ["n.00000000"]

@@ -162,7 +162,7 @@ def test_progress_lines_on_stderr(suite_bin: Path, workspace: Workspace, np: int
         (["--debug-delay-rank", "1"], "go together"),
         (["--debug-delay-us", "100"], "go together"),
         (["--debug-delay-rank", "5", "--debug-delay-us", "100"], "go together"),
-        (["--debug-delay-rank", "x1", "--debug-delay-us", "100"], "needs a number"),
+        (["--debug-delay-rank", "x1", "--debug-delay-us", "100"], "expected a number"),
     ],
 )
 def test_debug_delay_options_are_checked(

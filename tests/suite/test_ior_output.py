@@ -111,6 +111,9 @@ def test_json_summary_has_iors_members_and_consistent_numbers(tmp: Path) -> None
     out, err = ior(tmp, ["-v", "-w", "-r", "-i", "2", "-O", "summaryFormat=JSON", *SMALL])
     doc = json.loads(out)  # stdout is the document alone; ioscore's notes went to stderr
     assert "Measurement notes" in err
+    # every non-integer number as IOR prints it: %.4f (its PrintKeyValDouble)
+    numbers = re.findall(r'": (-?[0-9][0-9.e+-]*)[,\n]', out)
+    assert numbers and all(re.fullmatch(r"-?\d+(\.\d{4})?", n) for n in numbers), numbers
     assert list(doc) == TOP_KEYS
     (test,) = doc["tests"]
     assert list(test) == [*TEST_KEYS, "max"]
@@ -123,20 +126,22 @@ def test_json_summary_has_iors_members_and_consistent_numbers(tmp: Path) -> None
     mib = phase_mib(tmp)
     for access in ("write", "read"):
         bw = [r["bwMiB"] for r in results if r["access"] == access]
-        assert bw == pytest.approx(mib[access], rel=1e-9)
+        assert bw == pytest.approx(mib[access], abs=5e-5)  # 4 decimals, as IOR
         (summary,) = (s for s in doc["summary"] if s["operation"] == access)
         assert list(summary) == SUMMARY_KEYS
-        assert summary["bwMaxMIB"] == pytest.approx(max(bw), rel=1e-9)
-        assert summary["bwMinMIB"] == pytest.approx(min(bw), rel=1e-9)
-        assert summary["bwMeanMIB"] == pytest.approx(sum(bw) / 2, rel=1e-9)
+        assert summary["bwMaxMIB"] == pytest.approx(max(bw), abs=1e-4)
+        assert summary["bwMinMIB"] == pytest.approx(min(bw), abs=1e-4)
+        assert summary["bwMeanMIB"] == pytest.approx(sum(bw) / 2, abs=1e-4)
         assert summary["numTasks"] == NP and summary["repetitions"] == 2
-        assert summary["xsizeMiB"] == pytest.approx(NP * 16 / 1024)
-        assert test["max"][f"{access}MiB"] == pytest.approx(max(bw), rel=1e-9)
-        assert test["max"][f"{access}MB"] == pytest.approx(max(bw) * 1.048576, rel=1e-9)
+        assert summary["xsizeMiB"] == pytest.approx(NP * 16 / 1024, abs=1e-4)
+        assert test["max"][f"{access}MiB"] == pytest.approx(max(bw), abs=1e-4)
+        assert test["max"][f"{access}MB"] == pytest.approx(max(bw) * 1.048576, abs=1e-3)
     for r in results:  # IOR's definitions hold between the columns
         if r["access"] != "remove":
-            assert r["totalTime"] >= r["wrRdTime"] > 0
-            assert r["bwMiB"] == pytest.approx(NP * 16 / 1024 / r["totalTime"], rel=1e-6)
+            assert r["totalTime"] >= r["wrRdTime"] >= 0  # 4 decimals: a fast one prints 0
+            # totalTime is printed with 4 decimals: the true time within half a unit of it
+            mib, t = NP * 16 / 1024, r["totalTime"]
+            assert mib / (t + 5e-5) - 5e-5 <= r["bwMiB"] <= mib / max(t - 5e-5, 1e-9) + 5e-5
 
 
 def test_json_without_v_has_no_remove_entries_nor_max(tmp: Path) -> None:

@@ -51,6 +51,21 @@ struct ios_cli_opt {
 
 #define IOS_CLI_FIELD(type, member) offsetof(type, member), sizeof(((type *)0)->member)
 #define IOS_CLI_NO_FIELD 0, 0
+/* A row of the tool's option `letter` (or its -O key `name`) that this build refuses, with
+ * what the option means in the tool. */
+#define IOS_CLI_REFUSE(letter, meaning)                                                            \
+    {                                                                                              \
+        (letter), NULL, IOS_CLI_REFUSED, 0, IOS_CLI_NO_FIELD, 0, 0, NULL, NULL, NULL, (meaning),   \
+            NULL                                                                                   \
+    }
+#define IOS_CLI_REFUSE_KEY(name, meaning)                                                          \
+    {                                                                                              \
+        0, (name), IOS_CLI_REFUSED, IOS_CLI_DIRECTIVE, IOS_CLI_NO_FIELD, 0, 0, NULL, NULL, NULL,   \
+            (meaning), NULL                                                                        \
+    }
+
+/* The rows of a tool: IOS_CLI_ROWS(array) in its struct ios_cli_tool. */
+#define IOS_CLI_ROWS(rows) .opts = (rows), .n_opts = sizeof(rows) / sizeof((rows)[0])
 
 /* One tool's command line: its rows and how it names itself. */
 struct ios_cli_tool {
@@ -62,6 +77,13 @@ struct ios_cli_tool {
     const char *epilog; /* --help's last lines, or NULL */
     int short_only;     /* the tool takes short options only (mdtest): an unknown long option
                            is refused as such */
+    int own_options;    /* the program's own command line, not another tool's: an unknown
+                           option is unknown, not "not supported" */
+    /* where params hold their struct ios_rank_detail_opts ({IOS_CLI_FIELD(type, member)}): the
+     * parser then also takes the rank-detail options (src/core/rank_summary.c); size 0: not */
+    struct {
+        size_t offset, size;
+    } rank_detail;
 };
 
 /*
@@ -76,6 +98,9 @@ int ios_cli_parse(const struct ios_cli_tool *t, void *params, int argc, char **a
 /* --help from the rows: the usage line, the options with their defaults, the -O directives,
  * the refused options with their meanings, the epilog. */
 void ios_cli_help(const struct ios_cli_tool *t, FILE *out);
+
+/* The command line as given (argv[0..argc-1] joined by spaces, cut to fit), for the reports. */
+void ios_cli_command_line(int argc, char **argv, char *buf, size_t len);
 
 /* The program's error line on rank 0; returns 2 (the exit status of a refused command line). */
 int ios_cli_fail(const struct ios_cli_tool *t, int rank, const char *fmt, ...)

@@ -12,10 +12,12 @@
 #include <stddef.h>
 
 #include "ioscore/acceptance.h"
+#include "ioscore/cli_options.h"
 
-/* A layout -O key (case-insensitive): 0 taken, 2 after printing the error, -1 not one. */
-int ios_ior_layout_directive(struct ios_ior_params *p, const char *key, const char *value,
-                             int rank);
+/* The option-table setter of the layout -O keys (the row's name says which): the bounds of
+ * each key's value are this module's. 0, or -1 with "expected ..." in err. */
+int ios_ior_layout_set(void *params, const struct ios_cli_opt *o, const char *value, char *err,
+                       size_t err_len);
 
 /* Rank 0, before any I/O: can the hints be applied to the files of `test_file`? 0, or -1 after
  * printing why not. */

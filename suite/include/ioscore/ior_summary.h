@@ -6,7 +6,7 @@
  * summary definitions); ioscore's own sections (measurement notes, per-rank tables, log lines)
  * go to ios_ior_out_extra(p), after IOR's document and never inside a line IOR prints.
  *
- * Rank 0 calls everything except the directive parser; the calls follow IOR's order:
+ * Rank 0 calls everything here (the -O output keys are rows of ior_options.c); in IOR's order:
  * open, header, results_start, per repetition rows and remove, end_results, summary, finish.
  */
 #ifndef IOSCORE_IOR_SUMMARY_H
@@ -31,13 +31,6 @@ struct ios_ior_series {
     int n;
     struct ios_ior_row rows[IOS_IOR_MAX_REPS];
 };
-
-/*
- * The -O keys this module owns (summaryFormat, summaryFile, saveRankPerformanceDetailsCSV),
- * case-insensitive as IOR's: 0 taken, 2 after printing the error, -1 not one of them.
- */
-int ios_ior_output_directive(struct ios_ior_params *p, const char *key, const char *value,
-                             int rank);
 
 /* Before any I/O: opens the summary file and starts the per-rank CSV (truncated, IOR's header).
  * 0, or -1 after printing the error. */

@@ -28,6 +28,9 @@ void ios_json_end_array(struct ios_json *j);
 
 void ios_json_string(struct ios_json *j, const char *key, const char *value); /* NULL -> null */
 void ios_json_double(struct ios_json *j, const char *key, double value);      /* NaN/inf -> null */
+/* A number with `decimals` fixed decimals (printf's %.*f), as a tool that prints its JSON by
+ * hand does (IOR: 4); an infinity as the string "inf" or "-inf" (IOR's way), NaN -> null. */
+void ios_json_fixed(struct ios_json *j, const char *key, double value, int decimals);
 void ios_json_int(struct ios_json *j, const char *key, int64_t value);
 void ios_json_bool(struct ios_json *j, const char *key, int value);
 void ios_json_null(struct ios_json *j, const char *key);

@@ -1,15 +1,22 @@
 /*
- * Small helpers shared by every module: clocks, size strings, path building, error text.
- * Nothing here talks to MPI except ios_fatal(), which aborts the whole job with a message.
+ * Small helpers shared by every module: clocks, size strings, path building, error text, and
+ * the communicator of the test's ranks. Nothing here talks to MPI except ios_fatal(), which
+ * aborts the whole job with a message.
  */
 #ifndef IOSCORE_UTIL_H
 #define IOSCORE_UTIL_H
 
+#include <mpi.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #define IOS_PATH_MAX 4096
 #define IOS_MSG_MAX 512
+
+/* The ranks of the test: MPI_COMM_WORLD, or the first N when `ioscore-suite ior -N N` leaves
+ * the others idle as IOR does (main sets it before the placement). Every collective of a run
+ * is on it; an abort takes the whole job (MPI_COMM_WORLD). */
+extern MPI_Comm ios_test_comm;
 
 /* Wall-clock seconds since the epoch (CLOCK_REALTIME): comparable across ranks and nodes. */
 double ios_wtime(void);

@@ -13,6 +13,7 @@
 #include <strings.h>
 
 #include "ioscore/cli_options.h"
+#include "ioscore/rank_summary.h"
 #include "ioscore/util.h"
 
 int ios_cli_fail(const struct ios_cli_tool *t, int rank, const char *fmt, ...)
@@ -26,6 +27,14 @@ int ios_cli_fail(const struct ios_cli_tool *t, int rank, const char *fmt, ...)
         va_end(ap);
     }
     return 2;
+}
+
+void ios_cli_command_line(int argc, char **argv, char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < argc && used < len - 1; i++)
+        used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? " " : "", argv[i]);
 }
 
 static void *field(void *params, const struct ios_cli_opt *o)
@@ -214,6 +223,8 @@ static int parse_short(const struct ios_cli_tool *t, void *params, const char *w
     for (const char *c = word + 1; *c; c++) {
         char shown[3] = {'-', *c, '\0'};
         const struct ios_cli_opt *o = by_letter(t, *c);
+        if (!o && t->own_options)
+            return ios_cli_fail(t, rank, "unknown or incomplete option '%s'", word);
         if (!o)
             return ios_cli_fail(t, rank, "unknown %s option %s in '%s'", t->tool, shown, word);
         if (o->type == IOS_CLI_REFUSED)
@@ -240,6 +251,8 @@ static int parse_long(const struct ios_cli_tool *t, void *params, const char *wo
     const struct ios_cli_opt *o = by_name(t, word + 2, n, 0);
     char shown[128], err[256];
     snprintf(shown, sizeof shown, "--%.*s", (int)n, word + 2);
+    if (!o && t->own_options)
+        return ios_cli_fail(t, rank, "unknown or incomplete option '%s'", word);
     if (!o && t->short_only)
         return ios_cli_fail(t, rank, "not supported: '%s' (%s takes short options)", word, t->tool);
     if (!o) {
@@ -281,6 +294,18 @@ int ios_cli_parse(const struct ios_cli_tool *t, void *params, int argc, char **a
             if (rank == 0)
                 ios_cli_help(t, stdout);
             return 1;
+        }
+        if (t->rank_detail.size) {
+            int last = i;
+            int rc = ios_rank_detail_arg(
+                (struct ios_rank_detail_opts *)((char *)params + t->rank_detail.offset), argc, argv,
+                &last, t->program, rank);
+            if (rc < 0)
+                return 2;
+            if (rc > 0) {
+                i = last;
+                continue;
+            }
         }
         if (extra) {
             int n = extra(params, argc, argv, i, rank);
@@ -334,7 +359,9 @@ static void help_rows(const struct ios_cli_tool *t, FILE *out, int refused, int 
             fprintf(out, "  %s\n  %-24s %s", name, "", o->help);
         else
             fprintf(out, "  %-24s %s", name, o->help);
-        if (o->def && o->type != IOS_CLI_FLAG)
+        /* a sentinel default below the bounds ("-1": not given) is no value to show */
+        int sentinel = o->type == IOS_CLI_INT && o->def && atoll(o->def) < o->lo;
+        if (o->def && o->type != IOS_CLI_FLAG && !sentinel)
             fprintf(out, " (%s)", o->def);
         fprintf(out, "\n");
     }
@@ -351,9 +378,14 @@ void ios_cli_help(const struct ios_cli_tool *t, FILE *out)
         fprintf(out, "directives (-O key=value[,key=value], keys case-insensitive):\n");
         help_rows(t, out, 0, 1);
     }
-    fprintf(out, "%s options this build refuses (before any I/O):\n", t->tool);
-    help_rows(t, out, 1, 0);
-    help_rows(t, out, 1, 1);
+    int refused = 0;
+    for (size_t i = 0; i < t->n_opts; i++)
+        refused |= t->opts[i].type == IOS_CLI_REFUSED;
+    if (refused) {
+        fprintf(out, "%s options this build refuses (before any I/O):\n", t->tool);
+        help_rows(t, out, 1, 0);
+        help_rows(t, out, 1, 1);
+    }
     if (t->epilog)
         fprintf(out, "%s", t->epilog);
 }

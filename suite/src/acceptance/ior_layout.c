@@ -48,42 +48,41 @@ static const struct {
 };
 #define N_KINDS (int)(sizeof kinds / sizeof kinds[0])
 
-int ios_ior_layout_directive(struct ios_ior_params *p, const char *key, const char *value, int rank)
+int ios_ior_layout_set(void *params, const struct ios_cli_opt *o, const char *value, char *err,
+                       size_t err_len)
 {
+    struct ios_ior_params *p = params;
     int k = 0;
-    while (k < N_KINDS && !ios_streq_nocase(key, kinds[k].key))
+    while (k < N_KINDS && !ios_streq_nocase(o->name, kinds[k].key))
         k++;
-    if (k == N_KINDS)
+    if (k == N_KINDS) {
+        snprintf(err, err_len, "internal: -O %s is not a layout hint", o->name);
         return -1;
+    }
     char text[64];
     if (kinds[k].is_size) {
         uint64_t bytes;
         if (ios_parse_size(value, &bytes) != 0 || bytes == 0) {
-            if (rank == 0)
-                fprintf(stderr,
-                        "ioscore-suite ior: ERROR: -O %s=%s: expected a size > 0 (digits with "
-                        "k, m or g)\n",
-                        kinds[k].key, value);
-            return 2;
+            snprintf(err, err_len, "a size > 0 (digits with k, m or g)");
+            return -1;
         }
         snprintf(text, sizeof text, "%llu", (unsigned long long)bytes);
     } else {
         char *end = NULL;
         long v = strtol(value, &end, 10);
         if (end == value || *end || v < kinds[k].lo || v > kinds[k].hi) {
-            if (rank == 0)
-                fprintf(stderr,
-                        "ioscore-suite ior: ERROR: -O %s=%s: expected a number in %ld..%ld\n",
-                        kinds[k].key, value, kinds[k].lo, kinds[k].hi);
-            return 2;
+            snprintf(err, err_len, "a number in %ld..%ld", kinds[k].lo, kinds[k].hi);
+            return -1;
         }
         snprintf(text, sizeof text, "%ld", v);
     }
     int slot = 0; /* a repeated key: the last value counts, as in IOR */
     while (slot < p->n_hints && p->hints[slot].kind != k)
         slot++;
-    if (slot == IOS_IOR_MAX_HINTS)
-        return 2;
+    if (slot == IOS_IOR_MAX_HINTS) {
+        snprintf(err, err_len, "at most %d layout hints", IOS_IOR_MAX_HINTS);
+        return -1;
+    }
     if (slot == p->n_hints)
         p->n_hints++;
     p->hints[slot].kind = k;

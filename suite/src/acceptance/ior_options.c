@@ -48,19 +48,22 @@ static int set_api(void *params, const struct ios_cli_opt *o, const char *v, cha
     return 0;
 }
 
-/* -O keys whose values the output document (ior_summary.c) and the file-system layout hints
- * (ior_layout.c) own: they check the value, the row's `expect` says what a good one is. */
-static int set_owned_directive(void *params, const struct ios_cli_opt *o, const char *v, char *err,
-                               size_t len)
+/* -O summaryFormat: IOR's result output as text, JSON or CSV (ior_summary.c prints it). */
+static int set_summary_format(void *params, const struct ios_cli_opt *o, const char *v, char *err,
+                              size_t len)
 {
     struct ios_ior_params *p = params;
-    int rc = ios_ior_output_directive(p, o->name, v, -1); /* rank -1: they print nothing */
-    if (rc < 0)
-        rc = ios_ior_layout_directive(p, o->name, v, -1);
-    if (rc == 0)
-        return 0;
-    snprintf(err, len, "%s", o->expect);
-    return -1;
+    if (ios_streq_nocase(v, "default"))
+        p->summary_format = IOS_IOR_TEXT;
+    else if (ios_streq_nocase(v, "JSON"))
+        p->summary_format = IOS_IOR_JSON;
+    else if (ios_streq_nocase(v, "CSV"))
+        p->summary_format = IOS_IOR_CSV;
+    else {
+        snprintf(err, len, "%s", o->expect);
+        return -1;
+    }
+    return 0;
 }
 
 static int set_packet(void *params, const struct ios_cli_opt *o, const char *v, char *err,
@@ -105,7 +108,7 @@ static const struct ios_cli_opt ior_opts[] = {
      "POSIX, MPIIO, IOURING or DUMMY",
      "api: the I/O interface (IOURING when built with liburing; DUMMY does no I/O)", set_api},
     {'B', "posix.odirect", IOS_CLI_FLAG, 0, F(odirect), 0, 1, NULL, NULL, NULL,
-     "O_DIRECT (direct I/O, bypassing the client cache)", NULL},
+     "O_DIRECT (direct I/O, bypassing the client cache; -B: IOR's old spelling)", NULL},
     {0, "iouring.depth", IOS_CLI_INT, 0, F(depth), 1, 4096, NULL, "N", "a number in 1..4096",
      "transfers in flight with -a IOURING (the backend's 16 when not given)", NULL},
     {'o', NULL, IOS_CLI_STR, 0, F(test_file), 0, 16, "testFile", "FILE",
@@ -150,7 +153,9 @@ static const struct ios_cli_opt ior_opts[] = {
     {'X', NULL, IOS_CLI_INT, 0, F(reorder_random_seed), INT32_MIN, INT32_MAX, "0", "N",
      "a 32-bit integer", "reorderTasksRandomSeed: the -Z seed (< 0: -X + repetition)", NULL},
     {'N', NULL, IOS_CLI_INT, 0, F(num_tasks), 1, INT32_MAX, "-1", "N", "a task count >= 1",
-     "numTasks: tasks in the test (more than launched: the launched ones, as IOR)", NULL},
+     "numTasks: the first N ranks run the test, the others wait (more than launched: the "
+     "launched ones), as IOR",
+     NULL},
     {'z', NULL, IOS_CLI_FLAG, 0, F(random), 0, 1, NULL, NULL, NULL,
      "randomOffset: shuffled transfers within each block", NULL},
     {0, "random-offset-seed", IOS_CLI_INT, 0, F(random_seed), 0, INT32_MAX, "-1", "N",
@@ -166,8 +171,8 @@ static const struct ios_cli_opt ior_opts[] = {
      "deadlineForStonewalling: stop each access after S seconds", NULL},
     {'c', NULL, IOS_CLI_FLAG, 0, F(collective), 0, 1, NULL, NULL, NULL,
      "collective: collective MPI-IO", NULL},
-    {'H', NULL, IOS_CLI_FLAG, 0, F(show_hints), 0, 1, NULL, NULL, NULL,
-     "showHints: the MPI-IO hints", NULL},
+    {'H', "mpiio.showHints", IOS_CLI_FLAG, 0, F(show_hints), 0, 1, NULL, NULL, NULL,
+     "showHints: the MPI-IO hints (-H: IOR's old spelling)", NULL},
     /* the data */
     {'l', "dataPacketType", IOS_CLI_FUNC, 0, IOS_CLI_NO_FIELD, 0, 0, "timestamp", "t|o|i|r",
      "timestamp, offset, incompressible or random (t, o, i, r)", "the data pattern", set_packet},
@@ -199,69 +204,50 @@ static const struct ios_cli_opt ior_opts[] = {
      NULL},
     {0, "summaryFormat", IOS_CLI_FUNC, IOS_CLI_DIRECTIVE, IOS_CLI_NO_FIELD, 0, 0, "default",
      "default|JSON|CSV", "default, JSON or CSV", "IOR's result output as text, JSON or CSV",
-     set_owned_directive},
-    {0, "summaryFile", IOS_CLI_FUNC, IOS_CLI_DIRECTIVE, IOS_CLI_NO_FIELD, 0, 0, NULL, "FILE",
-     "a file name", "IOR's result output goes to FILE", set_owned_directive},
-    {0, "saveRankPerformanceDetailsCSV", IOS_CLI_FUNC, IOS_CLI_DIRECTIVE, IOS_CLI_NO_FIELD, 0, 0,
-     NULL, "FILE", "a file name", "IOR's per-rank CSV", set_owned_directive},
+     set_summary_format},
+    {0, "summaryFile", IOS_CLI_STR, IOS_CLI_DIRECTIVE, F(summary_file), 0, 0, NULL, "FILE",
+     "a file name", "IOR's result output goes to FILE", NULL},
+    {0, "saveRankPerformanceDetailsCSV", IOS_CLI_STR, IOS_CLI_DIRECTIVE, F(rank_csv), 0, 0, NULL,
+     "FILE", "a file name", "IOR's per-rank CSV", NULL},
+    /* the layout hints: ior_layout.c's table owns their values' bounds and checks them */
     {0, "lustreStripeCount", IOS_CLI_FUNC, IOS_CLI_DIRECTIVE, IOS_CLI_NO_FIELD, 0, 0, NULL, "N",
-     "a number in -1..65535", "applied with lfs setstripe -c (refused off Lustre)",
-     set_owned_directive},
+     NULL, "applied with lfs setstripe -c (refused off Lustre)", ios_ior_layout_set},
     {0, "lustreStripeSize", IOS_CLI_FUNC, IOS_CLI_DIRECTIVE, IOS_CLI_NO_FIELD, 0, 0, NULL, "S",
-     "a size > 0 (digits with k, m or g)", "applied with lfs setstripe -S (refused off Lustre)",
-     set_owned_directive},
-    {0, "lustreStartOST", IOS_CLI_FUNC, IOS_CLI_DIRECTIVE, IOS_CLI_NO_FIELD, 0, 0, NULL, "N",
-     "a number in -1..65535", "applied with lfs setstripe -i (refused off Lustre)",
-     set_owned_directive},
+     NULL, "applied with lfs setstripe -S (refused off Lustre)", ios_ior_layout_set},
+    {0, "lustreStartOST", IOS_CLI_FUNC, IOS_CLI_DIRECTIVE, IOS_CLI_NO_FIELD, 0, 0, NULL, "N", NULL,
+     "applied with lfs setstripe -i (refused off Lustre)", ios_ior_layout_set},
     {0, "beegfsNumTargets", IOS_CLI_FUNC, IOS_CLI_DIRECTIVE, IOS_CLI_NO_FIELD, 0, 0, NULL, "N",
-     "a number in 1..65535", "applied with beegfs-ctl --numtargets (refused off BeeGFS)",
-     set_owned_directive},
-    {0, "beegfsChunkSize", IOS_CLI_FUNC, IOS_CLI_DIRECTIVE, IOS_CLI_NO_FIELD, 0, 0, NULL, "S",
-     "a size > 0 (digits with k, m or g)",
-     "applied with beegfs-ctl --chunksize (refused off BeeGFS)", set_owned_directive},
-    {0, "lustreIgnoreLocks", IOS_CLI_REFUSED, IOS_CLI_DIRECTIVE, IOS_CLI_NO_FIELD, 0, 0, NULL, NULL,
-     NULL, "an ioctl on the open file that needs the Lustre client library", NULL},
-    {0, "gpfsHintAccess", IOS_CLI_REFUSED, IOS_CLI_DIRECTIVE, IOS_CLI_NO_FIELD, 0, 0, NULL, NULL,
-     NULL, "a gpfs_fcntl hint that needs the GPFS library", NULL},
-    {0, "gpfsReleaseToken", IOS_CLI_REFUSED, IOS_CLI_DIRECTIVE, IOS_CLI_NO_FIELD, 0, 0, NULL, NULL,
-     NULL, "a gpfs_fcntl hint that needs the GPFS library", NULL},
+     NULL, "applied with beegfs-ctl --numtargets (refused off BeeGFS)", ios_ior_layout_set},
+    {0, "beegfsChunkSize", IOS_CLI_FUNC, IOS_CLI_DIRECTIVE, IOS_CLI_NO_FIELD, 0, 0, NULL, "S", NULL,
+     "applied with beegfs-ctl --chunksize (refused off BeeGFS)", ios_ior_layout_set},
+    IOS_CLI_REFUSE_KEY("lustreIgnoreLocks",
+                       "an ioctl on the open file that needs the Lustre client library"),
+    IOS_CLI_REFUSE_KEY("gpfsHintAccess", "a gpfs_fcntl hint that needs the GPFS library"),
+    IOS_CLI_REFUSE_KEY("gpfsReleaseToken", "a gpfs_fcntl hint that needs the GPFS library"),
     /* IOR's options this build does not implement */
-    {'A', NULL, IOS_CLI_REFUSED, 0, IOS_CLI_NO_FIELD, 0, 0, NULL, NULL, NULL,
-     "refNum: user reference number", NULL},
-    {'f', NULL, IOS_CLI_REFUSED, 0, IOS_CLI_NO_FIELD, 0, 0, NULL, NULL, NULL,
-     "scriptFile: run the tests of a script", NULL},
-    {'I', NULL, IOS_CLI_REFUSED, 0, IOS_CLI_NO_FIELD, 0, 0, NULL, NULL, NULL,
-     "showPerformanceNumbers", NULL},
-    {'j', NULL, IOS_CLI_REFUSED, 0, IOS_CLI_NO_FIELD, 0, 0, NULL, NULL, NULL,
-     "outlierThreshold: warn on tasks slower than the mean by N seconds", NULL},
-    {'J', NULL, IOS_CLI_REFUSED, 0, IOS_CLI_NO_FIELD, 0, 0, NULL, NULL, NULL,
-     "setAlignment: HDF5 alignment", NULL},
-    {'K', NULL, IOS_CLI_REFUSED, 0, IOS_CLI_NO_FIELD, 0, 0, NULL, NULL, NULL, "keepFileWithError",
-     NULL},
-    {'M', NULL, IOS_CLI_REFUSED, 0, IOS_CLI_NO_FIELD, 0, 0, NULL, NULL, NULL,
-     "memoryPerNode: hog memory on the nodes", NULL},
-    {'n', NULL, IOS_CLI_REFUSED, 0, IOS_CLI_NO_FIELD, 0, 0, NULL, NULL, NULL,
-     "noFill: no fill in HDF5 file creation", NULL},
-    {'p', NULL, IOS_CLI_REFUSED, 0, IOS_CLI_NO_FIELD, 0, 0, NULL, NULL, NULL,
-     "preallocate: preallocate the file size", NULL},
-    {'P', NULL, IOS_CLI_REFUSED, 0, IOS_CLI_NO_FIELD, 0, 0, NULL, NULL, NULL,
-     "useSharedFilePointer", NULL},
-    {'q', NULL, IOS_CLI_REFUSED, 0, IOS_CLI_NO_FIELD, 0, 0, NULL, NULL, NULL, "quitOnError", NULL},
-    {'S', NULL, IOS_CLI_REFUSED, 0, IOS_CLI_NO_FIELD, 0, 0, NULL, NULL, NULL, "useStridedDatatype",
-     NULL},
-    {'U', NULL, IOS_CLI_REFUSED, 0, IOS_CLI_NO_FIELD, 0, 0, NULL, NULL, NULL,
-     "hintsFileName: MPI-IO hints file", NULL},
-    {'V', NULL, IOS_CLI_REFUSED, 0, IOS_CLI_NO_FIELD, 0, 0, NULL, NULL, NULL,
-     "useFileView: MPI_File_set_view", NULL},
-    {'y', NULL, IOS_CLI_REFUSED, 0, IOS_CLI_NO_FIELD, 0, 0, NULL, NULL, NULL, "dualMount", NULL},
+    IOS_CLI_REFUSE('A', "refNum: user reference number"),
+    IOS_CLI_REFUSE('f', "scriptFile: run the tests of a script"),
+    IOS_CLI_REFUSE('I', "showPerformanceNumbers"),
+    IOS_CLI_REFUSE('j', "outlierThreshold: warn on tasks slower than the mean by N seconds"),
+    IOS_CLI_REFUSE('J', "setAlignment: HDF5 alignment"),
+    IOS_CLI_REFUSE('K', "keepFileWithError"),
+    IOS_CLI_REFUSE('M', "memoryPerNode: hog memory on the nodes"),
+    IOS_CLI_REFUSE('n', "noFill: no fill in HDF5 file creation"),
+    IOS_CLI_REFUSE('p', "preallocate: preallocate the file size"),
+    IOS_CLI_REFUSE('P', "useSharedFilePointer"),
+    IOS_CLI_REFUSE('q', "quitOnError"),
+    IOS_CLI_REFUSE('S', "useStridedDatatype"),
+    IOS_CLI_REFUSE('U', "hintsFileName: MPI-IO hints file"),
+    IOS_CLI_REFUSE('V', "useFileView: MPI_File_set_view"),
+    IOS_CLI_REFUSE('y', "dualMount"),
 };
 
 static const struct ios_cli_tool ior_tool = {
     .program = "ioscore-suite ior",
     .tool = "IOR",
-    .opts = ior_opts,
-    .n_opts = sizeof ior_opts / sizeof ior_opts[0],
+    IOS_CLI_ROWS(ior_opts),
     .usage = "usage: mpiexec -n N ioscore-suite ior [IOR options] [--resultdir DIR]",
+    .rank_detail = {IOS_CLI_FIELD(struct ios_ior_params, rank_detail)},
     .epilog = "ioscore additions: --rank-detail-threshold N (above N ranks result.json "
               "summarises the ranks;\n  4096), --rank-detail-full (then also "
               "ranks-<phase>.csv.gz with every rank)\n",
@@ -270,15 +256,6 @@ static const struct ios_cli_tool ior_tool = {
 static int fail(int rank, const char *fmt, const char *a, const char *b)
 {
     return ios_cli_fail(&ior_tool, rank, fmt, a, b);
-}
-
-/* The words the rank-detail options own (src/core/rank_summary.c). */
-static int rank_detail_words(void *params, int argc, char **argv, int i, int rank)
-{
-    struct ios_ior_params *p = params;
-    int j = i;
-    int rc = ios_rank_detail_arg(&p->rank_detail, argc, argv, &j, ior_tool.program, rank);
-    return rc < 0 ? -1 : rc > 0 ? j - i + 1 : 0;
 }
 
 /* Relations between options, as IOR checks them. */
@@ -349,11 +326,8 @@ static int check_params(struct ios_ior_params *p, int rank)
 int ios_ior_parse(struct ios_ior_params *p, int argc, char **argv, int rank)
 {
     memset(p, 0, sizeof *p);
-    size_t len = 0;
-    for (int i = 0; i < argc && len < sizeof p->command - 1; i++)
-        len += (size_t)snprintf(p->command + len, sizeof p->command - len, "%s%s", i ? " " : "",
-                                argv[i]);
-    int rc = ios_cli_parse(&ior_tool, p, argc, argv, rank, rank_detail_words);
+    ios_cli_command_line(argc, argv, p->command, sizeof p->command);
+    int rc = ios_cli_parse(&ior_tool, p, argc, argv, rank, NULL);
     if (rc != 0)
         return rc;
     if (!p->write && !p->read && !p->check_write && !p->check_read)

@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <libgen.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,10 +27,13 @@
 
 enum ior_access { ACC_WRITE, ACC_READ };
 
+struct ior_launch;
+
 /* A phase of the engine plus what the IOR access needs; base first, the engine sees only it. */
 struct ior_phase {
     struct ios_phase base;
     const struct ios_ior_params *p;
+    struct ior_launch *launch;
     enum ior_access access;
     int verify;
     int readback; /* -W: the check of what this iteration just wrote */
@@ -52,19 +56,44 @@ struct ior_state {
     struct ior_order order;
 };
 
-/* Transfers per rank the write part of this read-only launch's test wrote (its manifest's
- * "pairs"; fewer than -b/-t x -s after a fixed-time -D write), UINT64_MAX: no limit. */
-static uint64_t read_pairs = UINT64_MAX;
-/* The -z accesses of this launch so far (IOR seeds the first one differently) and the start
- * time that seeds them without --random-offset-seed. */
-static int random_calls;
-static int32_t random_start;
-/* Rank 0: transfers every rank wrote in this launch's last write (min over ranks). */
-static uint64_t written_pairs;
-/* This rank's transfers in this launch's last write stopped by -D (0: none): IOR then bounds
- * every later access of the launch by it (its stoneWallingWearOutIterations), so the read
- * reads what the stonewalled write wrote. */
-static uint64_t stonewall_pairs;
+/* IOR's reductions of one access's timers (its ReduceIterResults), complete on rank 0. */
+struct ior_timing {
+    double open_start, open_stop, rdwr_start, rdwr_stop, close_start, close_stop; /* min|max */
+    double min_latency;     /* the best rank's wr/rd time per transfer */
+    double bytes;           /* moved by every rank (IOR's aggFileSizeForBW) */
+    double stonewall_time;  /* rank 0's loop time to the stonewall */
+    double stonewall_bytes; /* moved by every rank up to the stonewall */
+};
+
+/* One launch's state, carried from access to access (IOR keeps it in its test's state);
+ * ios_ior_run makes it and every step reaches it through its phase. */
+struct ior_launch {
+    const struct ios_ior_params *p;
+    struct ior_phase phases[4 * IOS_IOR_MAX_REPS];
+    int n_phases;
+    struct ios_acc_manifest manifest; /* the write part's, for a read-only launch */
+    /* Transfers per rank the write part of this read-only launch's test wrote (its manifest's
+     * "pairs"; fewer than -b/-t x -s after a fixed-time -D write), UINT64_MAX: no limit. */
+    uint64_t read_pairs;
+    /* A read whose -b/-s/tasks differ from its write part's and that reads only data the
+     * write produced (IOR allows it: the hero read-IOPS test reads -b 1g -s 20 of a -b 64g
+     * dataset): check_before_io then wants files at least as large as this read needs. */
+    int subset_read;
+    /* The -z accesses so far (IOR seeds the first one differently) and the start time that
+     * seeds them without --random-offset-seed. */
+    int random_calls;
+    int32_t random_start;
+    /* Rank 0: transfers every rank wrote in the last write (min over ranks). */
+    uint64_t written_pairs;
+    /* This rank's transfers in the last write stopped by -D (0: none): IOR then bounds every
+     * later access of the launch by it (its stoneWallingWearOutIterations), so the read reads
+     * what the stonewalled write wrote. */
+    uint64_t stonewall_pairs;
+    struct ior_timing last_timing; /* the last access's, rank 0 */
+    /* The busiest rank's count at the stonewall of the first write (IOR's end-of-test line)
+     * and at the last write's (IOR's pairs_accessed, what -O stoneWallingStatusFile stores). */
+    unsigned long long first_write_pairs, write_max_pairs;
+};
 
 /*
  * IOR's -z order (its GetOffsetArrayRandom, same C library generator and seed): the offsets
@@ -158,6 +187,21 @@ static int make_unique_dir(const struct ios_ior_params *p, const char *path)
     return 0;
 }
 
+/* The size of `path` as IOR asks its backend (its get_file_size and access): MPI-IO opens the
+ * file on this rank alone to tell, the others stat it. 0 or -errno. */
+static int ior_file_size(struct ios_backend *be, const struct ios_ior_params *p, const char *path,
+                         int64_t *size)
+{
+    if (strcmp(p->api, "MPIIO") == 0) {
+        int64_t h;
+        int rc = be->ops->open(be, path, IOS_OPEN_READ, &h);
+        if (rc != 0)
+            return rc;
+        be->ops->close(be, h);
+    }
+    return be->ops->stat_size(be, path, size);
+}
+
 /* File offset of transfer i of `target` in `order`: IOR's segment and block. */
 static uint64_t ior_offset(const struct ios_ior_params *p, int nranks, int target, uint64_t i,
                            const struct ior_order *o)
@@ -232,16 +276,6 @@ static int phase_shift(const struct ios_run *run, const struct ior_phase *ph)
     return read_shift(run, ph->p);
 }
 
-/* IOR's reductions of one access's timers (its ReduceIterResults), complete on rank 0. */
-struct ior_timing {
-    double open_start, open_stop, rdwr_start, rdwr_stop, close_start, close_stop; /* min|max */
-    double min_latency;     /* the best rank's wr/rd time per transfer */
-    double bytes;           /* moved by every rank (IOR's aggFileSizeForBW) */
-    double stonewall_time;  /* rank 0's loop time to the stonewall */
-    double stonewall_bytes; /* moved by every rank up to the stonewall */
-};
-static struct ior_timing last_timing;
-
 static void reduce_timing(const struct ios_phase_ctx *ctx, const struct ios_xfer_job *x)
 {
     const struct ios_rank_stats *m = &ctx->mine;
@@ -250,54 +284,79 @@ static void reduce_timing(const struct ios_phase_ctx *ctx, const struct ios_xfer
     double maxs[3] = {x->open_done, m->loop_end, m->end};
     double sums[2] = {m->bytes, m->bytes_at_deadline};
     double rmin[4], rmax[3], rsum[2];
-    MPI_Reduce(mins, rmin, 4, MPI_DOUBLE, MPI_MIN, 0, MPI_COMM_WORLD);
-    MPI_Reduce(maxs, rmax, 3, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-    MPI_Reduce(sums, rsum, 2, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
-    last_timing = (struct ior_timing){rmin[0], rmax[0], rmin[1],
-                                      rmax[1], rmin[2], rmax[2],
-                                      rmin[3], rsum[0], m->first_done - m->loop_start,
-                                      rsum[1]};
+    MPI_Reduce(mins, rmin, 4, MPI_DOUBLE, MPI_MIN, 0, ios_test_comm);
+    MPI_Reduce(maxs, rmax, 3, MPI_DOUBLE, MPI_MAX, 0, ios_test_comm);
+    MPI_Reduce(sums, rsum, 2, MPI_DOUBLE, MPI_SUM, 0, ios_test_comm);
     const struct ior_phase *ph = (const struct ior_phase *)ctx->phase;
+    ph->launch->last_timing = (struct ior_timing){rmin[0], rmax[0], rmin[1],
+                                                  rmax[1], rmin[2], rmax[2],
+                                                  rmin[3], rsum[0], m->first_done - m->loop_start,
+                                                  rsum[1]};
     if (!ph->p->rank_csv[0] || ph->readback) /* IOR's per-rank CSV: the timed accesses */
         return;
     double mine[2] = {m->end - m->start, m->loop_end - m->loop_start};
     double *all = ctx->run->rank == 0 ? malloc(2 * sizeof(double) * (size_t)ctx->run->size) : NULL;
     if (ctx->run->rank == 0 && !all)
         ios_fatal("out of memory (per-rank times of %d ranks)", ctx->run->size);
-    MPI_Gather(mine, 2, MPI_DOUBLE, all, 2, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    MPI_Gather(mine, 2, MPI_DOUBLE, all, 2, MPI_DOUBLE, 0, ios_test_comm);
     if (ctx->run->rank == 0)
         ios_ior_out_rank_times(ph->p, ph->access == ACC_WRITE ? "write" : "read", all,
                                ctx->run->size, rsum[0]);
     free(all);
 }
 
-/* The busiest rank's count at the stonewall of the first write (IOR's end-of-test line). */
-static unsigned long long first_write_pairs;
-
-/* The busiest rank's transfers at this launch's last write stonewall (IOR's pairs_accessed,
- * what -O stoneWallingStatusFile stores). */
-static unsigned long long write_max_pairs;
-
 /* After a -D stop (and its wear-out): the count for result.json and, with wear-out, IOR's
  * stonewall lines (IOR prints them once its ranks stopped, in the timing too). */
 static void on_stonewall(struct ios_phase_ctx *ctx, struct ios_xfer_job *x)
 {
+    const struct ior_phase *ph = (const struct ior_phase *)ctx->phase;
+    const struct ios_ior_params *p = ph->p;
     ios_phase_key(ctx, "stonewall_pairs_max", "%llu", x->max_pairs);
     if (x->write)
-        write_max_pairs = x->max_pairs;
-    const struct ios_ior_params *p = ((const struct ior_phase *)ctx->phase)->p;
+        ph->launch->write_max_pairs = x->max_pairs;
     if (!p->wearout)
         return;
     const struct ios_rank_stats *m = &ctx->mine;
     double mins[2] = {m->items_at_deadline, m->bytes_at_deadline}, rmin[2], sum = 0;
-    MPI_Reduce(mins, rmin, 2, MPI_DOUBLE, MPI_MIN, 0, MPI_COMM_WORLD);
-    MPI_Reduce(&m->bytes_at_deadline, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+    MPI_Reduce(mins, rmin, 2, MPI_DOUBLE, MPI_MIN, 0, ios_test_comm);
+    MPI_Reduce(&m->bytes_at_deadline, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, ios_test_comm);
     struct ios_ior_stonewall all = {rmin[0], (double)x->max_pairs, rmin[1], sum / ctx->run->size,
                                     m->first_done - m->loop_start};
     ios_ior_out_stonewall(p, ctx->run->rank, m->items_at_deadline, &all);
-    const struct ior_phase *ph = (const struct ior_phase *)ctx->phase;
     if (ph->access == ACC_WRITE && ph->iteration == 0)
-        first_write_pairs = x->max_pairs;
+        ph->launch->first_write_pairs = x->max_pairs;
+}
+
+/*
+ * IOR's CheckFileSize after a write or read, untimed: the size of the accessed file (every rank
+ * its own, rank 0 a shared one) against the data moved; IOR's warnings when they differ (a
+ * stonewalled access, a read of a subset). IOR uses the data moved for the bandwidth anyway.
+ */
+static void check_file_size(struct ios_phase_ctx *ctx, struct ios_xfer_job *x)
+{
+    const struct ior_phase *ph = (const struct ior_phase *)ctx->phase;
+    const struct ios_ior_params *p = ph->p;
+    long long mine = -1, moved = (long long)ctx->mine.bytes, sizes[3], total = 0;
+    if (p->fpp || ctx->run->rank == 0) {
+        int64_t size = 0;
+        if (ior_file_size(&ctx->be, p, x->path, &size) == 0)
+            mine = size;
+    }
+    long long in[2] = {p->fpp ? mine : (ctx->run->rank == 0 ? mine : LLONG_MAX), mine};
+    MPI_Allreduce(&in[0], &sizes[0], 1, MPI_LONG_LONG, p->fpp ? MPI_SUM : MPI_MIN, ios_test_comm);
+    MPI_Allreduce(&in[1], &sizes[1], 1, MPI_LONG_LONG, MPI_MAX, ios_test_comm);
+    MPI_Allreduce(&moved, &total, 1, MPI_LONG_LONG, MPI_SUM, ios_test_comm);
+    sizes[2] = (long long)(p->block * p->segments) * ctx->run->size; /* IOR's expected size */
+    long long stat_size = p->fpp ? sizes[0] : sizes[1];
+    if (ctx->run->rank != 0 || (sizes[2] == total && stat_size == total))
+        return;
+    FILE *log = ios_ior_out_extra(p);
+    fprintf(log, "WARNING: Expected aggregate file size       = %lld\n", sizes[2]);
+    fprintf(log, "WARNING: Stat() of aggregate file size      = %lld\n", stat_size);
+    fprintf(log, "WARNING: Using actual aggregate bytes moved = %lld\n", total);
+    if (p->deadline > 0)
+        fprintf(log, "WARNING: Maybe caused by deadlineForStonewalling\n");
+    fflush(log);
 }
 
 /*
@@ -319,7 +378,7 @@ static void make_with_layout(struct ios_phase_ctx *ctx, const char *path, int ow
         if (ios_ior_layout_apply(ph->p, path, why, sizeof why) != 0)
             ios_phase_error(ctx, -EIO, "%s", why);
     }
-    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Barrier(ios_test_comm);
 }
 
 /* One IOR access on the shared engine (src/core/xfer_engine.c) with IOR's options. */
@@ -327,6 +386,7 @@ static void ior_phase_run(struct ios_phase_ctx *ctx)
 {
     const struct ior_phase *ph = (const struct ior_phase *)ctx->phase;
     const struct ios_ior_params *p = ph->p;
+    struct ior_launch *L = ph->launch;
     struct ios_run *run = ctx->run;
     int write = ph->access == ACC_WRITE;
     struct ior_state st;
@@ -347,8 +407,8 @@ static void ior_phase_run(struct ios_phase_ctx *ctx)
     ios_phase_key(ctx, "ordering", "%s", p->random ? "random" : "sequential");
     ios_phase_key(ctx, "read_shift", "%d", phase_shift(run, ph));
     ios_phase_key(ctx, "signature", "%d", ph->seed);
-    int rseed = random_seed_of(p, random_start, random_calls, x->target);
-    random_calls += p->random;
+    int rseed = random_seed_of(p, L->random_start, L->random_calls, x->target);
+    L->random_calls += p->random;
     order_init(&st.order, p, run->size, x->target, rseed);
     if (p->random)
         ios_phase_key(ctx, "random_seed", "%d", rseed);
@@ -356,9 +416,9 @@ static void ior_phase_run(struct ios_phase_ctx *ctx)
     x->write = write;
     x->shared = !p->fpp;
     x->xfer = p->xfer;
-    x->count = write || st.all < read_pairs ? st.all : read_pairs; /* after a -D write */
-    if (stonewall_pairs && stonewall_pairs < x->count)
-        x->count = stonewall_pairs;
+    x->count = write || st.all < L->read_pairs ? st.all : L->read_pairs; /* after a -D write */
+    if (L->stonewall_pairs && L->stonewall_pairs < x->count)
+        x->count = L->stonewall_pairs;
     x->deadline = p->deadline;
     x->min_time = p->min_time;
     x->wearout = p->wearout;
@@ -379,8 +439,10 @@ static void ior_phase_run(struct ios_phase_ctx *ctx)
     x->stonewalled = on_stonewall;
     ios_xfer_run(ctx, x);
     reduce_timing(ctx, x);
+    if (!ph->readback)
+        check_file_size(ctx, x);
     if (write && p->deadline > 0)
-        stonewall_pairs = (uint64_t)ctx->mine.items;
+        L->stonewall_pairs = (uint64_t)ctx->mine.items;
     free(st.order.offs);
 }
 
@@ -396,11 +458,6 @@ static int reads_only(const struct ios_ior_params *p)
 {
     return !p->write && (p->read || p->check_read || p->check_write);
 }
-
-/* A read launch whose -b/-s/tasks differ from its write part's and that reads only data the
- * write produced (IOR allows it: the hero read-IOPS test reads -b 1g -s 20 of a -b 64g
- * dataset): check_before_io then wants files at least as large as this read needs. */
-static int subset_read;
 
 /*
  * The bytes of each file (file per process) or of the shared file that the write part of
@@ -474,9 +531,11 @@ static int read_is_subset(const struct ios_run *run, const struct ios_ior_params
  * signature, and the same sizes and tasks unless the read stays within what the write
  * produced; its signature becomes this launch's when -G is not given. 0, or 2 after the error.
  */
-static int match_write_part(const struct ios_run *run, const struct ios_ior_params *p,
-                            struct ios_acc_manifest *m, int *found, int32_t *seed, char id[40])
+static int match_write_part(const struct ios_run *run, struct ior_launch *L, int *found,
+                            int32_t *seed, char id[40])
 {
+    const struct ios_ior_params *p = L->p;
+    struct ios_acc_manifest *m = &L->manifest;
     int bad = 0;
     *found = 0;
     if (run->rank == 0) {
@@ -498,7 +557,7 @@ static int match_write_part(const struct ios_run *run, const struct ios_ior_para
             char sub[400];
             if (read_is_subset(run, p, m, sub, sizeof sub)) {
                 why[0] = '\0';
-                subset_read = 1;
+                L->subset_read = 1;
             } else {
                 size_t n = strlen(why);
                 snprintf(why + n, sizeof why - n, "; %s", sub);
@@ -527,11 +586,11 @@ static int match_write_part(const struct ios_run *run, const struct ios_ior_para
             double pairs = ios_acc_manifest_num(m, "pairs", -1);
             double wrote_xfer = ios_acc_manifest_num(m, "xfer", NAN);
             double wrote_all = (double)p->block / wrote_xfer * (double)p->segments;
-            if (subset_read || why[0]) {
+            if (L->subset_read || why[0]) {
                 /* every transfer of a subset read has data: no limit */
             } else if (wrote_xfer == (double)p->xfer) {
                 if (pairs >= 0 && pairs < (double)UINT64_MAX)
-                    read_pairs = (uint64_t)pairs;
+                    L->read_pairs = (uint64_t)pairs;
             } else if (p->check_read) {
                 snprintf(why, sizeof why,
                          "-R cannot verify test %s with -t %llu: its data pattern is laid out per "
@@ -553,24 +612,26 @@ static int match_write_part(const struct ios_run *run, const struct ios_ior_para
             }
         }
     }
-    unsigned long long limit = read_pairs;
-    MPI_Bcast(&limit, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
-    read_pairs = limit;
-    MPI_Bcast(&subset_read, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    MPI_Bcast(id, 40, MPI_CHAR, 0, MPI_COMM_WORLD);
-    MPI_Bcast(found, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    MPI_Bcast(seed, 1, MPI_INT32_T, 0, MPI_COMM_WORLD);
+    unsigned long long limit = L->read_pairs;
+    MPI_Bcast(&limit, 1, MPI_UNSIGNED_LONG_LONG, 0, ios_test_comm);
+    L->read_pairs = limit;
+    MPI_Bcast(&L->subset_read, 1, MPI_INT, 0, ios_test_comm);
+    MPI_Bcast(id, 40, MPI_CHAR, 0, ios_test_comm);
+    MPI_Bcast(found, 1, MPI_INT, 0, ios_test_comm);
+    MPI_Bcast(seed, 1, MPI_INT32_T, 0, ios_test_comm);
     return ios_acceptance_agree(bad);
 }
 
 /* Bytes a file must hold for `target`'s first read_pairs transfers, in the order of the
  * launch's first access (IOR reads its own -z order, not the writer's). */
-static uint64_t read_extent(const struct ios_ior_params *p, int nranks, int target)
+static uint64_t read_extent(const struct ior_launch *L, int nranks, int target)
 {
+    const struct ios_ior_params *p = L->p;
+    uint64_t pairs = L->read_pairs;
     struct ior_order o;
-    order_init(&o, p, nranks, target, random_seed_of(p, random_start, 0, target));
-    uint64_t end = 0, last = p->random ? read_pairs : 1;
-    for (uint64_t i = read_pairs - last; i < read_pairs; i++) { /* sequential: the last one */
+    order_init(&o, p, nranks, target, random_seed_of(p, L->random_start, 0, target));
+    uint64_t end = 0, last = p->random ? pairs : 1;
+    for (uint64_t i = pairs - last; i < pairs; i++) { /* sequential: the last one */
         uint64_t off = ior_offset(p, nranks, target, i, &o) + p->xfer;
         end = off > end ? off : end;
     }
@@ -578,9 +639,11 @@ static uint64_t read_extent(const struct ios_ior_params *p, int nranks, int targ
     return end;
 }
 
-static int check_before_io(struct ios_run *run, const struct ios_ior_params *p,
+static int check_before_io(struct ios_run *run, const struct ior_launch *L,
                            const struct ios_backend *be, const char *test_id)
 {
+    const struct ios_ior_params *p = L->p;
+    uint64_t read_pairs = L->read_pairs;
     int bad = 0;
     if (run->rank == 0) {
         char copy[IOS_PATH_MAX];
@@ -612,7 +675,7 @@ static int check_before_io(struct ios_run *run, const struct ios_ior_params *p,
     if (partial && read_pairs == 0)
         need = 0;
     else if (partial) /* each rank checks the extent of the transfers it will read */
-        need = read_extent(p, run->size, target);
+        need = read_extent(L, run->size, target);
     int64_t size = -1;
     int rc = be->ops->stat_size((struct ios_backend *)be, path, &size);
     int checks = p->fpp || run->rank == 0 || partial; /* one rank checks a full shared file */
@@ -627,7 +690,7 @@ static int check_before_io(struct ios_run *run, const struct ios_ior_params *p,
                 "\n",
                 path, size, test_id, read_pairs, need);
         bad = 1;
-    } else if (checks && test_id[0] && !partial && !subset_read && (uint64_t)size != need) {
+    } else if (checks && test_id[0] && !partial && !L->subset_read && (uint64_t)size != need) {
         fprintf(stderr,
                 "ioscore-suite ior: ERROR: file %s is %" PRId64 " bytes, the write part of "
                 "test %s wrote %" PRIu64 "\n",
@@ -775,8 +838,9 @@ static void add_notes(const struct ios_run *run, const struct ios_ior_params *p,
 /* -O stoneWallingStatusFile in a launch that reads: the pairs count a wear-out write stored
  * there bounds every read of the launch (IOR's stoneWallingWearOutIterations); a file that
  * cannot be read is a warning and no bound, as in IOR. */
-static void read_status_file(const struct ios_run *run, const struct ios_ior_params *p)
+static void read_status_file(const struct ios_run *run, struct ior_launch *L)
 {
+    const struct ios_ior_params *p = L->p;
     long long pairs = -1;
     if (run->rank == 0) {
         FILE *f = fopen(p->stonewall_status_file, "r");
@@ -790,42 +854,49 @@ static void read_status_file(const struct ios_run *run, const struct ios_ior_par
                     "from %s: the read is not bounded by it\n",
                     p->stonewall_status_file);
     }
-    MPI_Bcast(&pairs, 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD);
-    if (pairs > 0 && (uint64_t)pairs < read_pairs)
-        read_pairs = (uint64_t)pairs;
+    MPI_Bcast(&pairs, 1, MPI_LONG_LONG, 0, ios_test_comm);
+    if (pairs > 0 && (uint64_t)pairs < L->read_pairs)
+        L->read_pairs = (uint64_t)pairs;
 }
 
 /* -O stoneWallingStatusFile after a wear-out write: rank 0 stores the pairs count. */
-static void write_status_file(const struct ios_ior_params *p)
+static void write_status_file(const struct ior_launch *L)
 {
+    const struct ios_ior_params *p = L->p;
     FILE *f = fopen(p->stonewall_status_file, "w");
-    if (!f || fprintf(f, "%llu", write_max_pairs) < 0 || fclose(f) != 0)
+    if (!f || fprintf(f, "%llu", L->write_max_pairs) < 0 || fclose(f) != 0)
         fprintf(stderr, "ioscore-suite ior: ERROR: cannot write the stonewalling status file %s\n",
                 p->stonewall_status_file);
 }
 
-/* IOR's removal between repetitions; its time (barrier to barrier) is the remove row's. */
+/* IOR's removal between repetitions (its RemoveFile): the owner asks the backend whether the
+ * file exists (MPI-IO opens it to tell), then removes it; the time from barrier to barrier
+ * is the remove row's. */
 static void remove_files(const struct ios_run *run, const struct ios_ior_params *p,
                          struct ios_backend *be, int iter)
 {
     char path[IOS_PATH_MAX];
     double start = ios_wtime();
-    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Barrier(ios_test_comm);
     if (p->fpp || run->rank == 0) {
         file_of(p, run->rank, iter, path, sizeof path);
-        int rc = be->ops->unlink(be, path);
+        int64_t size;
+        int rc = ior_file_size(be, p, path, &size);
+        if (rc == 0)
+            rc = be->ops->unlink(be, path);
         if (rc != 0 && rc != -ENOENT)
             fprintf(stderr, "ioscore-suite ior: WARNING: rank %d: cannot remove %s: %s\n",
                     run->rank, path, strerror(-rc));
     }
-    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Barrier(ios_test_comm);
     if (run->rank == 0)
         ios_ior_out_remove(p, ios_wtime() - start, iter);
 }
 
-static void init_phase(struct ior_phase *ph, const struct ios_ior_params *p, const char *what,
+static void init_phase(struct ior_phase *ph, struct ior_launch *L, const char *what,
                        enum ior_access access, int verify, int iter, int32_t seed)
 {
+    const struct ios_ior_params *p = L->p;
     memset(ph, 0, sizeof *ph);
     snprintf(ph->name, sizeof ph->name, "ior-%s-%d", what, iter);
     ph->base.name = ph->name;
@@ -836,6 +907,7 @@ static void init_phase(struct ior_phase *ph, const struct ios_ior_params *p, con
     ph->base.has_log = 1;
     ph->base.run = ior_phase_run;
     ph->p = p;
+    ph->launch = L;
     ph->access = access;
     ph->verify = verify;
     ph->readback = access == ACC_READ && strcmp(what, "readback") == 0;
@@ -848,7 +920,7 @@ static int32_t agreed_seed(const struct ios_run *run, const struct ios_ior_param
     int32_t seed = p->seed;
     if (!p->seed_given && run->rank == 0)
         seed = (int32_t)(uint32_t)ios_wtime(); /* IOR: the test's start time */
-    MPI_Bcast(&seed, 1, MPI_INT32_T, 0, MPI_COMM_WORLD);
+    MPI_Bcast(&seed, 1, MPI_INT32_T, 0, ios_test_comm);
     return seed;
 }
 
@@ -858,9 +930,11 @@ static int32_t agreed_seed(const struct ios_run *run, const struct ios_ior_param
  * part, also when I/O errors stopped it (the test's read failed: its report says where); a
  * launch that removed the files removes the manifest with them.
  */
-static void record_test(const struct ios_run *run, const struct ios_ior_params *p,
+static void record_test(const struct ios_run *run, const struct ior_launch *L,
                         const struct ios_acc_manifest *manifest, int32_t seed)
 {
+    const struct ios_ior_params *p = L->p;
+    uint64_t written_pairs = L->written_pairs;
     struct ios_acc_report *rep = ios_acc_report();
     char path[IOS_PATH_MAX];
     manifest_path(p, path, sizeof path);
@@ -903,100 +977,125 @@ static void record_test(const struct ios_run *run, const struct ios_ior_params *
                 strerror(-rc));
 }
 
-int ios_ior_run(struct ios_run *run, const struct ios_ior_params *p)
+/* The backend for -a and its modes; 0, or 2 after rank 0 printed why. */
+static int make_backend(const struct ios_run *run, const struct ios_ior_params *p,
+                        struct ios_backend *be)
 {
-    static struct ior_phase phases[4 * IOS_IOR_MAX_REPS];
-    struct ios_backend be;
     char err[IOS_MSG_MAX], api[96];
     int uring = strcmp(p->api, "IOURING") == 0;
     snprintf(api, sizeof api, "%s%s", p->api,
              p->odirect ? (uring ? " --iouring.odirect" : " --posix.odirect") : "");
     if (uring && p->depth)
         snprintf(api + strlen(api), sizeof api - strlen(api), " --iouring.depth=%d", p->depth);
-    if (ios_backend_create(api, &be, err, sizeof err) != 0) {
+    if (ios_backend_create(api, be, err, sizeof err) != 0) {
         if (run->rank == 0)
             fprintf(stderr, "ioscore-suite ior: ERROR: %s\n", err);
         return 2;
     }
-    if (p->collective && ios_backend_set_collective(&be) != 0 && run->rank == 0)
+    if (p->collective && ios_backend_set_collective(be) != 0 && run->rank == 0)
         fprintf(stderr,
                 "ioscore-suite ior: WARNING: -c (collective) has no meaning for -a %s; "
                 "independent I/O\n",
                 p->api);
-    if (p->reorder && read_shift(run, p) == 0 && run->rank == 0)
+    return 0;
+}
+
+/* Rank 0's warnings about the task counts (-C with no shift, -N above the launched ranks). */
+static void warn_tasks(const struct ios_run *run, const struct ios_ior_params *p)
+{
+    if (run->rank != 0)
+        return;
+    if (p->reorder && read_shift(run, p) == 0)
         fprintf(stderr,
                 "ioscore-suite ior: WARNING: -C: the shift -Q %d x %d ranks per host is 0 mod %d "
                 "tasks: every rank reads its own data (as IOR on one node)\n",
                 p->task_offset, run->block_mapped ? run->ppn0 : 1, run->size);
-    if (p->num_tasks > 0 && p->num_tasks < run->size) {
-        if (run->rank == 0)
-            fprintf(stderr,
-                    "ioscore-suite ior: ERROR: not supported: -N %d below the %d launched ranks "
-                    "(IOR's numTasks): launch %d ranks instead\n",
-                    p->num_tasks, run->size, p->num_tasks);
-        return 2;
-    }
-    if (p->num_tasks > run->size && run->rank == 0)
+    if (p->num_tasks > run->size)
         fprintf(stderr,
                 "ioscore-suite ior: WARNING: more tasks requested (-N %d) than available (%d), "
                 "running with %d tasks (as IOR)\n",
                 p->num_tasks, run->size, run->size);
-    static struct ios_acc_manifest manifest;
-    int have_manifest = 0;
-    char test_id[40] = "";
-    int32_t seed = agreed_seed(run, p);
-    if (reads_only(p) && match_write_part(run, p, &manifest, &have_manifest, &seed, test_id) != 0)
-        return 2;
-    if (p->check_read && !p->write && !p->seed_given && !have_manifest && run->rank == 0)
-        fprintf(stderr, "ioscore-suite ior: WARNING: -R in a read-only launch without -G and "
-                        "without the write part's manifest: the data is compared with this "
-                        "launch's signature and will mismatch; give the writer's -G\n");
-    if (p->stonewall_status_file[0] && (p->read || p->check_read))
-        read_status_file(run, p);
-    random_start = (int32_t)(uint32_t)ios_wtime(); /* -z without --random-offset-seed: IOR's */
-    MPI_Bcast(&random_start, 1, MPI_INT32_T, 0, MPI_COMM_WORLD); /* time(NULL) on rank 0 */
-    if (check_before_io(run, p, &be, test_id) != 0)
-        return 2;
-    if (ios_acceptance_agree(run->rank == 0 && ios_ior_out_open(p) != 0))
-        return 2;
-    char stale[IOS_PATH_MAX];
-    manifest_path(p, stale, sizeof stale);
-    run->stonewall = p->deadline;
-    run->packet = p->packet;
-    if (ios_acceptance_start(run, "ior", &be, p->write ? stale : NULL) != 0)
-        return 2;
-    struct ios_acc_report *rep = ios_acc_report();
+}
 
-    struct ios_ior_series series[3] = {
-        {.access = "write"}, {.access = "read"}, {.access = "readback"}};
-    FILE *extra = stdout; /* ioscore's own lines: never inside IOR's JSON or CSV document */
-    if (run->rank == 0) {
-        extra = ios_ior_out_extra(p);
-        ios_ior_out_header(run, p, (ios_backend_modes(&be) & IOS_MODE_COLLECTIVE) != 0, seed);
-        if (p->show_hints) {
-            fprintf(extra, "\nMPI-IO hints given to MPI_File_open (IOR_HINT__MPI__* variables):\n");
-            const struct ios_hint *hints;
-            int n_hints = ios_backend_hints(&be, &hints);
-            for (int h = 0; h < n_hints; h++)
-                fprintf(extra, "  %s = %s\n", hints[h].key, hints[h].value);
-            if (n_hints == 0)
-                fprintf(extra, "  (none: the MPI library's defaults)\n");
-            fflush(extra);
-        }
-        ios_ior_out_results_start();
+/* -H: the MPI-IO hints the backend passes to MPI_File_open (rank 0). */
+static void show_hints(FILE *extra, const struct ios_backend *be)
+{
+    fprintf(extra, "\nMPI-IO hints given to MPI_File_open (IOR_HINT__MPI__* variables):\n");
+    const struct ios_hint *hints;
+    int n_hints = ios_backend_hints(be, &hints);
+    for (int h = 0; h < n_hints; h++)
+        fprintf(extra, "  %s = %s\n", hints[h].key, hints[h].value);
+    if (n_hints == 0)
+        fprintf(extra, "  (none: the MPI library's defaults)\n");
+    fflush(extra);
+}
+
+/* One step of a repetition: IOR's write, its -W check, its read (-R verifies inside it). */
+struct ior_step {
+    int on;
+    const char *what;
+    enum ior_access access;
+    int verify;
+    struct ios_ior_series *series;
+};
+
+/* -T: IOR starts no access once the test has run that many minutes (rank 0's clock). */
+static int past_max_time(const struct ios_run *run, const struct ios_ior_params *p)
+{
+    if (p->max_minutes <= 0)
+        return 0;
+    int over = run->rank == 0 && ios_wtime() - run->t_run_start >= p->max_minutes * 60.0;
+    MPI_Bcast(&over, 1, MPI_INT, 0, ios_test_comm);
+    return over;
+}
+
+/* Runs one step as a phase of the engine and, on rank 0, prints and records its row. Returns
+ * the verify errors it found (rank 0). */
+static double run_step(struct ios_run *run, struct ior_launch *L, const struct ior_step *step,
+                       int iter, int32_t seed, FILE *extra)
+{
+    const struct ios_ior_params *p = L->p;
+    struct ior_phase *ph = &L->phases[L->n_phases++];
+    init_phase(ph, L, step->what, step->access, step->verify, iter, seed);
+    if (run->rank == 0 && p->verbose > 0)
+        fprintf(extra, "Commencing %s performance test\n", step->what);
+    struct ios_phase_result *res = ios_run_one_phase(run, &ph->base);
+    if (run->rank != 0)
+        return 0;
+    struct ios_ior_row row;
+    row_of(&L->last_timing, p, &row);
+    step->series->rows[step->series->n++] = row;
+    if (step->access == ACC_WRITE) { /* what every rank wrote (less after -D) */
+        struct ios_rank_totals t = ios_phase_totals(res);
+        L->written_pairs = t.ranks > 0 ? (uint64_t)t.min_items : UINT64_MAX;
     }
+    struct ios_acc_series *acc =
+        ph->readback ? NULL : ios_acc_series_of(ios_acc_report(), step->what, "MiB/s");
+    if (acc) { /* what the summary table's row of this operation is made of */
+        acc->has_ops = 1;
+        acc->values[acc->n] = row.mib;
+        acc->ops[acc->n] = row.ops_total; /* the summary's OPs: over the total time */
+        acc->time[acc->n++] = row.total;
+    }
+    ios_ior_out_row(step->what, &row, p, iter);
+    if (p->verbose >= 2)
+        print_ranks(extra, res);
+    if (res->verify_errors > 0)
+        fprintf(extra, "WARNING: incorrect data on %s (%.0f errors found)\n", step->what,
+                res->verify_errors);
+    fflush(extra);
+    return res->verify_errors;
+}
+
+/* The -i repetitions in IOR's order; the verify errors found (rank 0). */
+static double run_repetitions(struct ios_run *run, struct ior_launch *L, struct ios_backend *be,
+                              struct ios_ior_series series[3], int32_t seed, FILE *extra)
+{
+    const struct ios_ior_params *p = L->p;
     double verify_errors = 0;
-    int n_phases = 0;
     for (int iter = 0; iter < p->reps && !run->aborted; iter++) {
-        /* IOR's order: the -W check is untimed (its own row here, not in the summary); -R
-         * verifies inside the one timed read, as IOR's read check does */
-        struct {
-            int on;
-            const char *what;
-            enum ior_access access;
-            int verify;
-            struct ios_ior_series *series;
-        } steps[3] = {
+        /* the -W check is untimed (its own row here, not in the summary) */
+        const struct ior_step steps[3] = {
             {p->write, "write", ACC_WRITE, 0, &series[0]},
             {p->check_write, "readback", ACC_READ, 1, &series[2]},
             {p->read || p->check_read, "read", ACC_READ, p->check_read, &series[1]},
@@ -1004,58 +1103,96 @@ int ios_ior_run(struct ios_run *run, const struct ios_ior_params *p)
         for (int s = 0; s < 3 && !run->aborted; s++) {
             if (!steps[s].on)
                 continue;
-            /* -T: IOR starts no access once the test has run that many minutes */
-            int over = p->max_minutes > 0 && run->rank == 0 &&
-                       ios_wtime() - run->t_run_start >= p->max_minutes * 60.0;
-            if (p->max_minutes > 0) /* rank 0's clock decides for every rank */
-                MPI_Bcast(&over, 1, MPI_INT, 0, MPI_COMM_WORLD);
-            if (over) {
+            if (past_max_time(run, p)) {
                 if (run->rank == 0 && p->verbose > 0)
                     printf("maxTimeDuration (-T %d) reached: no %s\n", p->max_minutes,
                            steps[s].what);
                 continue;
             }
             /* -d: before every write or read phase after the first */
-            if (strcmp(steps[s].what, "readback") != 0 && n_phases > 0 && p->inter_delay > 0) {
+            if (s != 1 && L->n_phases > 0 && p->inter_delay > 0) {
                 if (run->rank == 0 && p->verbose > 0)
                     fprintf(extra, "delaying %d seconds . . .\n", p->inter_delay);
                 sleep((unsigned)p->inter_delay);
-                MPI_Barrier(MPI_COMM_WORLD);
+                MPI_Barrier(ios_test_comm);
             }
-            struct ior_phase *ph = &phases[n_phases++];
-            init_phase(ph, p, steps[s].what, steps[s].access, steps[s].verify, iter, seed);
-            if (run->rank == 0 && p->verbose > 0)
-                fprintf(extra, "Commencing %s performance test\n", steps[s].what);
-            struct ios_phase_result *res = ios_run_one_phase(run, &ph->base);
-            if (run->rank != 0)
-                continue;
-            struct ios_ior_row row;
-            row_of(&last_timing, p, &row);
-            steps[s].series->rows[steps[s].series->n++] = row;
-            if (steps[s].access == ACC_WRITE) { /* what every rank wrote (less after -D) */
-                struct ios_rank_totals t = ios_phase_totals(res);
-                written_pairs = t.ranks > 0 ? (uint64_t)t.min_items : UINT64_MAX;
-            }
-            struct ios_acc_series *acc =
-                ph->readback ? NULL : ios_acc_series_of(rep, steps[s].what, "MiB/s");
-            if (acc) { /* what the summary table's row of this operation is made of */
-                acc->has_ops = 1;
-                acc->values[acc->n] = row.mib;
-                acc->ops[acc->n] = row.ops_total; /* the summary's OPs: over the total time */
-                acc->time[acc->n++] = row.total;
-            }
-            ios_ior_out_row(steps[s].what, &row, p, iter);
-            if (p->verbose >= 2)
-                print_ranks(extra, res);
-            if (res->verify_errors > 0)
-                fprintf(extra, "WARNING: incorrect data on %s (%.0f errors found)\n", steps[s].what,
-                        res->verify_errors);
-            verify_errors += res->verify_errors;
-            fflush(extra);
+            verify_errors += run_step(run, L, &steps[s], iter, seed, extra);
         }
         if (!p->keep && !run->aborted) /* IOR: without -k, even after a read-only run */
-            remove_files(run, p, &be, iter);
+            remove_files(run, p, be, iter);
     }
+    return verify_errors;
+}
+
+/* Everything before the first access: 0, or 2 after the reason was printed. */
+static int prepare(struct ios_run *run, struct ior_launch *L, struct ios_backend *be,
+                   int *have_manifest, int32_t *seed, char test_id[40])
+{
+    const struct ios_ior_params *p = L->p;
+    if (make_backend(run, p, be) != 0)
+        return 2;
+    warn_tasks(run, p);
+    *seed = agreed_seed(run, p);
+    if (reads_only(p) && match_write_part(run, L, have_manifest, seed, test_id) != 0)
+        return 2;
+    if (p->check_read && !p->write && !p->seed_given && !*have_manifest && run->rank == 0)
+        fprintf(stderr, "ioscore-suite ior: WARNING: -R in a read-only launch without -G and "
+                        "without the write part's manifest: the data is compared with this "
+                        "launch's signature and will mismatch; give the writer's -G\n");
+    if (p->stonewall_status_file[0] && (p->read || p->check_read))
+        read_status_file(run, L);
+    L->random_start = (int32_t)(uint32_t)ios_wtime();              /* -z without a seed: IOR's */
+    MPI_Bcast(&L->random_start, 1, MPI_INT32_T, 0, ios_test_comm); /* time(NULL), rank 0 */
+    if (check_before_io(run, L, be, test_id) != 0)
+        return 2;
+    if (ios_acceptance_agree(run->rank == 0 && ios_ior_out_open(p) != 0))
+        return 2;
+    char stale[IOS_PATH_MAX];
+    manifest_path(p, stale, sizeof stale);
+    run->stonewall = p->deadline;
+    run->packet = p->packet;
+    return ios_acceptance_start(run, "ior", be, p->write ? stale : NULL) != 0 ? 2 : 0;
+}
+
+/* Rank 0 after the repetitions: IOR's closing lines, then ioscore's notes and records. */
+static void finish_output(const struct ios_run *run, const struct ior_launch *L,
+                          const struct ios_ior_series series[3], int have_manifest, int32_t seed,
+                          FILE *extra)
+{
+    const struct ios_ior_params *p = L->p;
+    ios_ior_out_end_results(p, &series[0], &series[1]);
+    if (p->wearout && p->deadline > 0) /* IOR's log line at the end of the test */
+        fprintf(extra, "Pairs deadlineForStonewallingaccessed: %llu\n", L->first_write_pairs);
+    ios_ior_out_summary(run, p, series, 2);
+    ios_ior_out_finish();
+    ios_acc_print_notes(extra, ios_acc_report()); /* ioscore's sections after IOR's last line */
+    record_test(run, L, have_manifest ? &L->manifest : NULL, seed);
+    if (p->stonewall_status_file[0] && p->write && p->wearout && !run->aborted)
+        write_status_file(L);
+    fflush(extra);
+}
+
+static int run_launch(struct ios_run *run, struct ior_launch *L)
+{
+    const struct ios_ior_params *p = L->p;
+    struct ios_backend be;
+    int have_manifest = 0;
+    char test_id[40] = "";
+    int32_t seed = 0;
+    int rc = prepare(run, L, &be, &have_manifest, &seed, test_id);
+    if (rc != 0)
+        return rc;
+    struct ios_ior_series series[3] = {
+        {.access = "write"}, {.access = "read"}, {.access = "readback"}};
+    FILE *extra = stdout; /* ioscore's own lines: never inside IOR's JSON or CSV document */
+    if (run->rank == 0) {
+        extra = ios_ior_out_extra(p);
+        ios_ior_out_header(run, p, (ios_backend_modes(&be) & IOS_MODE_COLLECTIVE) != 0, seed);
+        if (p->show_hints)
+            show_hints(extra, &be);
+        ios_ior_out_results_start();
+    }
+    double verify_errors = run_repetitions(run, L, &be, series, seed, extra);
     double node_bytes = 0, node_ram = 0;
     char host[IOS_HOST_MAX];
     ios_acc_data_vs_ram(run, (double)(p->block * p->segments), &node_bytes, &node_ram, host,
@@ -1064,18 +1201,21 @@ int ios_ior_run(struct ios_run *run, const struct ios_ior_params *p)
     int on_node = ios_shift_ranks_on_node(run, read_shift(run, p));
     if (run->rank == 0) {
         add_notes(run, p, &be, have_manifest, node_bytes, node_ram, host, on_node);
-        ios_ior_out_end_results(p, &series[0], &series[1]);
-        if (p->wearout && p->deadline > 0) /* IOR's log line at the end of the test */
-            fprintf(extra, "Pairs deadlineForStonewallingaccessed: %llu\n", first_write_pairs);
-        ios_ior_out_summary(run, p, series, 2);
-        ios_ior_out_finish();
-        ios_acc_print_notes(extra, rep); /* ioscore's sections after IOR's last line */
-        record_test(run, p, have_manifest ? &manifest : NULL, seed);
-        if (p->stonewall_status_file[0] && p->write && p->wearout && !run->aborted)
-            write_status_file(p);
-        fflush(extra);
+        finish_output(run, L, series, have_manifest, seed, extra);
     }
-    MPI_Bcast(&verify_errors, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-    int rc = ios_acceptance_finish(run, "ior");
+    MPI_Bcast(&verify_errors, 1, MPI_DOUBLE, 0, ios_test_comm);
+    rc = ios_acceptance_finish(run, "ior");
     return rc ? rc : verify_errors > 0 ? 1 : 0;
+}
+
+int ios_ior_run(struct ios_run *run, const struct ios_ior_params *p)
+{
+    struct ior_launch *L = calloc(1, sizeof *L);
+    if (!L)
+        ios_fatal("out of memory (the launch's state)");
+    L->p = p;
+    L->read_pairs = UINT64_MAX;
+    int rc = run_launch(run, L);
+    free(L);
+    return rc;
 }

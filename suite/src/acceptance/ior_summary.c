@@ -9,6 +9,8 @@
 #include <inttypes.h>
 #include <libgen.h>
 #include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/statvfs.h>
 #include <sys/utsname.h>
@@ -18,6 +20,7 @@
 
 #define MIB 1048576.0
 #define MB 1000000.0
+#define IOR_DECIMALS 4 /* IOR's PrintKeyValDouble: %.4f in JSON and CSV */
 
 /* Rank 0's document in progress. */
 static struct {
@@ -26,34 +29,6 @@ static struct {
     int json_open;
     struct ios_json j;
 } doc;
-
-int ios_ior_output_directive(struct ios_ior_params *p, const char *key, const char *value, int rank)
-{
-    const char *err = NULL;
-    if (ios_streq_nocase(key, "summaryFormat")) {
-        if (ios_streq_nocase(value, "default"))
-            p->summary_format = IOS_IOR_TEXT;
-        else if (ios_streq_nocase(value, "JSON"))
-            p->summary_format = IOS_IOR_JSON;
-        else if (ios_streq_nocase(value, "CSV"))
-            p->summary_format = IOS_IOR_CSV;
-        else
-            err = "expected default, JSON or CSV";
-    } else if (ios_streq_nocase(key, "summaryFile") ||
-               ios_streq_nocase(key, "saveRankPerformanceDetailsCSV")) {
-        int summary = ios_streq_nocase(key, "summaryFile");
-        char *dest = summary ? p->summary_file : p->rank_csv;
-        if (!value[0] || strlen(value) >= IOS_PATH_MAX)
-            err = "expected a file name";
-        else
-            snprintf(dest, IOS_PATH_MAX, "%s", value);
-    } else {
-        return -1;
-    }
-    if (err && rank == 0)
-        fprintf(stderr, "ioscore-suite ior: ERROR: -O %s=%s: %s\n", key, value, err);
-    return err ? 2 : 0;
-}
 
 int ios_ior_out_open(const struct ios_ior_params *p)
 {
@@ -172,15 +147,74 @@ static void fs_size_of(const char *file, struct fs_size *fs)
              (1 - (double)st.f_ffree / (double)st.f_files) * 100);
 }
 
+/* One line of IOR's "Options" (its ShowSetup): the text header prints it "key : value", the
+ * JSON document as a member, a number where IOR writes one. */
+struct setup_line {
+    const char *key;
+    char value[IOS_PATH_MAX];
+    int number;
+};
+#define SETUP_LINES 24
+
+static void add_line(struct setup_line *lines, int *n, const char *key, int number, const char *fmt,
+                     ...) __attribute__((format(printf, 5, 6)));
+static void add_line(struct setup_line *lines, int *n, const char *key, int number, const char *fmt,
+                     ...)
+{
+    struct setup_line *l = &lines[(*n)++];
+    l->key = key;
+    l->number = number;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(l->value, sizeof l->value, fmt, ap);
+    va_end(ap);
+}
+
+/* IOR's options in its order; returns how many lines. */
+static int setup_lines(const struct ios_run *run, const struct ios_ior_params *p, int collective,
+                       struct setup_line *lines)
+{
+    char xfer[32], block[32], agg[32];
+    human_size(p->xfer, xfer, sizeof xfer);
+    human_size(p->block, block, sizeof block);
+    human_size(p->block * p->segments * (uint64_t)run->size, agg, sizeof agg);
+    int n = 0;
+    add_line(lines, &n, "api", 0, "%s", p->api);
+    add_line(lines, &n, "apiVersion", 0, "%s", "");
+    add_line(lines, &n, "test filename", 0, "%s", p->test_file);
+    add_line(lines, &n, "access", 0, "%s", p->fpp ? "file-per-process" : "single-shared-file");
+    add_line(lines, &n, "type", 0, "%s", collective ? "collective" : "independent");
+    add_line(lines, &n, "segments", 1, "%" PRIu64, p->segments);
+    add_line(lines, &n, "ordering in a file", 0, "%s", p->random ? "random" : "sequential");
+    add_line(lines, &n, "ordering inter file", 0, "%s",
+             p->reorder ? "constant task offset" : "no tasks offsets");
+    if (p->reorder)
+        add_line(lines, &n, "task offset", 1, "%d", p->task_offset);
+    add_line(lines, &n, "nodes", 1, "%d", run->nnodes);
+    add_line(lines, &n, "tasks", 1, "%d", run->size);
+    add_line(lines, &n, "clients per node", 1, "%d", run->ppn0);
+    add_line(lines, &n, "memoryBuffer", 0, "%s", "CPU");
+    add_line(lines, &n, "dataAccess", 0, "%s", "CPU");
+    add_line(lines, &n, "GPUDirect", 0, "%s", "0");
+    add_line(lines, &n, "repetitions", 1, "%d", p->reps);
+    add_line(lines, &n, "xfersize", 0, "%s", xfer);
+    add_line(lines, &n, "blocksize", 0, "%s", block);
+    add_line(lines, &n, "aggregate filesize", 0, "%s", agg);
+    if (p->verbose)
+        add_line(lines, &n, "verbose", 1, "%d", p->verbose);
+    if (p->deadline > 0) {
+        add_line(lines, &n, "stonewallingTime", 1, "%d", p->deadline);
+        add_line(lines, &n, "stoneWallingWearOut", 1, "%d", p->wearout);
+    }
+    return n;
+}
+
 static void text_header(const struct ios_run *run, const struct ios_ior_params *p, int collective,
                         int32_t seed, const char *sysname)
 {
     FILE *o = doc.out;
-    char now[64], xfer[32], block[32], agg[32];
+    char now[64];
     now_text(now, sizeof now);
-    human_size(p->xfer, xfer, sizeof xfer);
-    human_size(p->block, block, sizeof block);
-    human_size(p->block * p->segments * (uint64_t)run->size, agg, sizeof agg);
     char file[IOS_PATH_MAX + 16];
     first_file(p, file, sizeof file);
     struct fs_size fs;
@@ -200,33 +234,10 @@ static void text_header(const struct ios_run *run, const struct ios_ior_params *
             run->resdir_scratch ? "not kept (--resultdir DIR keeps result.json and the CSVs)"
                                 : run->resdir);
     fprintf(o, "\nOptions: \n");
-    fprintf(o, "api                 : %s\n", p->api);
-    fprintf(o, "apiVersion          : \n");
-    fprintf(o, "test filename       : %s\n", p->test_file);
-    fprintf(o, "access              : %s\n", p->fpp ? "file-per-process" : "single-shared-file");
-    fprintf(o, "type                : %s\n", collective ? "collective" : "independent");
-    fprintf(o, "segments            : %" PRIu64 "\n", p->segments);
-    fprintf(o, "ordering in a file  : %s\n", p->random ? "random" : "sequential");
-    fprintf(o, "ordering inter file : %s\n",
-            p->reorder ? "constant task offset" : "no tasks offsets");
-    if (p->reorder)
-        fprintf(o, "task offset         : %d\n", p->task_offset);
-    fprintf(o, "nodes               : %d\n", run->nnodes);
-    fprintf(o, "tasks               : %d\n", run->size);
-    fprintf(o, "clients per node    : %d\n", run->ppn0);
-    fprintf(o, "memoryBuffer        : CPU\n");
-    fprintf(o, "dataAccess          : CPU\n");
-    fprintf(o, "GPUDirect           : 0\n");
-    fprintf(o, "repetitions         : %d\n", p->reps);
-    fprintf(o, "xfersize            : %s\n", xfer);
-    fprintf(o, "blocksize           : %s\n", block);
-    fprintf(o, "aggregate filesize  : %s\n", agg);
-    if (p->verbose)
-        fprintf(o, "verbose             : %d\n", p->verbose);
-    if (p->deadline > 0) {
-        fprintf(o, "stonewallingTime    : %d\n", p->deadline);
-        fprintf(o, "stoneWallingWearOut : %d\n", p->wearout);
-    }
+    struct setup_line lines[SETUP_LINES];
+    int n = setup_lines(run, p, collective, lines);
+    for (int i = 0; i < n; i++)
+        fprintf(o, "%-20s: %s\n", lines[i].key, lines[i].value);
     fprintf(o, "data packet type    : %s (signature -G %d)\n", p->packet_name, seed);
 }
 
@@ -304,37 +315,14 @@ static void json_parameters(struct ios_json *j, const struct ios_run *run,
 static void json_options(struct ios_json *j, const struct ios_run *run,
                          const struct ios_ior_params *p, int collective)
 {
-    char xfer[32], block[32], agg[32];
-    human_size(p->xfer, xfer, sizeof xfer);
-    human_size(p->block, block, sizeof block);
-    human_size(p->block * p->segments * (uint64_t)run->size, agg, sizeof agg);
+    struct setup_line lines[SETUP_LINES];
+    int n = setup_lines(run, p, collective, lines);
     ios_json_begin_object(j, "Options");
-    ios_json_string(j, "api", p->api);
-    ios_json_string(j, "apiVersion", "");
-    ios_json_string(j, "test filename", p->test_file);
-    ios_json_string(j, "access", p->fpp ? "file-per-process" : "single-shared-file");
-    ios_json_string(j, "type", collective ? "collective" : "independent");
-    ios_json_int(j, "segments", (int64_t)p->segments);
-    ios_json_string(j, "ordering in a file", p->random ? "random" : "sequential");
-    ios_json_string(j, "ordering inter file",
-                    p->reorder ? "constant task offset" : "no tasks offsets");
-    if (p->reorder)
-        ios_json_int(j, "task offset", p->task_offset);
-    ios_json_int(j, "nodes", run->nnodes);
-    ios_json_int(j, "tasks", run->size);
-    ios_json_int(j, "clients per node", run->ppn0);
-    ios_json_string(j, "memoryBuffer", "CPU");
-    ios_json_string(j, "dataAccess", "CPU");
-    ios_json_string(j, "GPUDirect", "0");
-    ios_json_int(j, "repetitions", p->reps);
-    ios_json_string(j, "xfersize", xfer);
-    ios_json_string(j, "blocksize", block);
-    ios_json_string(j, "aggregate filesize", agg);
-    if (p->verbose)
-        ios_json_int(j, "verbose", p->verbose);
-    if (p->deadline > 0) {
-        ios_json_int(j, "stonewallingTime", p->deadline);
-        ios_json_int(j, "stoneWallingWearOut", p->wearout);
+    for (int i = 0; i < n; i++) {
+        if (lines[i].number)
+            ios_json_int(j, lines[i].key, strtoll(lines[i].value, NULL, 10));
+        else
+            ios_json_string(j, lines[i].key, lines[i].value);
     }
     ios_json_end_object(j);
 }
@@ -423,15 +411,15 @@ void ios_ior_out_row(const char *access, const struct ios_ior_row *row,
         struct ios_json *j = &doc.j;
         ios_json_begin_object(j, NULL);
         ios_json_string(j, "access", access);
-        ios_json_double(j, "bwMiB", row->mib);
-        ios_json_double(j, "blockKiB", block_kib);
-        ios_json_double(j, "xferKiB", xfer_kib);
-        ios_json_double(j, "iops", row->iops);
-        ios_json_double(j, "latency", row->latency);
-        ios_json_double(j, "openTime", row->open);
-        ios_json_double(j, "wrRdTime", row->io);
-        ios_json_double(j, "closeTime", row->close);
-        ios_json_double(j, "totalTime", row->total);
+        ios_json_fixed(j, "bwMiB", row->mib, IOR_DECIMALS);
+        ios_json_fixed(j, "blockKiB", block_kib, IOR_DECIMALS);
+        ios_json_fixed(j, "xferKiB", xfer_kib, IOR_DECIMALS);
+        ios_json_fixed(j, "iops", row->iops, IOR_DECIMALS);
+        ios_json_fixed(j, "latency", row->latency, IOR_DECIMALS);
+        ios_json_fixed(j, "openTime", row->open, IOR_DECIMALS);
+        ios_json_fixed(j, "wrRdTime", row->io, IOR_DECIMALS);
+        ios_json_fixed(j, "closeTime", row->close, IOR_DECIMALS);
+        ios_json_fixed(j, "totalTime", row->total, IOR_DECIMALS);
         ios_json_end_object(j);
     }
     fflush(doc.out);
@@ -449,7 +437,7 @@ void ios_ior_out_remove(const struct ios_ior_params *p, double seconds, int iter
     } else if (doc.format == IOS_IOR_JSON) {
         ios_json_begin_object(&doc.j, NULL);
         ios_json_string(&doc.j, "access", "remove");
-        ios_json_double(&doc.j, "totalTime", seconds);
+        ios_json_fixed(&doc.j, "totalTime", seconds, IOR_DECIMALS);
         ios_json_end_object(&doc.j);
     }
     fflush(doc.out);
@@ -475,12 +463,12 @@ void ios_ior_out_end_results(const struct ios_ior_params *p, const struct ios_io
         if (p->verbose >= 1) {
             ios_json_begin_object(j, "max");
             if (p->write) {
-                ios_json_double(j, "writeMiB", w / MIB);
-                ios_json_double(j, "writeMB", w / MB);
+                ios_json_fixed(j, "writeMiB", w / MIB, IOR_DECIMALS);
+                ios_json_fixed(j, "writeMB", w / MB, IOR_DECIMALS);
             }
             if (p->read) {
-                ios_json_double(j, "readMiB", r / MIB);
-                ios_json_double(j, "readMB", r / MB);
+                ios_json_fixed(j, "readMiB", r / MIB, IOR_DECIMALS);
+                ios_json_fixed(j, "readMB", r / MB, IOR_DECIMALS);
             }
             ios_json_end_object(j);
         }
@@ -562,20 +550,20 @@ static void json_summary_row(const struct ios_run *run, const struct ios_ior_par
     ios_json_int(j, "taskPerNodeOffset", p->task_offset);
     ios_json_int(j, "reorderTasksRandom", 0);
     ios_json_int(j, "reorderTasksRandomSeed", 0);
-    ios_json_double(j, "bwMaxMIB", s->bw.max);
-    ios_json_double(j, "bwMinMIB", s->bw.min);
-    ios_json_double(j, "bwMeanMIB", s->bw.mean);
-    ios_json_double(j, "bwStdMIB", s->bw.stddev);
-    ios_json_double(j, "OPsMax", s->ops.max);
-    ios_json_double(j, "OPsMin", s->ops.min);
-    ios_json_double(j, "OPsMean", s->ops.mean);
-    ios_json_double(j, "OPsSD", s->ops.stddev);
-    ios_json_double(j, "MeanTime", s->time.mean);
+    ios_json_fixed(j, "bwMaxMIB", s->bw.max, IOR_DECIMALS);
+    ios_json_fixed(j, "bwMinMIB", s->bw.min, IOR_DECIMALS);
+    ios_json_fixed(j, "bwMeanMIB", s->bw.mean, IOR_DECIMALS);
+    ios_json_fixed(j, "bwStdMIB", s->bw.stddev, IOR_DECIMALS);
+    ios_json_fixed(j, "OPsMax", s->ops.max, IOR_DECIMALS);
+    ios_json_fixed(j, "OPsMin", s->ops.min, IOR_DECIMALS);
+    ios_json_fixed(j, "OPsMean", s->ops.mean, IOR_DECIMALS);
+    ios_json_fixed(j, "OPsSD", s->ops.stddev, IOR_DECIMALS);
+    ios_json_fixed(j, "MeanTime", s->time.mean, IOR_DECIMALS);
     if (s->stonewall) {
-        ios_json_double(j, "StoneWallTime", s->sw_time);
-        ios_json_double(j, "StoneWallbwMeanMIB", s->sw_mib);
+        ios_json_fixed(j, "StoneWallTime", s->sw_time, IOR_DECIMALS);
+        ios_json_fixed(j, "StoneWallbwMeanMIB", s->sw_mib, IOR_DECIMALS);
     }
-    ios_json_double(j, "xsizeMiB", se->rows[0].bytes / MIB);
+    ios_json_fixed(j, "xsizeMiB", se->rows[0].bytes / MIB, IOR_DECIMALS);
     ios_json_end_object(j);
 }
 

@@ -79,6 +79,6 @@ int ios_acceptance_finish(struct ios_run *run, const char *tool)
 int ios_acceptance_agree(int mine_failed)
 {
     int any = 0;
-    MPI_Allreduce(&mine_failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Allreduce(&mine_failed, &any, 1, MPI_INT, MPI_MAX, ios_test_comm);
     return any ? 2 : 0;
 }

@@ -191,7 +191,7 @@ static int mpiio_open(struct ios_backend *be, const char *path, int flags, int64
             MPI_Info_set(info, st->hints[i].key, st->hints[i].value);
     }
     MPI_File fh = MPI_FILE_NULL;
-    MPI_Comm comm = (flags & IOS_OPEN_SHARED) ? MPI_COMM_WORLD : MPI_COMM_SELF;
+    MPI_Comm comm = (flags & IOS_OPEN_SHARED) ? ios_test_comm : MPI_COMM_SELF;
     int rc = MPI_File_open(comm, path, amode, info, &fh);
     if (info != MPI_INFO_NULL)
         MPI_Info_free(&info);

@@ -59,11 +59,11 @@ int ios_posix_open_fd(const char *path, int flags, int odirect)
         oflags = O_WRONLY;
     else
         oflags = O_RDONLY;
-    if (flags & IOS_OPEN_CREATE)
-        oflags |= O_CREAT;
+    if (flags & IOS_OPEN_CREATE) /* as IOR's and mdtest's POSIX create: read-write, 0664 */
+        oflags = O_RDWR | O_CREAT;
     if (odirect)
         oflags |= O_DIRECT;
-    int fd = open(path, oflags | O_CLOEXEC, 0644);
+    int fd = open(path, oflags | O_CLOEXEC, 0664);
     /* FUSE file systems (MooseFS) may answer EEXIST to an O_CREAT without O_EXCL when another
      * client created the file between their lookup and create: it exists, which is all that
      * O_CREAT asked for, so open it as it is */

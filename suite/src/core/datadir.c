@@ -43,7 +43,7 @@ void ios_datadir_prepare(struct ios_run *run)
             }
         }
     }
-    MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Bcast(&rc, 1, MPI_INT, 0, ios_test_comm);
     if (rc != 0) {
         if (run->rank == 0)
             fprintf(stderr, "ioscore-suite: ERROR: %s\n", err);
@@ -77,10 +77,10 @@ void ios_datadir_cleanup(struct ios_run *run)
             continue;
         p->cleanup(run, &be);
     }
-    MPI_Barrier(MPI_COMM_WORLD); /* every rank's removals before the directory goes */
+    MPI_Barrier(ios_test_comm); /* every rank's removals before the directory goes */
     if (run->rank == 0)
         remove_marker_and_datadir(run, 1);
-    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Barrier(ios_test_comm);
 }
 
 int ios_run_cleanup_only(struct ios_run *run)
@@ -110,6 +110,6 @@ int ios_run_cleanup_only(struct ios_run *run)
                        run->datadir);
         }
     }
-    MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Bcast(&rc, 1, MPI_INT, 0, ios_test_comm);
     return rc;
 }

@@ -46,14 +46,14 @@ static void gather_full(struct ios_run *run, struct ios_phase_ctx *ctx)
             ios_fatal("out of memory (phase results)");
     }
     MPI_Gather(&ctx->mine, IOS_RANK_STATS_DOUBLES, MPI_DOUBLE, res->ranks, IOS_RANK_STATS_DOUBLES,
-               MPI_DOUBLE, 0, MPI_COMM_WORLD);
+               MPI_DOUBLE, 0, ios_test_comm);
     /* the hosts of the per-rank rows: gathered with them, no run-wide table of them */
     MPI_Gather(run->host, IOS_HOST_MAX, MPI_CHAR, res->hosts, IOS_HOST_MAX, MPI_CHAR, 0,
-               MPI_COMM_WORLD);
+               ios_test_comm);
 
     /* time series: align every rank's buckets to the longest one */
     int len = ctx->ts.n, max_len = 0;
-    MPI_Allreduce(&len, &max_len, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Allreduce(&len, &max_len, 1, MPI_INT, MPI_MAX, ios_test_comm);
     uint64_t *mine = calloc((size_t)(max_len ? max_len : 1), sizeof *mine);
     if (!mine)
         ios_fatal("out of memory (time series)");
@@ -66,7 +66,7 @@ static void gather_full(struct ios_run *run, struct ios_phase_ctx *ctx)
     }
     if (max_len > 0)
         MPI_Gather(mine, max_len, MPI_UINT64_T, res->ts_per_rank, max_len, MPI_UINT64_T, 0,
-                   MPI_COMM_WORLD);
+                   ios_test_comm);
     free(mine);
     if (run->rank == 0)
         for (int r = 0; r < n; r++)
@@ -82,7 +82,7 @@ static void gather_full(struct ios_run *run, struct ios_phase_ctx *ctx)
             ios_fatal("out of memory (latency)");
     }
     MPI_Gather(&own, (int)sizeof own, MPI_BYTE, res->lat_ranks, (int)sizeof own, MPI_BYTE, 0,
-               MPI_COMM_WORLD);
+               ios_test_comm);
 
     /* the first error message of any rank, for the reports */
     char *all = NULL;
@@ -91,7 +91,7 @@ static void gather_full(struct ios_run *run, struct ios_phase_ctx *ctx)
         if (!all)
             ios_fatal("out of memory (errors)");
     }
-    MPI_Gather(ctx->error, IOS_MSG_MAX, MPI_CHAR, all, IOS_MSG_MAX, MPI_CHAR, 0, MPI_COMM_WORLD);
+    MPI_Gather(ctx->error, IOS_MSG_MAX, MPI_CHAR, all, IOS_MSG_MAX, MPI_CHAR, 0, ios_test_comm);
     if (run->rank == 0) {
         int failed = 0;
         const char *first = NULL;
@@ -145,9 +145,9 @@ static void stream_full_file(struct ios_run *run, struct ios_phase_result *res,
 {
     int go = 0;
     if (run->rank != 0) {
-        MPI_Recv(&go, 1, MPI_INT, 0, 21, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Recv(&go, 1, MPI_INT, 0, 21, ios_test_comm, MPI_STATUS_IGNORE);
         if (go)
-            MPI_Send(mine, (int)sizeof *mine, MPI_BYTE, 0, 22, MPI_COMM_WORLD);
+            MPI_Send(mine, (int)sizeof *mine, MPI_BYTE, 0, 22, ios_test_comm);
         return;
     }
     struct ios_rank_file *file = ios_rank_file_open(run, res);
@@ -160,7 +160,7 @@ static void stream_full_file(struct ios_run *run, struct ios_phase_result *res,
         int to = from + FULL_CHUNK < run->size ? from + FULL_CHUNK : run->size;
         for (int r = from; r < to; r++)
             if (r != 0)
-                MPI_Send(&go, 1, MPI_INT, r, 21, MPI_COMM_WORLD);
+                MPI_Send(&go, 1, MPI_INT, r, 21, ios_test_comm);
         if (!go)
             continue;
         for (int r = from; r < to; r++) {
@@ -168,7 +168,7 @@ static void stream_full_file(struct ios_run *run, struct ios_phase_result *res,
                 chunk[0] = *mine;
                 reqs[0] = MPI_REQUEST_NULL;
             } else
-                MPI_Irecv(&chunk[r - from], (int)sizeof *chunk, MPI_BYTE, r, 22, MPI_COMM_WORLD,
+                MPI_Irecv(&chunk[r - from], (int)sizeof *chunk, MPI_BYTE, r, 22, ios_test_comm,
                           &reqs[r - from]);
         }
         /* one MPI_Wait each, not MPI_Waitall(..., MPI_STATUSES_IGNORE): MPICH defines that as
@@ -190,16 +190,16 @@ static void stream_full_file(struct ios_run *run, struct ios_phase_result *res,
 /* Rank 0 receives the first failed rank's message (every rank knows which one it is). */
 static void first_error(struct ios_run *run, struct ios_phase_ctx *ctx, int64_t first_failed)
 {
-    MPI_Bcast(&first_failed, 1, MPI_INT64_T, 0, MPI_COMM_WORLD);
+    MPI_Bcast(&first_failed, 1, MPI_INT64_T, 0, ios_test_comm);
     if (first_failed == INT64_MAX)
         return;
     char msg[IOS_MSG_MAX];
     memcpy(msg, ctx->error, sizeof msg);
     if (first_failed != 0) {
         if (run->rank == first_failed)
-            MPI_Send(ctx->error, IOS_MSG_MAX, MPI_CHAR, 0, 23, MPI_COMM_WORLD);
+            MPI_Send(ctx->error, IOS_MSG_MAX, MPI_CHAR, 0, 23, ios_test_comm);
         else if (run->rank == 0)
-            MPI_Recv(msg, IOS_MSG_MAX, MPI_CHAR, (int)first_failed, 23, MPI_COMM_WORLD,
+            MPI_Recv(msg, IOS_MSG_MAX, MPI_CHAR, (int)first_failed, 23, ios_test_comm,
                      MPI_STATUS_IGNORE);
     }
     if (run->rank == 0) {
@@ -214,7 +214,7 @@ static void gather_summary(struct ios_run *run, struct ios_phase_ctx *ctx)
 {
     struct ios_phase_result *res = ctx->res;
     double t0 = 0;
-    MPI_Allreduce(&ctx->mine.start, &t0, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(&ctx->mine.start, &t0, 1, MPI_DOUBLE, MPI_MIN, ios_test_comm);
     struct ios_rs_rank mine;
     memset(&mine, 0, sizeof mine);
     mine.rank = run->rank;
@@ -273,7 +273,7 @@ static void gather_summary(struct ios_run *run, struct ios_phase_ctx *ctx)
 
     /* the time series: the aggregate only */
     int len = ctx->ts.n, max_len = 0;
-    MPI_Allreduce(&len, &max_len, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Allreduce(&len, &max_len, 1, MPI_INT, MPI_MAX, ios_test_comm);
     uint64_t *buckets = calloc((size_t)(max_len ? max_len : 1), sizeof *buckets);
     if (!buckets)
         ios_fatal("out of memory (time series)");
@@ -287,7 +287,7 @@ static void gather_summary(struct ios_run *run, struct ios_phase_ctx *ctx)
             ios_fatal("out of memory (time series)");
     }
     if (max_len > 0)
-        MPI_Reduce(buckets, res->ts_aggregate, max_len, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+        MPI_Reduce(buckets, res->ts_aggregate, max_len, MPI_UINT64_T, MPI_SUM, 0, ios_test_comm);
     free(buckets);
 
     first_error(run, ctx, first_failed);
@@ -384,8 +384,8 @@ void ios_gather_phase(struct ios_run *run, struct ios_phase_ctx *ctx)
         compute_score(ctx, &totals);
         check_phase(run, ctx, &totals);
     }
-    MPI_Bcast(&res->score, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-    MPI_Bcast(&res->valid, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Bcast(&res->score, 1, MPI_DOUBLE, 0, ios_test_comm);
+    MPI_Bcast(&res->valid, 1, MPI_INT, 0, ios_test_comm);
 }
 
 void ios_score_run(struct ios_run *run)

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "ioscore/instrument.h"
+#include "ioscore/util.h"
 
 #define NS_PER_S 1000000000ull
 #define PROGRESS_INTERVAL_NS NS_PER_S /* a new reduction at most once a second */
@@ -35,7 +36,7 @@ void ios_instrument_cfg_init(struct ios_instrument_cfg *cfg, int rank, int quiet
     cfg->stderr_is_tty = rank == 0 && isatty(STDERR_FILENO);
     const char *trace = getenv("IOSCORE_LATENCY_TRACE");
     cfg->trace = cfg->enabled && trace && *trace ? trace : NULL;
-    MPI_Comm_dup(MPI_COMM_WORLD, &cfg->comm);
+    MPI_Comm_dup(ios_test_comm, &cfg->comm);
 }
 
 void ios_instrument_cfg_free(struct ios_instrument_cfg *cfg)
@@ -168,7 +169,7 @@ void ios_instrument_finish(struct ios_instrument *in)
     /* Ranks may have started different numbers of reductions; the k-th reductions match on the
      * private communicator, so everyone catches up to the largest count, then waits. */
     int mine = in->started, most = 0;
-    MPI_Allreduce(&mine, &most, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Allreduce(&mine, &most, 1, MPI_INT, MPI_MAX, ios_test_comm);
     if (in->pending)
         MPI_Wait(&in->req, MPI_STATUS_IGNORE);
     in->pending = 0;
@@ -305,7 +306,7 @@ void ios_latency_reduce(const struct ios_latency *mine, struct ios_latency *merg
     if (n <= 0)
         return;
     int world = 0;
-    MPI_Comm_rank(MPI_COMM_WORLD, &world);
+    MPI_Comm_rank(ios_test_comm, &world);
     MPI_Datatype type;
     MPI_Op op;
     MPI_Type_contiguous((int)sizeof *mine, MPI_BYTE, &type);
@@ -332,8 +333,8 @@ int ios_lat_series_reduce(struct ios_lat_series *s, MPI_Comm node, MPI_Comm lead
 {
     int n = 0, world = 0;
     *out = NULL;
-    MPI_Comm_rank(MPI_COMM_WORLD, &world);
-    MPI_Allreduce(&s->n, &n, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Comm_rank(ios_test_comm, &world);
+    MPI_Allreduce(&s->n, &n, 1, MPI_INT, MPI_MAX, ios_test_comm);
     if (n == 0)
         return 0;
     series_reserve(s, n); /* every rank sends n seconds; the ones it never reached are empty */

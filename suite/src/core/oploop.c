@@ -13,7 +13,7 @@ uint64_t ios_run_ops(struct ios_phase_ctx *ctx, ios_op_fn op, void *state, uint6
 {
     uint64_t i = from;
     if (ctx->lockstep) /* a rank that cannot start must not leave the others in a collective */
-        MPI_Allreduce(MPI_IN_PLACE, ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+        MPI_Allreduce(MPI_IN_PLACE, ok, 1, MPI_INT, MPI_MIN, ios_test_comm);
     while (*ok && i < to) {
         uint64_t t0 = ios_op_begin(&ctx->instr);
         int rc = op(state, i);
@@ -36,7 +36,7 @@ uint64_t ios_run_ops(struct ios_phase_ctx *ctx, ios_op_fn op, void *state, uint6
                 stop |= STOP_DEADLINE;
         }
         if (ctx->lockstep)
-            MPI_Allreduce(MPI_IN_PLACE, &stop, 1, MPI_INT, MPI_BOR, MPI_COMM_WORLD);
+            MPI_Allreduce(MPI_IN_PLACE, &stop, 1, MPI_INT, MPI_BOR, ios_test_comm);
         if (stop & STOP_FAILED) {
             *ok = 0;
             break;
@@ -56,7 +56,7 @@ uint64_t ios_run_ops_wear_out(struct ios_phase_ctx *ctx, ios_op_fn op, void *sta
     ctx->mine.first_done = ios_wtime();
     ctx->mine.items_at_deadline = (double)done;
     unsigned long long mine = done, busiest = 0;
-    MPI_Allreduce(&mine, &busiest, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Allreduce(&mine, &busiest, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, ios_test_comm);
     ios_run_ops(ctx, op, state, done, busiest, 0, ok);
     if (deadline > 0) {
         ctx->res->has_stonewall = 1;

@@ -81,7 +81,7 @@ int64_t ios_status_read_bcast(struct ios_run *run, const char *name)
         if (f)
             fclose(f);
     }
-    MPI_Bcast(&value, 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD);
+    MPI_Bcast(&value, 1, MPI_LONG_LONG, 0, ios_test_comm);
     return value;
 }
 

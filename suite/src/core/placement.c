@@ -61,13 +61,13 @@ void ios_placement(struct ios_run *run, int simulate_ppn, int simulate_nodes)
     int color = (int)(ios_hash_bytes(0, run->host) & 0x7fffffff);
     if (getenv("IOSCORE_TEST_HASH_COLLISIONS")) /* test only: every host collides */
         color = 0;
-    MPI_Comm_split(MPI_COMM_WORLD, color, run->rank, &by_hash);
+    MPI_Comm_split(ios_test_comm, color, run->rank, &by_hash);
     run->node_comm = split_until_one_name(by_hash, run->host);
     int node_rank = 0, node_size = 0;
     MPI_Comm_rank(run->node_comm, &node_rank);
     MPI_Comm_size(run->node_comm, &node_size);
     /* key = world rank: leader i is the first rank of the i-th host to appear */
-    MPI_Comm_split(MPI_COMM_WORLD, node_rank == 0 ? 0 : MPI_UNDEFINED, run->rank,
+    MPI_Comm_split(ios_test_comm, node_rank == 0 ? 0 : MPI_UNDEFINED, run->rank,
                    &run->leaders_comm);
     run->node_id = 0;
     if (run->leaders_comm != MPI_COMM_NULL)
@@ -78,7 +78,7 @@ void ios_placement(struct ios_run *run, int simulate_ppn, int simulate_nodes)
     int mine[3] = {node_rank == 0, run->rank == 0 ? node_size : 0,
                    run->rank == 1 && run->node_id == 0};
     int sums[3];
-    MPI_Allreduce(mine, sums, 3, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(mine, sums, 3, MPI_INT, MPI_SUM, ios_test_comm);
     run->nnodes = sums[0];
     run->ppn0 = sums[1];
     run->block_mapped = sums[2];
@@ -100,10 +100,10 @@ int ios_shift_ranks_on_node(const struct ios_run *run, int shift)
     shift = n > 0 ? ((shift % n) + n) % n : 0;
     int to = (run->rank - shift + n) % n, from = (run->rank + shift) % n;
     int theirs = run->node_id;
-    MPI_Sendrecv(&run->node_id, 1, MPI_INT, to, 24, &theirs, 1, MPI_INT, from, 24, MPI_COMM_WORLD,
+    MPI_Sendrecv(&run->node_id, 1, MPI_INT, to, 24, &theirs, 1, MPI_INT, from, 24, ios_test_comm,
                  MPI_STATUS_IGNORE);
     int same = theirs == run->node_id, n_same = 0;
-    MPI_Allreduce(&same, &n_same, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(&same, &n_same, 1, MPI_INT, MPI_SUM, ios_test_comm);
     return n_same;
 }
 

@@ -43,7 +43,7 @@ static void drop_caches(struct ios_run *run)
     const char *cmd = run->cfg.opt.global.drop_caches_cmd;
     if (cmd && system(cmd) != 0 && run->rank == 0)
         fprintf(stderr, "ioscore-suite: WARNING: drop-caches-cmd failed: %s\n", cmd);
-    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Barrier(ios_test_comm);
 }
 
 struct ios_phase_result *ios_run_one_phase(struct ios_run *run, const struct ios_phase *p)
@@ -69,7 +69,7 @@ struct ios_phase_result *ios_run_one_phase(struct ios_run *run, const struct ios
 
     if (p->type != IOS_PHASE_DUMMY && enabled)
         drop_caches(run);
-    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Barrier(ios_test_comm);
     res->t_start = ios_wtime();
     ios_result_line(run, "%s", "");
     ios_result_line(run, "[%s]", p->name);
@@ -79,7 +79,7 @@ struct ios_phase_result *ios_run_one_phase(struct ios_run *run, const struct ios
         ios_result_key(run, "t_start", text);
     }
     pause_if_requested(run, p->name);
-    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Barrier(ios_test_comm);
     double start = ios_wtime();
     res->t_start = start;
     ios_timeseries_start(&ctx.ts, start);
@@ -89,7 +89,7 @@ struct ios_phase_result *ios_run_one_phase(struct ios_run *run, const struct ios
         p->run(&ctx);
     }
     ios_instrument_finish(&ctx.instr); /* no progress reduction outlives the phase */
-    MPI_Barrier(MPI_COMM_WORLD);       /* the phase ends when every rank is done */
+    MPI_Barrier(ios_test_comm);        /* the phase ends when every rank is done */
     res->t_end = ios_wtime();
     res->t_delta = res->t_end - start;
     ios_gather_phase(run, &ctx);
@@ -99,7 +99,7 @@ struct ios_phase_result *ios_run_one_phase(struct ios_run *run, const struct ios
 
     /* I/O errors stop the run; every rank agrees through rank 0's view */
     int failed = run->rank == 0 && res->failed_ranks > 0;
-    MPI_Bcast(&failed, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Bcast(&failed, 1, MPI_INT, 0, ios_test_comm);
     if (failed) {
         run->aborted = 1;
         snprintf(run->abort_reason, sizeof run->abort_reason, "stopped after %s: %.400s", p->name,

@@ -133,6 +133,8 @@ int ios_mkdir_p(const char *path, unsigned mode)
     return S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
 }
 
+MPI_Comm ios_test_comm = MPI_COMM_WORLD;
+
 void ios_fatal(const char *fmt, ...)
 {
     int rank = 0, initialized = 0;

@@ -174,7 +174,7 @@ int ios_run_validate(struct ios_run *run)
     /* the file system is rank 0's view, as when it creates the directories */
     if (rc == 0 && run->rank == 0)
         rc = check_directories(run, err, sizeof err);
-    MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MIN, ios_test_comm);
     if (rc != 0) {
         if (run->rank == 0)
             fprintf(stderr, "ioscore-suite: ERROR: %s\n", err);

@@ -197,7 +197,7 @@ static void remove_old_file(struct ios_phase_ctx *ctx, const struct ios_xfer_job
             ios_phase_error(ctx, rc, "remove the old %s", job->path);
     }
     if (job->shared)
-        MPI_Barrier(MPI_COMM_WORLD);
+        MPI_Barrier(ios_test_comm);
 }
 
 void ios_xfer_run(struct ios_phase_ctx *ctx, struct ios_xfer_job *job)
@@ -225,7 +225,7 @@ void ios_xfer_run(struct ios_phase_ctx *ctx, struct ios_xfer_job *job)
     if (job->open_ok && job->opened)
         job->opened(ctx, job);
     if (job->barriers)
-        MPI_Barrier(MPI_COMM_WORLD);
+        MPI_Barrier(ios_test_comm);
 
     ctx->mine.loop_start = ios_wtime();
     ios_instrument_progress_start(&ctx->instr, 1, job->deadline, job->progress_total,
@@ -238,7 +238,7 @@ void ios_xfer_run(struct ios_phase_ctx *ctx, struct ios_xfer_job *job)
         int again =
             ok && !ctx->mine.hit_deadline && ios_wtime() - ctx->mine.loop_start < job->min_time;
         if (ctx->lockstep)
-            MPI_Bcast(&again, 1, MPI_INT, 0, MPI_COMM_WORLD);
+            MPI_Bcast(&again, 1, MPI_INT, 0, ios_test_comm);
         if (!again)
             break;
         end = j + job->count;
@@ -249,7 +249,7 @@ void ios_xfer_run(struct ios_phase_ctx *ctx, struct ios_xfer_job *job)
     ctx->mine.bytes_at_deadline = (double)j * (double)job->xfer;
     if (job->deadline > 0) {
         unsigned long long mine = j;
-        MPI_Allreduce(&mine, &job->max_pairs, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
+        MPI_Allreduce(&mine, &job->max_pairs, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, ios_test_comm);
         if (job->wearout) /* every rank continues to the busiest rank's count */
             j = run_transfers(&st, j, job->max_pairs, 0, &ok);
         ctx->res->stonewall_time = ctx->mine.first_done - ctx->mine.loop_start;
@@ -267,7 +267,7 @@ void ios_xfer_run(struct ios_phase_ctx *ctx, struct ios_xfer_job *job)
     }
     ctx->mine.loop_end = ios_wtime();
     if (job->barriers)
-        MPI_Barrier(MPI_COMM_WORLD);
+        MPI_Barrier(ios_test_comm);
     job->close_start = ios_wtime();
     if (job->open_ok) {
         rc = ctx->be.ops->close(&ctx->be, job->handle);

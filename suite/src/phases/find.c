@@ -65,8 +65,8 @@ static void run_external(struct ios_phase_ctx *ctx, const char *script)
         ios_phase_key(ctx, "total-files", "%llu", totals[1]);
         ios_phase_key(ctx, "found", "%llu", totals[0]);
     }
-    MPI_Bcast(totals, 2, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
-    MPI_Bcast(&failed, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Bcast(totals, 2, MPI_UNSIGNED_LONG_LONG, 0, ios_test_comm);
+    MPI_Bcast(&failed, 1, MPI_INT, 0, ios_test_comm);
     double elapsed = ios_wtime() - t0;
     ctx->res->has_find = 1;
     ctx->res->found = totals[0];
@@ -96,7 +96,7 @@ static void find_run(struct ios_phase_ctx *ctx)
     }
     int nproc = participants(run);
     MPI_Comm comm;
-    MPI_Comm_split(MPI_COMM_WORLD, run->rank < nproc ? 0 : MPI_UNDEFINED, run->rank, &comm);
+    MPI_Comm_split(ios_test_comm, run->rank < nproc ? 0 : MPI_UNDEFINED, run->rank, &comm);
     char newer[IOS_PATH_MAX], csv[IOS_PATH_MAX];
     ios_path(newer, sizeof newer, "%s/timestampfile", run->resdir);
     ios_path(csv, sizeof csv, "%s/find.csv", run->resdir);
@@ -127,7 +127,7 @@ static void find_run(struct ios_phase_ctx *ctx)
         }
         MPI_Comm_free(&comm);
     }
-    MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Bcast(&rc, 1, MPI_INT, 0, ios_test_comm);
     if (rc != 0 && run->rank == 0) {
         ios_phase_invalidate(ctx->res, "the find engine failed on %s: %s", run->datadir,
                              strerror(-rc));

@@ -81,7 +81,7 @@ static int ensure_top_dir(struct ios_phase_ctx *ctx, const char *name)
         if (rc != 0)
             ios_phase_error(ctx, rc, "mkdir %s", path);
     }
-    MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Bcast(&rc, 1, MPI_INT, 0, ios_test_comm);
     return rc;
 }
 
@@ -135,7 +135,7 @@ static void write_stonewalled(struct ios_phase_ctx *ctx, struct ios_xfer_job *x)
     if (st->job->status)
         ios_status_write(run, st->job->status, (int64_t)x->max_pairs);
     double sw_bytes = ctx->mine.bytes_at_deadline, sw_sum = 0;
-    MPI_Reduce(&sw_bytes, &sw_sum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+    MPI_Reduce(&sw_bytes, &sw_sum, 1, MPI_DOUBLE, MPI_SUM, 0, ios_test_comm);
     if (st->job->access == ACCESS_WRITE) {
         if (run->verbosity > 1)
             ios_phase_key(ctx, "accessed-pairs", "%llu", x->max_pairs);
@@ -375,7 +375,7 @@ static void easy_cleanup(struct ios_run *run, struct ios_backend *be)
         ios_remove_known(run, be, path, 1);
     }
     /* unlike the reference, wait for every rank's unlink before the rmdir */
-    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Barrier(ios_test_comm);
     ios_status_remove(run, "ior-easy");
     if (run->rank == 0) {
         ios_path(path, sizeof path, "%s/ior-easy", run->datadir);

@@ -154,6 +154,22 @@ void ios_json_double(struct ios_json *j, const char *key, double value)
     raw_str(j, text);
 }
 
+void ios_json_fixed(struct ios_json *j, const char *key, double value, int decimals)
+{
+    if (isinf(value)) {
+        ios_json_string(j, key, value > 0 ? "inf" : "-inf");
+        return;
+    }
+    prefix(j, key);
+    if (isnan(value)) {
+        raw_str(j, "null");
+        return;
+    }
+    char text[400]; /* %.*f of the largest double: 309 digits before the point */
+    snprintf(text, sizeof text, "%.*f", decimals, value);
+    raw_str(j, text);
+}
+
 void ios_json_int(struct ios_json *j, const char *key, int64_t value)
 {
     prefix(j, key);
