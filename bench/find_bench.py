@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """ioscore-find vs GNU find vs a bare getdents64 loop on a suite-shaped tree (not a test).
 
-The tree looks like what the suite leaves behind before its find phase (spec §1.5): per-rank
-mdtest-easy directories of empty files, one mdtest-hard directory holding most entries (3901-byte
-files, all ranks), the ior files, and a timestampfile between easy and hard. All three tools
-run in the same process of this script, on a warm cache, alternating, best of --repeat:
+The tree looks like what the suite leaves behind before its find phase (BENCHMARK-RULES
+§1.5): per-rank mdtest-easy directories of empty files, one mdtest-hard directory holding most
+entries (3901-byte files, all ranks), the ior files, and a timestampfile between easy and
+hard. All three tools run in the same process of this script, on a warm cache, alternating,
+best of --repeat:
 
 * bare loop   bench/find_getdents_loop.c: one process, getdents64 (1 MiB), d_type only;
 * ioscore-find  mpirun -np RANKS, the IO500 predicate (-newer -size 3901c -name *01*), -q;

@@ -270,7 +270,7 @@ def accept_one() -> dict[str, Any]:
     release = Release.objects.order_by("-release_date").first()
     assert release is not None
     # The newest release as while it collects submissions: its lists are drafts (a published
-    # list changes only by correction, spec §8).
+    # list changes only by correction, LEADERBOARD-RULES §8).
     newest = RankedList.objects.filter(release=release)
     states = list(newest.values_list("pk", "state", "frozen_at", "published_at"))
     newest.update(state=ListState.DRAFT, frozen_at=None, published_at=None)

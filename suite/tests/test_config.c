@@ -1,6 +1,6 @@
 /*
- * INI parsing (spec §4.1): the accepted syntax and every malformed-input case, each error
- * naming the file, the line and the section/key.
+ * INI parsing (BENCHMARK-RULES §4.1): the accepted syntax and every malformed-input case, each
+ * error naming the file, the line and the section/key.
  */
 #include <stdio.h>
 #include <stdlib.h>

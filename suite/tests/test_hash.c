@@ -49,7 +49,7 @@ static void test_config_hash(void)
 
 static void test_score_hash(void)
 {
-    /* the real sc25 submission 762 (spec §5.4 test) */
+    /* the real sc25 submission 762 (BENCHMARK-RULES §5.4 test) */
     const char *names[] = {"ior-easy-write",
                            "mdtest-easy-write",
                            "ior-hard-write",

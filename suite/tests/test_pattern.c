@@ -1,4 +1,4 @@
-/* Data pattern of spec §1.6. */
+/* Data pattern of BENCHMARK-RULES §1.6. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-/* Group scores, zero handling and TOTAL (spec §3.2). */
+/* Group scores, zero handling and TOTAL (BENCHMARK-RULES §3.2). */
 #include <math.h>
 
 #include "check.h"

@@ -67,7 +67,7 @@ def test_upload_validates_packs_and_follows_status(
 def test_run_without_job_script_and_output_is_not_uploaded(
     server: StandInServer, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """The service would reject it (spec §9.3); say so before sending anything."""
+    """The service would reject it (LEADERBOARD-RULES §9.3); say so before sending anything."""
     assert upload(SC25_RUN, server.url) == 1
     err = capsys.readouterr().err
     assert "archive-job-script" in err and "archive-job-output" in err

@@ -1,4 +1,4 @@
-"""Config and score hashes (benchmark spec §5.4) against the spec's vectors and the corpus."""
+"""Config and score hashes (BENCHMARK-RULES §5.4) against the spec's vectors and the corpus."""
 
 from __future__ import annotations
 
@@ -59,7 +59,7 @@ def test_corpus_config_hashes_reproduce_unless_config_ini_was_overwritten() -> N
             matched += 1
             assert "config_overwritten" not in run.extra
         else:
-            # io500.sh copied the user's INI over the generated config.ini (spec §8.12).
+            # io500.sh copied the user's INI over the generated config.ini (BENCHMARK-RULES §8.12).
             mismatched += 1
             assert "config_overwritten" in run.extra, run.run_dir
     assert matched >= 80

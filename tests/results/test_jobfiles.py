@@ -1,4 +1,5 @@
-"""ioscore.results.jobfiles: which files count as the job script and the job output (spec §9.3)."""
+"""ioscore.results.jobfiles: which files count as the job script and the job output
+(LEADERBOARD-RULES §9.3)."""
 
 from __future__ import annotations
 

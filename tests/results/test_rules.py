@@ -64,7 +64,7 @@ def test_invalid_markers(sc25: Path, copy_run) -> None:  # type: ignore[no-untyp
     marked = issues(sc25, "invalid-markers")
     assert severities(marked) == {Severity.INVALID}
     # A real sc23-era run printed "; ERROR INVALID stonewall-time < 30s" into result.txt:
-    # since isc21 that validate() message had no effect (benchmark spec §2.6).
+    # since isc21 that validate() message had no effect (BENCHMARK-RULES §2.6).
     scc_run = copy_run(SCC_RUN)
     assert issues(scc_run, "invalid-markers") == []
     messages = load_run(scc_run).extra["result_txt_messages"]

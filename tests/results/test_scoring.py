@@ -1,4 +1,5 @@
-"""Recomputation rules per era: SC17's product TOTAL and the zero handling (spec §3.2)."""
+"""Recomputation rules per era: SC17's product TOTAL and the zero handling
+(BENCHMARK-RULES §3.2)."""
 
 from __future__ import annotations
 

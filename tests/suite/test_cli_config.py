@@ -146,7 +146,7 @@ def test_result_json_records_the_mpi_library(suite_bin: Path, workspace: Workspa
 def test_config_hash_of_defaults(suite_bin: Path, workspace: Workspace) -> None:
     ini = workspace.write_ini("[global]\n")
     proc = run_suite(1, str(ini), "--config-hash", check=True)
-    assert proc.stdout.strip() == "9736CCCB"  # spec §5.4 test vector
+    assert proc.stdout.strip() == "9736CCCB"  # BENCHMARK-RULES §5.4 test vector
 
 
 def test_dry_run_prints_workloads_and_touches_nothing(

@@ -5,7 +5,7 @@ For every submission in ../shared/data/io500-submissions/index.csv, `ioscore-sui
 recomputes BW, MD and TOTAL from the printed phase values with the suite's scoring code, and the
 test compares them with the published scores.
 
-Documented exceptions (spec §3.3, §7.3):
+Documented exceptions (BENCHMARK-RULES §3.3, §7.3):
 * bash-era summaries (output_format "legacy-script") print phase values with 3 decimals, so a
   group score recomputed from them can differ from the published one by up to
   (1/n) * sum(0.0005 / v_i). There the test checks that bound, and checks the published TOTAL
@@ -125,7 +125,7 @@ def test_score_hash_recomputed_for_real_result_txt(suite_bin: Path) -> None:
         if got["score-hash"] == got["printed.hash"]:
             equal += 1
             continue
-        # Exception (spec §3.3): locally modified reference builds (version with a bare
+        # Exception (BENCHMARK-RULES §3.3): locally modified reference builds (version with a bare
         # "-<changed lines>" suffix, or empty) hashed something else than they printed.
         version = got.get("version", "")
         assert re.fullmatch(r"(.*-\d+)?", version), (
@@ -171,7 +171,7 @@ def test_config_hash_recomputed_from_config_ini(suite_bin: Path) -> None:
         if hashes[str(config_ini)] == printed:
             equal += 1
             continue
-        # Exception (spec §3.3, §8.12): io500.sh copies the user's INI over the generated
+        # Exception (BENCHMARK-RULES §3.3, §8.12): io500.sh copies the user's INI over the generated
         # config.ini. The generated file has every section (incl. [timestamp]) and no comments.
         text = config_ini.read_text(errors="replace")
         generated_shape = "\n[timestamp]\n" in text and "#" not in text and ";" not in text

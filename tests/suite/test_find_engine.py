@@ -1,6 +1,6 @@
 """ioscore-find against GNU find: identical found and scanned counts under 1, 2 and 4 ranks.
 
-What is compared, precisely (benchmark spec §6):
+What is compared, precisely (BENCHMARK-RULES §6):
 * scanned ("total-files") = every non-directory entry below the root, symlinks not followed
   = ``find ROOT -mindepth 1 -xdev ! -type d``;
 * found = the same entries filtered by pfind's predicate. For ``-name '*01*'`` pfind's regex

@@ -174,7 +174,8 @@ def test_dry_run_verdict_equals_real_run_verdict_and_nothing_is_created(
 def test_config_hash_of_current_release_configs_equals_the_printed_one(suite_bin: Path) -> None:
     """isc25/sc25 used today's table plus the sc21..isc26 random-I/O family: hashing their
     config-orig.ini (the INI as submitted, historical sections included) gives their printed
-    config-hash. Older releases had other tables, so their hashes differ by design (spec §5.4)."""
+    config-hash. Older releases had other tables, so their hashes differ by design
+    (BENCHMARK-RULES §5.4)."""
     archive = CORPUS_ROOTS[0]
     if not archive.is_dir():
         pytest.skip(f"the IO500 archive is not here: {archive}")

@@ -317,7 +317,7 @@ def test_dummy_backend_runs_every_phase_without_io(suite_bin: Path, workspace: W
 
 
 def test_odirect_on_ext4(suite_bin: Path, workspace: Workspace) -> None:
-    """O_DIRECT for ior-easy only (spec §8.3) on a real block file system: a 64 MiB ext4
+    """O_DIRECT for ior-easy only (BENCHMARK-RULES §8.3) on a real block file system: a 64 MiB ext4
     image loop-mounted in a private mount namespace (the machine's own disk is nearly full)."""
     image, mnt = workspace.root / "ext4.img", workspace.root / "mnt"
     mnt.mkdir()

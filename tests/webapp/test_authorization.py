@@ -1,4 +1,4 @@
-"""Authorization matrix: every role against every endpoint (brief §6, spec §7).
+"""Authorization matrix: every role against every endpoint (LEADERBOARD-RULES §7).
 
 Anonymous users see only accepted submissions of released lists; submitters also their own;
 reviewers everything plus the queue; only admins manage releases. Invisible submissions are

@@ -1,5 +1,5 @@
 """The submitter's e-mail is private: encrypted at rest, never in the public tree, pages or
-API; the committee sees it (spec §4 Submitter)."""
+API; the committee sees it (LEADERBOARD-RULES §4 Submitter)."""
 
 from __future__ import annotations
 

@@ -243,7 +243,7 @@ def test_a_lower_run_of_a_listed_storage_system_rewrites_the_list_it_is_displace
     world: World, releases: dict[str, Any]
 ) -> None:
     """Not on the de-duplicated list, yet it changes it: the winner records what it
-    displaced (spec §3)."""
+    displaced (LEADERBOARD-RULES §3)."""
     from rankings.maintenance.builder import update_lists
     from rankings.models import ListEntry
     from submissions.models import StorageSystem

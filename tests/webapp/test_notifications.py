@@ -1,4 +1,4 @@
-"""E-mail on every transition (spec §7), sent by a real Celery worker after the commit.
+"""E-mail on every transition (LEADERBOARD-RULES §7), sent by a real Celery worker after the commit.
 
 The worker writes each message to a file (Django's file-based e-mail backend), so the test
 reads exactly what an SMTP server would have received.

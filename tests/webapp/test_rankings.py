@@ -1,4 +1,4 @@
-"""Ranking rules of the list builder (spec leaderboard.md §2, §3, §8) through the database and
+"""Ranking rules of the list builder (LEADERBOARD-RULES §2, §3, §8) through the database and
 the public pages: ties, per-metric ranks, de-dup per storage system with committee pins,
 carry-over, frozen ranks under re-sorting, corrections, membership of the award lists."""
 
@@ -293,7 +293,7 @@ def test_production_research_and_ten_node_membership(world: World) -> None:
     assert ids("ten-node-research") == [ten.pk]
     assert ids("ten-node-production") == []
     awards = {e.submission_id: e for e in entries("ISC24", "research")}
-    # A 4-node run tops the any-size list but is not award-eligible (spec §3).
+    # A 4-node run tops the any-size list but is not award-eligible (LEADERBOARD-RULES §3).
     assert not awards[small.pk].award_score and awards[research.pk].award_score
     assert entries("ISC24", "ten-node-research")[0].award_score
 

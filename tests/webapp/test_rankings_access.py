@@ -1,5 +1,5 @@
 """No unreleased or unaccepted data leaks through the public pages, downloads or the API
-(spec leaderboard.md §7); the committee sees draft lists; exports never carry the contact."""
+(LEADERBOARD-RULES §7); the committee sees draft lists; exports never carry the contact."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Storage systems are explicit, committee-edited entities: merge and split move
-submissions, keep every row, and leave an audit record (spec §1)."""
+submissions, keep every row, and leave an audit record (LEADERBOARD-RULES §1)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Upload -> a real Celery worker validates -> states, issues, phases and scores are right,
-for real IO500 corpus runs packed into archives (spec §7, §9)."""
+for real IO500 corpus runs packed into archives (LEADERBOARD-RULES §7, §9)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 /*
- * The INI configuration: the IO500 option table (benchmark spec §4.2) and its parser (§4.1).
+ * The INI configuration: the IO500 option table (BENCHMARK-RULES §4.2) and its parser (§4.1).
  *
  * The table is data: it drives parsing, --list, config.ini and the config hash, so an
  * existing IO500 config file runs unchanged and the hash matches the reference. Values are
@@ -138,7 +138,7 @@ int ios_config_option_recorded(const struct ios_config *cfg, int section, int op
  * each section. */
 void ios_config_write_ini(const struct ios_config *cfg, FILE *out);
 
-/* XOR of kv(name, value) over every option whose value is not NULL (spec §5.4). */
+/* XOR of kv(name, value) over every option whose value is not NULL (BENCHMARK-RULES §5.4). */
 uint32_t ios_config_hash(const struct ios_config *cfg);
 
 /*

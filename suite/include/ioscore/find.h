@@ -2,7 +2,7 @@
  * The parallel find engine: one collective call on an MPI communicator.
  *
  * Shared by the suite's find phase and the standalone ioscore-find tool, so the two can
- * never disagree. Semantics follow pfind as described in benchmark spec §6:
+ * never disagree. Semantics follow pfind as described in BENCHMARK-RULES §6:
  *   - a non-directory entry is "scanned" once (directories are descended, never counted);
  *   - the name pattern is pfind's: '*' -> ".*", '.' -> "[.]", '"' dropped, and the result is a
  *     POSIX basic regex matched *unanchored* against the entry name ("*01*" = contains "01");
@@ -51,7 +51,7 @@ struct ioscore_find_counts {
     uint64_t unknown; /* entries whose d_type was DT_UNKNOWN */
     uint64_t dirs;    /* directories read */
     double runtime_s; /* this rank's start -> end */
-    /* Work-stealing statistics (the columns of find.csv, spec §5.5). */
+    /* Work-stealing statistics (the columns of find.csv, BENCHMARK-RULES §5.5). */
     uint64_t steal_requests_received; /* "job steal msgs received" */
     uint64_t items_sent;              /* "work items send" */
     uint64_t steal_requests_sent;     /* "job steal msgs send" */
@@ -85,8 +85,8 @@ int ioscore_find_check_pattern(const char *name_pattern);
 
 /*
  * Collective over the same comm as the run: gathers every rank's `mine` counters to rank 0,
- * which writes find.csv in pfind's format (spec §5.5) to `path`. Returns 0, or -errno from
- * opening/writing the file (the same code on every rank).
+ * which writes find.csv in pfind's format (BENCHMARK-RULES §5.5) to `path`. Returns 0, or -errno
+ * from opening/writing the file (the same code on every rank).
  */
 int ioscore_find_write_csv(MPI_Comm comm, const struct ioscore_find_result *res, const char *path);
 

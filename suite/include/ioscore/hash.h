@@ -1,5 +1,5 @@
 /*
- * The IO500 string hash (benchmark spec §5.4) and the per-phase seed (§1.2).
+ * The IO500 string hash (BENCHMARK-RULES §5.4) and the per-phase seed (§1.2).
  * Both rotate a 32-bit state left by 2 and add each byte as a *signed* char, so results
  * match the reference on x86 whatever the signedness of plain char is here.
  */

@@ -1,5 +1,5 @@
 /*
- * Data content of every written block and file, and its verification (benchmark spec §1.6).
+ * Data content of every written block and file, and its verification (BENCHMARK-RULES §1.6).
  * The content depends on the per-run seed, the writer's rank and, except for the default
  * `timestamp` type, on the item (IOR file offset or mdtest file index). Readers regenerate
  * the writer's buffer and compare.

@@ -36,8 +36,8 @@ enum ios_metric {
  * kIOPS otherwise. */
 enum ios_unit { IOS_UNIT_BY_METRIC = 0, IOS_UNIT_GIB_S, IOS_UNIT_KIOPS };
 
-/* mdtest's 11 operations, in the column order of its CSV (spec §5.5); NONE: not an mdtest
- * operation. */
+/* mdtest's 11 operations, in the column order of its CSV (BENCHMARK-RULES §5.5); NONE: not an
+ * mdtest operation. */
 enum ios_md_op {
     IOS_MD_NONE = 0,
     IOS_MD_DIR_CREATE,
@@ -164,7 +164,8 @@ struct ios_phase {
     /* Dry run: prints the workload and sizes (rank 0). */
     void (*describe)(const struct ios_run *run, FILE *out);
     /* After a scored run, on every rank: removes what the phase created (the names it used,
-     * never recursive, spec §1.5) through `be`, its top_dir last. NULL: nothing to remove. */
+     * never recursive, BENCHMARK-RULES §1.5) through `be`, its top_dir last. NULL: nothing to
+     * remove. */
     void (*cleanup)(struct ios_run *run, struct ios_backend *be);
     /* --cleanup, rank 0, POSIX: removes what any earlier run of the phase may have left, by
      * its name patterns only, and returns how many files went. NULL: nothing. */

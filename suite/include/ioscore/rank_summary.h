@@ -174,9 +174,5 @@ int ios_rank_detail_option(struct ios_rank_detail_opts *o, const char *arg, cons
  * word it used), 0 when not, -1 after printing "PROGRAM: ERROR: reason" on rank 0. */
 int ios_rank_detail_arg(struct ios_rank_detail_opts *o, int argc, char **argv, int *i,
                         const char *program, int rank);
-/* The same as the number of words at argv[i] the options own: 0 when none, -1 after the error
- * (the word callback of an option-table parser, src/acceptance/cli_options.c). */
-int ios_rank_detail_words(struct ios_rank_detail_opts *o, int argc, char **argv, int i,
-                          const char *program, int rank);
 
 #endif

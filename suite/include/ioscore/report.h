@@ -1,8 +1,8 @@
 /*
  * Report files written by rank 0 from the gathered phase results: result.txt and
  * result_summary.txt line by line as phases finish, because their order is the order of events
- * (src/report/result_txt.c), per-rank CSVs (spec §5.5), the per-phase text logs and result.json
- * (schema suite/schema/ioscore-result-1.schema.json).
+ * (src/report/result_txt.c), per-rank CSVs (BENCHMARK-RULES §5.5), the per-phase text logs and
+ * result.json (schema suite/schema/ioscore-result-1.schema.json).
  */
 #ifndef IOSCORE_REPORT_H
 #define IOSCORE_REPORT_H

@@ -85,7 +85,7 @@ void ios_placement(struct ios_run *run, int simulate_ppn, int simulate_nodes);
 void ios_simulated_host(const char *real, int rank, int ppn, int nodes, char *out, size_t len);
 /* Collective: how many ranks r share their host with rank (r + shift) mod N. */
 int ios_shift_ranks_on_node(const struct ios_run *run, int shift);
-/* Shifts (benchmark spec §8.1): IOR reads the data of rank (r + s) mod N, mdtest uses ns. */
+/* Shifts (BENCHMARK-RULES §8.1): IOR reads the data of rank (r + s) mod N, mdtest uses ns. */
 int ios_ior_shift(const struct ios_run *run);
 int ios_mdtest_shift(const struct ios_run *run);
 /* mdtest's -N n after its placement rule: n x tasks on node 0 on several block-mapped nodes. */

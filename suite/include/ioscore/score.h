@@ -1,5 +1,5 @@
 /*
- * Scoring (benchmark spec §3): group scores are geometric means over the phases of a group
+ * Scoring (BENCHMARK-RULES §3): group scores are geometric means over the phases of a group
  * that scored > 0 (zeros are left out since sc21; the run is invalid anyway), and
  * TOTAL = sqrt(BW * MD). Also the score hash (§5.4) and a reader that recomputes the scores
  * of an existing result.txt or result_summary.txt (any family of the corpus, §7.3).

@@ -34,9 +34,6 @@ int ios_parse_size(const char *text, uint64_t *out);
 /* Parses a plain decimal integer (optional leading '-'); returns 0 or -1. */
 int ios_parse_int64(const char *text, int64_t *out);
 
-/* argv[0..argc-1] joined with single spaces into buf (a command line for the reports; cut at
- * len - 1 bytes). */
-void ios_join_words(char *buf, size_t len, int argc, char **argv);
 /* snprintf that aborts the job when the result would be truncated (paths must never be cut). */
 void ios_path(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 

@@ -49,10 +49,6 @@ static int set_dirs(void *params, const struct ios_cli_opt *o, const char *v, ch
     {                                                                                              \
         c, NULL, IOS_CLI_FLAG, 0, F(member), 0, 1, NULL, NULL, NULL, help, NULL                    \
     }
-#define REFUSED(c, help)                                                                           \
-    {                                                                                              \
-        c, NULL, IOS_CLI_REFUSED, 0, IOS_CLI_NO_FIELD, 0, 0, NULL, NULL, NULL, help, NULL          \
-    }
 
 static const struct ios_cli_opt md_opts[] = {
     /* the items and the tree */
@@ -103,33 +99,33 @@ static const struct ios_cli_opt md_opts[] = {
     {0, "simulate-nodes", IOS_CLI_INT, 0, F(simulate_nodes), 1, 1 << 20, NULL, "K",
      "a positive number", "pretend K hosts (tests only)", NULL},
     /* mdtest's options this build does not implement */
-    REFUSED('a', "API: this subcommand uses POSIX"),
-    REFUSED('B', "no barriers between phases"),
-    REFUSED('c', "collective creates by task 0"),
-    REFUSED('f', "first number of tasks"),
-    REFUSED('G', "timestamp signature"),
-    REFUSED('k', "use mknod"),
-    REFUSED('l', "last number of tasks"),
-    REFUSED('M', "memory per node"),
-    REFUSED('p', "pre-iteration delay"),
-    REFUSED('R', "random stat order"),
-    REFUSED('s', "stride between task counts"),
-    REFUSED('S', "shared file access"),
-    REFUSED('V', "verbosity of one rank"),
-    REFUSED('x', "stonewall status file"),
-    REFUSED('y', "sync after each write"),
-    REFUSED('Z', "print all times"),
+    IOS_CLI_REFUSE('a', "API: this subcommand uses POSIX"),
+    IOS_CLI_REFUSE('B', "no barriers between phases"),
+    IOS_CLI_REFUSE('c', "collective creates by task 0"),
+    IOS_CLI_REFUSE('f', "first number of tasks"),
+    IOS_CLI_REFUSE('G', "timestamp signature"),
+    IOS_CLI_REFUSE('k', "use mknod"),
+    IOS_CLI_REFUSE('l', "last number of tasks"),
+    IOS_CLI_REFUSE('M', "memory per node"),
+    IOS_CLI_REFUSE('p', "pre-iteration delay"),
+    IOS_CLI_REFUSE('R', "random stat order"),
+    IOS_CLI_REFUSE('s', "stride between task counts"),
+    IOS_CLI_REFUSE('S', "shared file access"),
+    IOS_CLI_REFUSE('V', "verbosity of one rank"),
+    IOS_CLI_REFUSE('x', "stonewall status file"),
+    IOS_CLI_REFUSE('y', "sync after each write"),
+    IOS_CLI_REFUSE('Z', "print all times"),
 };
 
 static const struct ios_cli_tool md_tool = {
     .program = "ioscore-suite mdtest",
     .tool = "mdtest",
-    .opts = md_opts,
-    .n_opts = sizeof md_opts / sizeof md_opts[0],
+    IOS_CLI_ROWS(md_opts),
     .usage = "usage: mpiexec -n N ioscore-suite mdtest -n N [mdtest options] [--resultdir DIR]",
     .epilog = "ioscore additions: --rank-detail-threshold N, --rank-detail-full (as for "
               "ioscore-suite ior)\n",
     .short_only = 1,
+    .rank_detail = {IOS_CLI_FIELD(struct ios_mdtest_params, rank_detail)},
 };
 
 static int fail(int rank, const char *fmt, const char *a, const char *b)
@@ -137,18 +133,11 @@ static int fail(int rank, const char *fmt, const char *a, const char *b)
     return ios_cli_fail(&md_tool, rank, fmt, a, b);
 }
 
-/* The words the rank-detail options own (src/core/rank_summary.c). */
-static int rank_detail_words(void *params, int argc, char **argv, int i, int rank)
-{
-    struct ios_mdtest_params *p = params;
-    return ios_rank_detail_words(&p->rank_detail, argc, argv, i, md_tool.program, rank);
-}
-
 int ios_mdtest_parse(struct ios_mdtest_params *p, int argc, char **argv, int rank)
 {
     memset(p, 0, sizeof *p);
-    ios_join_words(p->command, sizeof p->command, argc, argv);
-    int rc = ios_cli_parse(&md_tool, p, argc, argv, rank, rank_detail_words);
+    ios_cli_command_line(argc, argv, p->command, sizeof p->command);
+    int rc = ios_cli_parse(&md_tool, p, argc, argv, rank, NULL);
     if (rc != 0)
         return rc;
     if (p->simulate_ppn > 0 && p->simulate_nodes > 0)

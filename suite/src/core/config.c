@@ -1,6 +1,6 @@
 /*
  * INI parsing and the IO500 option table; see include/ioscore/config.h.
- * The line grammar is the reference one (spec §4.1), written as POSIX extended regexes.
+ * The line grammar is the reference one (BENCHMARK-RULES §4.1), written as POSIX extended regexes.
  */
 #include "ioscore/config.h"
 

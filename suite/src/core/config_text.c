@@ -56,7 +56,8 @@ int ios_config_check_text(const char *filename, const char *text, size_t len, ch
             i++;
             continue;
         }
-        /* values end at the first # or ; (spec 4.1): the rest of the line is a comment */
+        /* values end at the first # or ; (BENCHMARK-RULES §4.1): the rest of the line is a comment
+         */
         if (c == '#' || c == ';')
             in_comment = 1;
         if (!in_comment && !isspace(c))

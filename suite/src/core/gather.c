@@ -1,6 +1,6 @@
 /*
  * Gathering, scoring and validity: rank 0 collects a phase's per-rank numbers, computes its
- * score by the phase's metric, applies the validity rules of spec §2.6, and at the end
+ * score by the phase's metric, applies the validity rules of BENCHMARK-RULES §2.6, and at the end
  * computes the run's scores and score hash (src/core/score.c).
  *
  * Up to the rank-detail threshold rank 0 gathers every rank's numbers (the full form). Above it
@@ -339,7 +339,7 @@ static void compute_score(struct ios_phase_ctx *ctx, const struct ios_rank_total
     }
 }
 
-/* Validity checks of spec §2.6 for one phase (rank 0). */
+/* Validity checks of BENCHMARK-RULES §2.6 for one phase (rank 0). */
 static void check_phase(const struct ios_run *run, struct ios_phase_ctx *ctx,
                         const struct ios_rank_totals *t)
 {

@@ -1,6 +1,6 @@
 /*
- * Where the ranks run (spec §8.1): each rank's host name, one communicator per host, the host
- * leaders' communicator, and the shifts of the benchmark derived from them.
+ * Where the ranks run (BENCHMARK-RULES §8.1): each rank's host name, one communicator per host, the
+ * host leaders' communicator, and the shifts of the benchmark derived from them.
  *
  * No rank holds a table of every rank's host (100,000 ranks x 64 bytes would be 6.4 MB on
  * every rank): the world is split by a hash of the host name, each split checks that its names

@@ -461,11 +461,3 @@ int ios_rank_detail_arg(struct ios_rank_detail_opts *o, int argc, char **argv, i
     *i += used - 1;
     return 1;
 }
-
-int ios_rank_detail_words(struct ios_rank_detail_opts *o, int argc, char **argv, int i,
-                          const char *program, int rank)
-{
-    int j = i;
-    int rc = ios_rank_detail_arg(o, argc, argv, &j, program, rank);
-    return rc < 0 ? -1 : rc > 0 ? j - i + 1 : 0;
-}

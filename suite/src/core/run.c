@@ -1,6 +1,6 @@
 /*
- * The scheduler: validation before any I/O, the phase loop in the spec's order (§1.2 step 9)
- * and what happens around each phase (cache dropping, the pause hook, barriers,
+ * The scheduler: validation before any I/O, the phase loop in the standard order (BENCHMARK-RULES
+ * §1.2, step 9) and what happens around each phase (cache dropping, the pause hook, barriers,
  * instrumentation). Its steps live in their own files (run_steps.h): gathering, scoring and
  * validity in gather.c, the data directory and cleanup in datadir.c; result.txt and the
  * summary are written as each phase finishes (src/report/result_txt.c), so an aborted run

@@ -1,6 +1,6 @@
 /*
  * The scheduler's steps, each in its own file (used by src/core/run.c only):
- *   gather.c   gathering of per-rank numbers, scores and validity (spec §2.6, §3)
+ *   gather.c   gathering of per-rank numbers, scores and validity (BENCHMARK-RULES §2.6, §3)
  *   datadir.c  the data directory: creation with its marker, final cleanup, --cleanup
  */
 #ifndef IOSCORE_RUN_STEPS_H

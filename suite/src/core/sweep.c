@@ -1,6 +1,6 @@
 /*
  * Removal by known names for the phases' cleanup and sweep hooks: unlink and rmdir of names a
- * phase knows it created, never a recursive removal (spec §1.5).
+ * phase knows it created, never a recursive removal (BENCHMARK-RULES §1.5).
  */
 #include <dirent.h>
 #include <errno.h>

@@ -102,14 +102,6 @@ void ios_path(char *buf, size_t len, const char *fmt, ...)
         ios_fatal("path too long (limit %zu bytes): %.80s...", len, buf);
 }
 
-void ios_join_words(char *buf, size_t len, int argc, char **argv)
-{
-    size_t used = 0;
-    buf[0] = 0;
-    for (int i = 0; i < argc && used < len - 1; i++)
-        used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? " " : "", argv[i]);
-}
-
 int ios_mkdir_p(const char *path, unsigned mode)
 {
     char tmp[IOS_PATH_MAX];

@@ -1,6 +1,6 @@
 /*
- * find.csv in pfind's layout (spec §5.5): one summary line, a header, then one line per rank
- * in rank order. The per-rank counters are gathered to rank 0, which alone writes the file.
+ * find.csv in pfind's layout (BENCHMARK-RULES §5.5): one summary line, a header, then one line per
+ * rank in rank order. The per-rank counters are gathered to rank 0, which alone writes the file.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE

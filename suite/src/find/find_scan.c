@@ -418,7 +418,7 @@ static int stat_entry(struct find_scanner *sc, struct lazy_dir *dir, const char 
     return 0;
 }
 
-/* One entry, counted as pfind counts it (spec §6.2). */
+/* One entry, counted as pfind counts it (BENCHMARK-RULES §6.2). */
 static int process_entry(struct find_scanner *sc, struct lazy_dir *dir, size_t path_len,
                          const char *name, unsigned char d_type, struct find_stack *stack)
 {

@@ -1,7 +1,7 @@
 /*
  * The per-entry work of the find engine, free of MPI: open a directory safely, read it with
  * getdents64, and classify, count, stat and match its entries exactly as pfind counts them
- * (spec §6.2). The engine (find_engine.c) decides which rank does which piece.
+ * (BENCHMARK-RULES §6.2). The engine (find_engine.c) decides which rank does which piece.
  */
 #ifndef IOSCORE_FIND_SCAN_H
 #define IOSCORE_FIND_SCAN_H

@@ -1,5 +1,5 @@
 /*
- * find (benchmark spec §1.3.6, §6): the parallel find engine (src/find/, find.h) over the
+ * find (BENCHMARK-RULES §1.3.6, §6): the parallel find engine (src/find/, find.h) over the
  * whole data directory with the fixed predicate -newer <resdir>/timestampfile -size 3901c
  * -name *01*. Score = scanned entries / engine runtime / 1000. Only the first `nproc` ranks
  * take part when nproc is set. An external script (`external-script`) runs on rank 0 instead,

@@ -1,5 +1,5 @@
 /*
- * The IOR-style phases (benchmark spec §1.3.1, §1.3.2, §1.3.7, §2.2): ior-easy-write/-read,
+ * The IOR-style phases (BENCHMARK-RULES §1.3.1, §1.3.2, §1.3.7, §2.2): ior-easy-write/-read,
  * ior-hard-write/-read and ior-rnd4K-easy-read. One engine, parameterised by layout:
  *   easy, file per process:  <datadir>/ior-easy/ior_file_easy.%08d, transfer j at j*t
  *   easy, shared file:       <datadir>/ior-easy/ior_file_easy, rank p's block at p*blockSize

@@ -1,5 +1,5 @@
 /*
- * The phase table: the standard run's phase order (benchmark spec §1.1) and the facts derived
+ * The phase table: the standard run's phase order (BENCHMARK-RULES §1.1) and the facts derived
  * from the phase objects for the scheduler, the reports and --list. This is the only place
  * that knows phases by name.
  */

@@ -1,5 +1,5 @@
 /*
- * timestamp (benchmark spec §1.3.5): rank 0 creates the empty <resdir>/timestampfile, whose
+ * timestamp (BENCHMARK-RULES §1.3.5): rank 0 creates the empty <resdir>/timestampfile, whose
  * ctime is the reference of find's -newer test. Not scored.
  */
 #include <errno.h>

@@ -1,4 +1,4 @@
-/* Per-rank CSV files in the IOR and mdtest layouts (benchmark spec §5.5). */
+/* Per-rank CSV files in the IOR and mdtest layouts (BENCHMARK-RULES §5.5). */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>

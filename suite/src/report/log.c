@@ -1,6 +1,6 @@
 /*
  * Per-phase text log <resdir>/<phase>.txt. It carries the lines importers of IOR and mdtest
- * logs look for (spec §5.6) plus a per-rank table with first-done/last-done times, so
+ * logs look for (BENCHMARK-RULES §5.6) plus a per-rank table with first-done/last-done times, so
  * stragglers are visible.
  */
 #include <errno.h>
