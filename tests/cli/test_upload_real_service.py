@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import shutil
+import uuid
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -61,6 +63,19 @@ def _upload_args(
     ]
 
 
+@pytest.fixture
+def unconsumed_validation_queue(settings: Any) -> Iterator[str]:
+    """A validation queue no worker reads, whatever workers earlier tests of the session left
+    consuming the instance's default queue; emptied afterwards."""
+    from ioscore_site.celery import app
+
+    queue = f"ioscore-no-worker-{uuid.uuid4().hex[:8]}"
+    settings.IOSCORE_VALIDATION_QUEUE = queue
+    yield queue
+    with app.connection_for_write() as connection:
+        connection.default_channel.queue_purge(queue)
+
+
 def test_intake_and_dedup_on_the_real_service(
     live_server: Any,
     cast: Any,
@@ -69,6 +84,7 @@ def test_intake_and_dedup_on_the_real_service(
     submission_dir: Path,
     metadata: tuple[Path, Path],
     capsys: pytest.CaptureFixture[str],
+    unconsumed_validation_queue: str,
 ) -> None:
     """No worker: the upload is stored and stays `submitted`; the CLI stops polling in time."""
     from accounts.models import ApiToken
