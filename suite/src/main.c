@@ -8,6 +8,7 @@
  * any file is created.
  */
 #include <errno.h>
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -291,6 +292,25 @@ static int subcommand_setup(struct ios_run *run, const char *name, const char *r
     return 0;
 }
 
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    return remove(path) == 0 ? 0 : -1;
+}
+
+/* The scratch result directory goes however the launch ended: finished, refused after set-up
+ * (a bad -d list, a hint it cannot apply) or stopped by an error. */
+static void remove_scratch(const struct ios_run *run, const char *name)
+{
+    if (run->rank != 0 || !run->resdir_scratch)
+        return;
+    if (nftw(run->resdir, remove_entry, 16, FTW_DEPTH | FTW_PHYS) != 0)
+        fprintf(stderr, "ioscore-suite %s: WARNING: cannot remove the scratch directory %s\n", name,
+                run->resdir);
+}
+
 /* `ioscore-suite mdtest ARGS...`: POSIX, results as for ior. */
 static int mdtest_subcommand(struct ios_run *run, int argc, char **argv)
 {
@@ -302,7 +322,9 @@ static int mdtest_subcommand(struct ios_run *run, int argc, char **argv)
                          params.simulate_nodes, &params.rank_detail, params.dir_list_text,
                          params.verbose) != 0)
         return 2;
-    return ios_mdtest_run(run, &params);
+    rc = ios_mdtest_run(run, &params);
+    remove_scratch(run, "mdtest");
+    return rc;
 }
 
 /* `ioscore-suite ior ARGS...`: stdout, and with --resultdir result.json and the CSVs. With -N
@@ -327,6 +349,8 @@ static int ior_subcommand(struct ios_run *run, int argc, char **argv)
         rc = 2;
     else if (!idle)
         rc = ios_ior_run(run, &params);
+    if (!idle)
+        remove_scratch(run, "ior");
     MPI_Barrier(MPI_COMM_WORLD);
     return rc;
 }

@@ -391,6 +391,36 @@ def test_without_resultdir_only_the_data_and_stdout_remain(tmp: Path) -> None:
 
 
 @pytest.mark.parametrize(
+    ("tool", "args"),
+    [
+        ("ior", ["-w", "-O", "lustrestripecount=1", "-t", "64k", "-b", "64k"]),  # no Lustre here
+        ("mdtest", ["-n", "2", "-u", "-d", "{w}/a@{w}/b@{w}/c"]),  # more -d dirs than tasks
+    ],
+    ids=["ior-layout-hint", "mdtest-too-many-dirs"],
+)
+def test_a_refused_launch_leaves_no_scratch_directory(
+    tmp: Path, tool: str, args: list[str]
+) -> None:
+    """A launch refused after its set-up (exit 2) removes its scratch result directory too."""
+    scratch, work = tmp / "scratch", tmp / "work"
+    scratch.mkdir()
+    work.mkdir()
+    cmd = [*MPI.launch(2), *limited_suite(tool, *(a.format(w=work) for a in args))]
+    proc = subprocess.run(
+        cmd,
+        cwd=work,
+        env={**MPI_ENV, "TMPDIR": str(scratch)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+    )
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "ERROR" in proc.stderr
+    assert list(scratch.iterdir()) == []
+
+
+@pytest.mark.parametrize(
     ("args", "message"),
     [
         (["-P"], "not supported: -P (useSharedFilePointer"),

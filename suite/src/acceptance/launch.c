@@ -5,7 +5,6 @@
  * reason. Every rank calls both.
  */
 #include <errno.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -44,14 +43,6 @@ int ios_acceptance_start(struct ios_run *run, const char *tool, const struct ios
     return 0;
 }
 
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st;
-    (void)flag;
-    (void)ftw;
-    return remove(path) == 0 ? 0 : -1;
-}
-
 int ios_acceptance_finish(struct ios_run *run, const char *tool)
 {
     run->t_run_end = ios_wtime();
@@ -63,9 +54,6 @@ int ios_acceptance_finish(struct ios_run *run, const char *tool)
         if (run->summary)
             fclose(run->summary);
         run->summary = NULL;
-        if (run->resdir_scratch && nftw(run->resdir, remove_entry, 16, FTW_DEPTH | FTW_PHYS) != 0)
-            fprintf(stderr, "ioscore-suite %s: WARNING: cannot remove the scratch directory %s\n",
-                    tool, run->resdir);
     }
     run->backend = NULL;
     if (run->aborted) {
