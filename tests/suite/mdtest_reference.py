@@ -62,6 +62,7 @@ case "$IOSCORE_PLACEMENT" in
   cyclic) h=node$((r % IOSCORE_NODES)) ;;
 esac
 exec unshare -u sh -c 'hostname "$0"; r=$1; shift; exec strace -f -qq -o "$IOSCORE_TRACE.$r" \\
+  $IOSCORE_STRACE_INJECT \\
   -e trace=mkdir,mkdirat,rmdir,unlink,unlinkat,rename,renameat,renameat2,openat,open,creat,\\
 stat,lstat,newfstatat,statx,access,faccessat,faccessat2,pwrite64,write,pread64,read,\\
 lseek,close,fsync,fdatasync,sync,syncfs \\
@@ -93,9 +94,10 @@ def launch(
     data_root: Path,
     tag: str,
     timeout: float = 180,
+    inject: str = "",
 ) -> Launch:
     """`LAUNCHER -n N wrapper TOOL ARGS` in `workdir`, under the launcher of TOOL's MPI; the
-    traces go to workdir/<tag>.<rank>."""
+    traces go to workdir/<tag>.<rank>. `inject`: strace arguments for every rank (delays)."""
     wrapper = write_wrapper(workdir)
     env = {
         **MPI_ENV,
@@ -107,6 +109,7 @@ def launch(
         else "cyclic",
         "IOSCORE_PER_NODE": str(max(1, placement.np // placement.nodes)),
         "IOSCORE_NODES": str(placement.nodes),
+        "IOSCORE_STRACE_INJECT": inject,
     }
     if placement.nodes > 1:  # what MPI_COMM_TYPE_SHARED would say on real nodes
         env["IOR_FAKE_NODES"] = str(placement.nodes)
@@ -254,6 +257,12 @@ def summary_rows(stdout: str) -> list[tuple[str, bool]]:
                 again = f"   {label:<18}     " + " ".join(f"{v:14.3f}" for v in nums)
             rows.append((label, again == line))
     return rows
+
+
+def summary_means(stdout: str) -> dict[str, float]:
+    """The Mean column of each SUMMARY rate row (ops/s), by label."""
+    table = stdout.split("SUMMARY rate", 1)[-1].split("SUMMARY time", 1)[0]
+    return {m.group(1): float(m.group(4)) for line in table.splitlines() if (m := _ROW.match(line))}
 
 
 def tasks_line(stdout: str) -> str | None:
