@@ -363,23 +363,32 @@ def test_check_write_reads_back_after_each_write(tmp: Path) -> None:
     assert [row[0] for row in result_rows(stdout)] == ["write", "readback"]
 
 
-def test_without_resultdir_only_the_data_and_stdout_remain(tmp: Path) -> None:
-    """As IOR: the default test file in the working directory, the results on stdout only;
-    result.json and the CSVs go to a scratch directory under $TMPDIR that the launch removes
-    (nothing is written where the user did not say)."""
-    scratch = tmp / "scratch"
+def launch_without_resultdir(
+    tmp: Path, tool: str, *args: str
+) -> tuple[subprocess.CompletedProcess[str], Path, Path]:
+    """TOOL ARGS on 2 ranks in tmp/work with $TMPDIR at tmp/scratch and no --resultdir: the
+    launch, its working directory and the scratch root it must leave empty."""
+    scratch, work = tmp / "scratch", tmp / "work"
     scratch.mkdir()
-    work = tmp / "work"
     work.mkdir()
-    cmd = [*MPI.launch(2), *limited_suite("ior", "-w", "-k", "-t", "64k", "-b", "128k")]
     proc = subprocess.run(
-        cmd,
+        [*MPI.launch(2), *limited_suite(tool, *(a.format(w=work) for a in args))],
         cwd=work,
         env={**MPI_ENV, "TMPDIR": str(scratch)},
         capture_output=True,
         text=True,
         timeout=120,
         stdin=subprocess.DEVNULL,
+    )
+    return proc, work, scratch
+
+
+def test_without_resultdir_only_the_data_and_stdout_remain(tmp: Path) -> None:
+    """As IOR: the default test file in the working directory, the results on stdout only;
+    result.json and the CSVs go to a scratch directory under $TMPDIR that the launch removes
+    (nothing is written where the user did not say)."""
+    proc, work, scratch = launch_without_resultdir(
+        tmp, "ior", "-w", "-k", "-t", "64k", "-b", "128k"
     )
     stdout = ok(proc)
     assert "Results             : not kept (--resultdir DIR keeps" in stdout
@@ -402,19 +411,7 @@ def test_a_refused_launch_leaves_no_scratch_directory(
     tmp: Path, tool: str, args: list[str]
 ) -> None:
     """A launch refused after its set-up (exit 2) removes its scratch result directory too."""
-    scratch, work = tmp / "scratch", tmp / "work"
-    scratch.mkdir()
-    work.mkdir()
-    cmd = [*MPI.launch(2), *limited_suite(tool, *(a.format(w=work) for a in args))]
-    proc = subprocess.run(
-        cmd,
-        cwd=work,
-        env={**MPI_ENV, "TMPDIR": str(scratch)},
-        capture_output=True,
-        text=True,
-        timeout=120,
-        stdin=subprocess.DEVNULL,
-    )
+    proc, _, scratch = launch_without_resultdir(tmp, tool, *args)
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert "ERROR" in proc.stderr
     assert list(scratch.iterdir()) == []
