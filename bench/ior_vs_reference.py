@@ -37,9 +37,10 @@ from reference_pairs import (
 )
 from suite_env import REPO, SUITE
 
+from ioscore.acceptance.sizing import parse_size
+
 COMMANDS_MD = REPO.parent / "shared" / "data" / "acceptance-commands.md"
 FILE_LIMIT = 4 * 2**30  # ulimit -f of every rank: no file above 4 GiB
-_UNITS = {"": 1, "k": 2**10, "m": 2**20, "g": 2**30, "t": 2**40}
 
 
 def published_lines(path: Path) -> list[str]:
@@ -50,13 +51,6 @@ def published_lines(path: Path) -> list[str]:
         if re.match(r"(ior|IOR|mdtest) ", text):
             lines.append(text)
     return lines
-
-
-def size_of(text: str) -> int:
-    m = re.fullmatch(r"(\d+)([kmgtKMGT]?)", text)
-    if not m:
-        raise ValueError(f"not a size: {text}")
-    return int(m.group(1)) * _UNITS[m.group(2).lower()]
 
 
 def value_of(args: list[str], flag: str) -> str | None:
@@ -74,8 +68,8 @@ def set_value(args: list[str], flag: str, value: str) -> list[str]:
 def scaled_ior(args: list[str], per_rank: int, deadline: int, where: Path) -> list[str]:
     """-s so that a rank moves about `per_rank` bytes with the line's -b, then -b no larger
     than needed; -t kept (the access pattern is the point); -D capped; files under `where`."""
-    xfer = size_of(value_of(args, "-t") or "256k")
-    block = size_of(value_of(args, "-b") or "1m")
+    xfer = parse_size(value_of(args, "-t") or "256k")
+    block = parse_size(value_of(args, "-b") or "1m")
     segments = int(value_of(args, "-s") or "1")
     segments = min(segments, max(1, per_rank // block))
     block = min(block, max(xfer, per_rank // segments // xfer * xfer))
