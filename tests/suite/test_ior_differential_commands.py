@@ -40,7 +40,7 @@ from pathlib import Path
 import pytest
 from suite_helpers import MPI_ENV, SUITE_BIN, suite_bin  # noqa: F401
 from test_acceptance_commands import PAIRS, document_lines
-from test_acceptance_ior import access_of, size_of, value
+from test_acceptance_ior import COMMANDS_MD, access_of, size_of, value
 from test_ior_differential import FILE_BLOCKS, NP, RANK_WRAPPER, data_events
 
 from tests.mpi_launch import MPI, SH_RANK, of_binary
@@ -356,6 +356,7 @@ def lustre_hint(args: list[str]) -> int | None:
     )
 
 
+@pytest.mark.skipif(not COMMANDS_MD.is_file(), reason=f"needs {COMMANDS_MD}, which is not there")
 def test_every_ior_line_is_a_case() -> None:
     """The cases cover the document's IOR lines, each once, the pairs together."""
     lines = document_ior_lines()
