@@ -28,9 +28,15 @@ def _subject(message: Message) -> str:
 
 
 def _mails(
-    mail_dir: Path, subject_part: str, expected: int, timeout: float = 30, also: str = ""
+    mail_dir: Path,
+    subject_part: str,
+    expected: int,
+    timeout: float = 30,
+    also: str = "",
+    body: str = "",
 ) -> list[Message]:
-    """Messages in the worker's mail files whose subject contains subject_part (and `also`)."""
+    """Messages in the worker's mail files whose subject contains subject_part (and `also`)
+    and whose text contains `body` (a worker's mail files outlive the test that made them)."""
     deadline = time.monotonic() + timeout
     while True:
         found = []
@@ -39,7 +45,8 @@ def _mails(
             for chunk in path.read_text().split("-" * 79 + "\n"):
                 if chunk.strip():
                     message = email.message_from_string(chunk)
-                    if subject_part in _subject(message) and also in _subject(message):
+                    subject = _subject(message)
+                    if subject_part in subject and also in subject and body in str(message):
                         found.append(message)
         if len(found) >= expected or time.monotonic() > deadline:
             return found
