@@ -65,7 +65,7 @@ SERVICE_LIBRARY = {
 SERVICE_ROOMS: dict[str, set[str]] = {
     "ioscore_site": {"ioscore.results"},
     "accounts": {"ioscore_site"},
-    "portal": {"ioscore_site", "accounts"},
+    "portal": {"ioscore_site", "accounts", "ioscore.results"},
     "submissions": {"ioscore_site", "accounts", "portal", *SERVICE_LIBRARY},
     "validation": {"ioscore_site", "submissions", *SERVICE_LIBRARY},
     "rankings.models": {"submissions", *SERVICE_LIBRARY},

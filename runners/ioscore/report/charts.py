@@ -7,13 +7,13 @@ Pure: each function takes the model and returns a figure (or None when the data 
 from __future__ import annotations
 
 import html
-import math
 from itertools import pairwise
 from typing import Any
 
 import plotly.graph_objects as go
 
 from ioscore.results.model import PhaseResult, RunResult
+from ioscore.results.numbers import significant
 from ioscore.results.phase_panels import Axis, Mark, PhasePanel, phase_panels
 from ioscore.results.stragglers import (
     host_rates,
@@ -185,12 +185,9 @@ PANEL_MARK = "#5b6770"
 
 
 def tick_label(value: float, unit: str) -> str:
-    """A tick with three significant digits and its unit, as the portal prints numbers
-    (integer digits are kept: 12,500 not 1.25e+04); 0 alone."""
-    if value == 0:
-        return "0"
-    decimals = max(0, 2 - math.floor(math.log10(abs(value))))
-    return f"{value:,.{decimals}f}\u00a0{unit}"
+    """A tick with three significant digits and its unit, by the rule the portal prints
+    numbers with; 0 alone."""
+    return "0" if value == 0 else f"{significant(value)}\u00a0{unit}"
 
 
 def _panel_axis(axis: Axis, **extra: Any) -> dict[str, Any]:

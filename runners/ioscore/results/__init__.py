@@ -116,6 +116,7 @@ from ioscore.results.model import (
     Scores,
     Severity,
 )
+from ioscore.results.numbers import SIGNIFICANT, significant
 from ioscore.results.packing import pack_directory, sha256_of
 from ioscore.results.parse_rankcsv import (
     finite_number,
@@ -179,6 +180,7 @@ __all__ = [
     "RULES",
     "RUN_MARKERS",
     "SCORED_PHASES",
+    "SIGNIFICANT",
     "WRITE_PHASES",
     "ArchiveLimits",
     "ArchiveMember",
@@ -251,6 +253,7 @@ __all__ = [
     "run_findings",
     "score_hash",
     "sha256_of",
+    "significant",
     "storable_text",
     "suite_rank_file",
     "summarise_ranks",

@@ -17,10 +17,13 @@ from typing import Any
 
 from django import template
 
+from ioscore.results import SIGNIFICANT as LIBRARY_SIGNIFICANT
+from ioscore.results import significant as significant_number
+
 register = template.Library()
 
 DASH = "\u2013"
-SIGNIFICANT = 3
+SIGNIFICANT = LIBRARY_SIGNIFICANT
 _BYTE_UNITS = ("B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB")
 _RATE_UNITS = ("B/s", "kB/s", "MB/s", "GB/s", "TB/s", "PB/s")
 
@@ -37,19 +40,10 @@ def _number(value: Any) -> float | None:
 
 
 def significant(value: Any, digits: int = SIGNIFICANT) -> str:
-    """``digits`` significant digits with thousands separators; integer digits are never
-    rounded away (12,345.6 -> "12,346"), and there is no scientific notation."""
+    """``digits`` significant digits by the library's one rule (``ioscore.results.significant``);
+    an en dash for a missing or non-finite value."""
     number = _number(value)
-    if number is None:
-        return DASH
-    if number == 0:
-        return "0"
-    magnitude = math.floor(math.log10(abs(number)))
-    decimals = max(0, int(digits) - 1 - magnitude)
-    text = f"{number:,.{decimals}f}"
-    if text.lstrip("-").strip("0.,") == "":  # rounding left nothing: say how small it is
-        return f"{number:.{digits}g}"
-    return text
+    return DASH if number is None else significant_number(number, digits)
 
 
 def with_unit(value: Any, unit: str, digits: int = SIGNIFICANT) -> str:
