@@ -1,7 +1,7 @@
 /*
  * Raw anchor for the mdtest-style phases of bench/suite_vs_anchor.py: the same syscalls as the
  * suite (open O_CREAT + [pwrite 3901] + close, stat, open + pread + close, unlink, a final
- * sync for creates) in the same directory layout, with nothing else around them.
+ * sync for creates) in the same directory layout and names, with nothing else around them.
  *
  *   mpirun -np N suite_md_anchor MODE DIR FILES_PER_RANK
  *   MODE: easy-create easy-stat easy-delete hard-create hard-stat hard-read hard-delete
@@ -47,20 +47,31 @@ int main(int argc, char **argv)
     long files = atol(argv[3]);
     int hard = strncmp(mode, "hard", 4) == 0;
     const char *op = strchr(mode, '-') + 1;
-    char tree[4096], path[4200];
+    /* The suite's (and mdtest's) names and depth: every extra path component is one more
+     * lookup per call, so a shallower anchor would be faster for that alone. */
+    char top[4096], tree[4200], path[4400];
+    snprintf(top, sizeof top, "%s/mdtest-%s", dir, hard ? "hard" : "easy");
     if (hard)
-        snprintf(tree, sizeof tree, "%s/hard", dir);
+        snprintf(tree, sizeof tree, "%s/test-dir.0-0/mdtest_tree.0", top);
     else
-        snprintf(tree, sizeof tree, "%s/easy.%d", dir, rank);
-    if (strcmp(op, "create") == 0 && (!hard || rank == 0))
-        mkdir(tree, 0700);
+        snprintf(tree, sizeof tree, "%s/test-dir.0-0/mdtest_tree.%d.0", top, rank);
+    if (strcmp(op, "create") == 0) {
+        if (rank == 0) {
+            mkdir(top, 0700);
+            snprintf(path, sizeof path, "%s/test-dir.0-0", top);
+            mkdir(path, 0700);
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (!hard || rank == 0)
+            mkdir(tree, 0700);
+    }
     char buf[3901];
     for (int i = 0; i < 3901; i++)
         buf[i] = (char)i;
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = now();
     for (long i = 0; i < files; i++) {
-        snprintf(path, sizeof path, "%s/file.%d.%ld", tree, rank, i);
+        snprintf(path, sizeof path, "%s/file.mdtest.%d.%ld", tree, rank, i);
         if (strcmp(op, "create") == 0) {
             int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
             if (fd < 0)
@@ -90,8 +101,13 @@ int main(int argc, char **argv)
         if (!hard)
             rmdir(tree);
         MPI_Barrier(MPI_COMM_WORLD);
-        if (hard && rank == 0)
-            rmdir(tree);
+        if (rank == 0) {
+            if (hard)
+                rmdir(tree);
+            snprintf(path, sizeof path, "%s/test-dir.0-0", top);
+            rmdir(path);
+            rmdir(top);
+        }
     }
     if (rank == 0)
         printf("%s %ld %.6f\n", mode, files * size, slowest);

@@ -5,7 +5,7 @@ same transfer sizes, file per process / one shared file of interleaved 47008-byt
 fsync at the end of writes, random 4 KiB reads for the same time). mdtest-style phases are
 compared with bench/suite_md_anchor.c, a minimal C loop of the same syscalls. find is set
 beside GNU find (one process), for information only. Suite and anchor runs alternate; each
-cell is the median of --reps runs; the ratio is suite / anchor (target: >= 0.8).
+cell is the median of --reps runs; the ratio is suite / anchor (target: >= 0.95).
 
     .venv/bin/python bench/suite_vs_anchor.py [--np 2] [--reps 3] [--target shm|disk|DIR]
 
