@@ -129,14 +129,18 @@ int ios_mdtest_parse(struct ios_mdtest_params *p, int argc, char **argv, int ran
 /* Runs the parsed test on every rank; returns the exit status. */
 int ios_mdtest_run(struct ios_run *run, const struct ios_mdtest_params *p);
 
+struct ios_acc_launch;
+
 /*
  * Opens a launch on every rank: the result directory and (rank 0) its result_summary.txt, the
- * run state of an unscored launch on `be`, and the removal of `stale_manifest` (NULL: none).
- * Returns 0, or 2 when any rank failed (rank 0 printed why).
+ * run state of an unscored launch on `be`, result.json's additions from `acc` (its report,
+ * `stonewall_s`), and the removal of `stale_manifest` (NULL: none). Returns 0, or 2 when any
+ * rank failed (rank 0 printed why).
  */
 int ios_acceptance_start(struct ios_run *run, const char *tool, const struct ios_backend *be,
-                         const char *stale_manifest);
-/* Closes a launch: result.json, the summary file; 3 (reason printed) if the run aborted. */
+                         const char *stale_manifest, struct ios_acc_launch *acc, int stonewall_s);
+/* Closes a launch: result.json, the summary file, the run's hold on the launch's state; 3
+ * (reason printed) if the run aborted. */
 int ios_acceptance_finish(struct ios_run *run, const char *tool);
 
 /* IOR's -z order of one segment for `target` (its GetOffsetArrayRandom with `seed`): the
@@ -146,19 +150,31 @@ uint64_t *ios_ior_random_offsets(uint64_t block, uint64_t xfer, int nranks, int 
 
 /* ---------------------------------------------------------------- what a launch reports
  * (src/acceptance/report.c): the per-operation summary over -i repetitions, the measurement
- * notes, and the acceptance test a launch belongs to; result.json gets them through
- * run->json_extra as top-level "summary", "measurement_notes" and "acceptance_test". */
+ * notes, and the acceptance test a launch belongs to; result.json gets them through the
+ * launch's run->extra as top-level "summary", "measurement_notes" and "acceptance_test". */
 
 #define IOS_ACC_MAX_ITERS 16 /* >= IOS_IOR_MAX_REPS and IOS_MDTEST_MAX_REPS */
 #define IOS_ACC_MAX_OPS 12
 #define IOS_ACC_MAX_NOTES 16
 
+/* How a series' standard deviation is taken: as the series' tool prints it. */
+enum ios_acc_deviation {
+    IOS_ACC_POPULATION, /* IOR's summary: divisor n (its bw_values/ops_values: var / reps) */
+    IOS_ACC_SAMPLE,     /* mdtest's SUMMARY: divisor n - 1, 0 for one iteration */
+};
+
+/* What a tool's series are, declared once by the tool (ior_run.c, mdtest_run.c). */
+struct ios_acc_measure {
+    const char *unit; /* "MiB/s" (IOR) or "ops/s" (mdtest) */
+    enum ios_acc_deviation deviation;
+};
+
 /* One operation's repetitions as its summary table row prints them. */
 struct ios_acc_series {
     char operation[32]; /* IOR: "write"/"read"; mdtest: the table's label, "File creation" */
-    const char *unit;   /* "MiB/s" (IOR) or "ops/s" (mdtest) */
+    const struct ios_acc_measure *measure;
     int n;
-    double values[IOS_ACC_MAX_ITERS]; /* per iteration, in `unit` */
+    double values[IOS_ACC_MAX_ITERS]; /* per iteration, in the measure's unit */
     double ops[IOS_ACC_MAX_ITERS];    /* IOR: OPs/s per iteration (has_ops) */
     double time[IOS_ACC_MAX_ITERS];   /* seconds per iteration */
     int has_ops;
@@ -170,9 +186,8 @@ struct ios_acc_stats {
     double max, min, mean, stddev;
 };
 void ios_acc_stats(const double *v, int n, struct ios_acc_stats *out);
-/* The statistics of `v` (the series' values or times) by the rule of the series' tool: IOR's
- * population deviation, or for mdtest's series (unit "ops/s") mdtest's sample deviation
- * (divisor n - 1; 0 for one iteration, as mdtest prints it). */
+/* The statistics of `v` (the series' values or times) with the deviation its measure
+ * declares. */
 void ios_acc_series_stats(const struct ios_acc_series *s, const double *v,
                           struct ios_acc_stats *out);
 
@@ -203,12 +218,21 @@ struct ios_acc_report {
     struct ios_acc_part parts[2];
 };
 
-/* The launch's report (one launch per process); run->json_extra writes it. */
-struct ios_acc_report *ios_acc_report(void);
-void ios_acc_json_extra(struct ios_json *j, const struct ios_run *run);
-/* The series of `operation` (added empty with `unit` when new); NULL past IOS_ACC_MAX_OPS. */
+/*
+ * What every ior or mdtest launch owns beside the shared run state: its report and the
+ * result.json additions made of it. Part of the launch's own state (ior_run.c, mdtest_run.c),
+ * which lives from before ios_acceptance_start to after ios_acceptance_finish.
+ */
+struct ios_acc_launch {
+    struct ios_acc_report report;
+    struct ios_result_extra result; /* run->extra while the launch runs */
+};
+
+/* result.json's members of a launch's report (`report`: a struct ios_acc_report). */
+void ios_acc_json_members(struct ios_json *j, const void *report);
+/* The series of `operation` (added empty with `measure` when new); NULL past IOS_ACC_MAX_OPS. */
 struct ios_acc_series *ios_acc_series_of(struct ios_acc_report *r, const char *operation,
-                                         const char *unit);
+                                         const struct ios_acc_measure *measure);
 void ios_acc_note(struct ios_acc_report *r, const char *operation, const char *level,
                   const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 /* Prints "Measurement notes:" and one line per note (rank 0, after the summary table). */
@@ -279,8 +303,8 @@ int ios_acc_manifest_check(const char *tool, const char *path, struct ios_acc_ma
 /* Every rank: 0, or 2 when any rank failed (each printed why); collective. */
 int ios_acceptance_agree(int mine_failed);
 
-/* The earlier launch's part stored in the manifest, with `unit` for its operations. */
-void ios_acc_part_from_manifest(const struct ios_acc_manifest *m, const char *unit,
-                                struct ios_acc_part *part);
+/* The earlier launch's part stored in the manifest, its operations of `measure`. */
+void ios_acc_part_from_manifest(const struct ios_acc_manifest *m,
+                                const struct ios_acc_measure *measure, struct ios_acc_part *part);
 
 #endif

@@ -24,6 +24,18 @@
 
 struct ios_json;
 
+/*
+ * What an ior or mdtest launch adds to result.json (rank 0). The launch owns it and its
+ * context; the run state only points at it for the launch's duration, so the report writer
+ * needs no state of its own and the run's IO500 settings stay as the INI gave them.
+ */
+struct ios_result_extra {
+    int stonewall_s; /* "stonewall_s": the launch's own (-D), in place of the run's */
+    /* the launch's top-level members after "scores"; ctx is the launch's state */
+    void (*members)(struct ios_json *j, const void *ctx);
+    const void *ctx;
+};
+
 struct ios_run {
     struct ios_config cfg;
     int rank, size;
@@ -57,8 +69,8 @@ struct ios_run {
     /* the ior/mdtest subcommands: the command line's backend for every phase (NULL: the INI's) */
     const struct ios_backend *backend;
     int unscored; /* the ior/mdtest subcommands: no IO500 score (result.json "scores": null) */
-    /* the ior/mdtest subcommands: adds their top-level result.json members (rank 0), or NULL */
-    void (*json_extra)(struct ios_json *j, const struct ios_run *run);
+    /* the ior/mdtest subcommands: their result.json additions while a launch runs, or NULL */
+    const struct ios_result_extra *extra;
     enum ios_packet packet;
     int valid;
     int n_reasons;

@@ -27,6 +27,9 @@
 
 enum ior_access { ACC_WRITE, ACC_READ };
 
+/* IOR's summary rows: bandwidth, with IOR's population deviation. */
+static const struct ios_acc_measure ior_measure = {"MiB/s", IOS_ACC_POPULATION};
+
 struct ior_launch;
 
 /* A phase of the engine plus what the IOR access needs; base first, the engine sees only it. */
@@ -69,6 +72,8 @@ struct ior_timing {
  * ios_ior_run makes it and every step reaches it through its phase. */
 struct ior_launch {
     const struct ios_ior_params *p;
+    struct ios_acc_launch acc; /* the report (summary, notes, test) and its result.json hook */
+    struct ios_ior_doc doc;    /* rank 0: IOR's result document */
     struct ior_phase phases[4 * IOS_IOR_MAX_REPS];
     int n_phases;
     struct ios_acc_manifest manifest; /* the write part's, for a read-only launch */
@@ -780,11 +785,10 @@ static void note_ram(struct ios_acc_report *rep, const char *op, double bytes, d
 }
 
 /* What each number could have measured (acceptance practice asks it of every number). */
-static void add_notes(const struct ios_run *run, const struct ios_ior_params *p,
-                      const struct ios_backend *be, int two_part, double node_bytes,
-                      double node_ram, const char *host, int on_node)
+static void add_notes(struct ios_acc_report *rep, const struct ios_run *run,
+                      const struct ios_ior_params *p, const struct ios_backend *be, int two_part,
+                      double node_bytes, double node_ram, const char *host, int on_node)
 {
-    struct ios_acc_report *rep = ios_acc_report();
     int same_host = on_node == run->size; /* every rank reads data its own node wrote */
     int direct = (ios_backend_modes(be) & IOS_MODE_DIRECT) != 0;
     if (p->write) {
@@ -872,9 +876,10 @@ static void write_status_file(const struct ior_launch *L)
 /* IOR's removal between repetitions (its RemoveFile): the owner asks the backend whether the
  * file exists (MPI-IO opens it to tell), then removes it; the time from barrier to barrier
  * is the remove row's. */
-static void remove_files(const struct ios_run *run, const struct ios_ior_params *p,
-                         struct ios_backend *be, int iter)
+static void remove_files(const struct ios_run *run, struct ior_launch *L, struct ios_backend *be,
+                         int iter)
 {
+    const struct ios_ior_params *p = L->p;
     char path[IOS_PATH_MAX];
     double start = ios_wtime();
     MPI_Barrier(ios_test_comm);
@@ -890,7 +895,7 @@ static void remove_files(const struct ios_run *run, const struct ios_ior_params 
     }
     MPI_Barrier(ios_test_comm);
     if (run->rank == 0)
-        ios_ior_out_remove(p, ios_wtime() - start, iter);
+        ios_ior_out_remove(&L->doc, p, ios_wtime() - start, iter);
 }
 
 static void init_phase(struct ior_phase *ph, struct ior_launch *L, const char *what,
@@ -930,12 +935,12 @@ static int32_t agreed_seed(const struct ios_run *run, const struct ios_ior_param
  * part, also when I/O errors stopped it (the test's read failed: its report says where); a
  * launch that removed the files removes the manifest with them.
  */
-static void record_test(const struct ios_run *run, const struct ior_launch *L,
+static void record_test(const struct ios_run *run, struct ior_launch *L,
                         const struct ios_acc_manifest *manifest, int32_t seed)
 {
     const struct ios_ior_params *p = L->p;
     uint64_t written_pairs = L->written_pairs;
-    struct ios_acc_report *rep = ios_acc_report();
+    struct ios_acc_report *rep = &L->acc.report;
     char path[IOS_PATH_MAX];
     manifest_path(p, path, sizeof path);
     if (!p->keep || run->aborted) {
@@ -947,7 +952,7 @@ static void record_test(const struct ios_run *run, const struct ior_launch *L,
     }
     if (manifest) {
         snprintf(rep->test_id, sizeof rep->test_id, "%s", ios_acc_manifest_str(manifest, "id"));
-        ios_acc_part_from_manifest(manifest, "MiB/s", &rep->parts[rep->n_parts++]);
+        ios_acc_part_from_manifest(manifest, &ior_measure, &rep->parts[rep->n_parts++]);
         ios_acc_add_own_part(rep, run, "read", p->command);
         return;
     }
@@ -1070,14 +1075,14 @@ static double run_step(struct ios_run *run, struct ior_launch *L, const struct i
         L->written_pairs = t.ranks > 0 ? (uint64_t)t.min_items : UINT64_MAX;
     }
     struct ios_acc_series *acc =
-        ph->readback ? NULL : ios_acc_series_of(ios_acc_report(), step->what, "MiB/s");
+        ph->readback ? NULL : ios_acc_series_of(&L->acc.report, step->what, &ior_measure);
     if (acc) { /* what the summary table's row of this operation is made of */
         acc->has_ops = 1;
         acc->values[acc->n] = row.mib;
         acc->ops[acc->n] = row.ops_total; /* the summary's OPs: over the total time */
         acc->time[acc->n++] = row.total;
     }
-    ios_ior_out_row(step->what, &row, p, iter);
+    ios_ior_out_row(&L->doc, step->what, &row, p, iter);
     if (p->verbose >= 2)
         print_ranks(extra, res);
     if (res->verify_errors > 0)
@@ -1119,7 +1124,7 @@ static double run_repetitions(struct ios_run *run, struct ior_launch *L, struct 
             verify_errors += run_step(run, L, &steps[s], iter, seed, extra);
         }
         if (!p->keep && !run->aborted) /* IOR: without -k, even after a read-only run */
-            remove_files(run, p, be, iter);
+            remove_files(run, L, be, iter);
     }
     return verify_errors;
 }
@@ -1145,27 +1150,28 @@ static int prepare(struct ios_run *run, struct ior_launch *L, struct ios_backend
     MPI_Bcast(&L->random_start, 1, MPI_INT32_T, 0, ios_test_comm); /* time(NULL), rank 0 */
     if (check_before_io(run, L, be, test_id) != 0)
         return 2;
-    if (ios_acceptance_agree(run->rank == 0 && ios_ior_out_open(p) != 0))
+    if (ios_acceptance_agree(run->rank == 0 && ios_ior_out_open(&L->doc, p) != 0))
         return 2;
     char stale[IOS_PATH_MAX];
     manifest_path(p, stale, sizeof stale);
-    run->stonewall = p->deadline;
-    run->packet = p->packet;
-    return ios_acceptance_start(run, "ior", be, p->write ? stale : NULL) != 0 ? 2 : 0;
+    /* result.json's stonewall_s is the launch's -D; the phases take it (and -l) from p */
+    return ios_acceptance_start(run, "ior", be, p->write ? stale : NULL, &L->acc, p->deadline) != 0
+               ? 2
+               : 0;
 }
 
 /* Rank 0 after the repetitions: IOR's closing lines, then ioscore's notes and records. */
-static void finish_output(const struct ios_run *run, const struct ior_launch *L,
+static void finish_output(const struct ios_run *run, struct ior_launch *L,
                           const struct ios_ior_series series[3], int have_manifest, int32_t seed,
                           FILE *extra)
 {
     const struct ios_ior_params *p = L->p;
-    ios_ior_out_end_results(p, &series[0], &series[1]);
+    ios_ior_out_end_results(&L->doc, p, &series[0], &series[1]);
     if (p->wearout && p->deadline > 0) /* IOR's log line at the end of the test */
         fprintf(extra, "Pairs deadlineForStonewallingaccessed: %llu\n", L->first_write_pairs);
-    ios_ior_out_summary(run, p, series, 2);
-    ios_ior_out_finish();
-    ios_acc_print_notes(extra, ios_acc_report()); /* ioscore's sections after IOR's last line */
+    ios_ior_out_summary(&L->doc, run, p, series, 2);
+    ios_ior_out_finish(&L->doc);
+    ios_acc_print_notes(extra, &L->acc.report); /* ioscore's sections after IOR's last line */
     record_test(run, L, have_manifest ? &L->manifest : NULL, seed);
     if (p->stonewall_status_file[0] && p->write && p->wearout && !run->aborted)
         write_status_file(L);
@@ -1187,10 +1193,11 @@ static int run_launch(struct ios_run *run, struct ior_launch *L)
     FILE *extra = stdout; /* ioscore's own lines: never inside IOR's JSON or CSV document */
     if (run->rank == 0) {
         extra = ios_ior_out_extra(p);
-        ios_ior_out_header(run, p, (ios_backend_modes(&be) & IOS_MODE_COLLECTIVE) != 0, seed);
+        ios_ior_out_header(&L->doc, run, p, (ios_backend_modes(&be) & IOS_MODE_COLLECTIVE) != 0,
+                           seed);
         if (p->show_hints)
             show_hints(extra, &be);
-        ios_ior_out_results_start();
+        ios_ior_out_results_start(&L->doc);
     }
     double verify_errors = run_repetitions(run, L, &be, series, seed, extra);
     double node_bytes = 0, node_ram = 0;
@@ -1200,7 +1207,7 @@ static int run_launch(struct ios_run *run, struct ior_launch *L)
     /* how many ranks read their own host's data? (collective: every rank answers) */
     int on_node = ios_shift_ranks_on_node(run, read_shift(run, p));
     if (run->rank == 0) {
-        add_notes(run, p, &be, have_manifest, node_bytes, node_ram, host, on_node);
+        add_notes(&L->acc.report, run, p, &be, have_manifest, node_bytes, node_ram, host, on_node);
         finish_output(run, L, series, have_manifest, seed, extra);
     }
     MPI_Bcast(&verify_errors, 1, MPI_DOUBLE, 0, ios_test_comm);

@@ -22,18 +22,10 @@
 #define MB 1000000.0
 #define IOR_DECIMALS 4 /* IOR's PrintKeyValDouble: %.4f in JSON and CSV */
 
-/* Rank 0's document in progress. */
-static struct {
-    FILE *out; /* IOR's result stream: stdout or the -O summaryFile */
-    int format, tasks;
-    int json_open;
-    struct ios_json j;
-} doc;
-
-int ios_ior_out_open(const struct ios_ior_params *p)
+int ios_ior_out_open(struct ios_ior_doc *d, const struct ios_ior_params *p)
 {
-    doc.out = stdout;
-    doc.format = p->summary_format;
+    d->out = stdout;
+    d->format = p->summary_format;
     if (p->rank_csv[0]) { /* IOR truncates it and writes its header before the test */
         FILE *f = fopen(p->rank_csv, "w");
         if (!f || fputs("access,rank,runtime-with-openclose,runtime,throughput-withopenclose,"
@@ -50,9 +42,9 @@ int ios_ior_out_open(const struct ios_ior_params *p)
         fclose(f);
     }
     if (p->summary_file[0]) {
-        doc.out = fopen(p->summary_file, "w");
-        if (!doc.out) {
-            doc.out = stdout;
+        d->out = fopen(p->summary_file, "w");
+        if (!d->out) {
+            d->out = stdout;
             fprintf(stderr,
                     "ioscore-suite ior: ERROR: -O summaryFile=%s: cannot open it for "
                     "writing\n",
@@ -209,10 +201,11 @@ static int setup_lines(const struct ios_run *run, const struct ios_ior_params *p
     return n;
 }
 
-static void text_header(const struct ios_run *run, const struct ios_ior_params *p, int collective,
-                        int32_t seed, const char *sysname)
+static void text_header(const struct ios_ior_doc *d, const struct ios_run *run,
+                        const struct ios_ior_params *p, int collective, int32_t seed,
+                        const char *sysname)
 {
-    FILE *o = doc.out;
+    FILE *o = d->out;
     char now[64];
     now_text(now, sizeof now);
     char file[IOS_PATH_MAX + 16];
@@ -241,11 +234,11 @@ static void text_header(const struct ios_run *run, const struct ios_ior_params *
     fprintf(o, "data packet type    : %s (signature -G %d)\n", p->packet_name, seed);
 }
 
-void ios_ior_out_results_start(void)
+void ios_ior_out_results_start(struct ios_ior_doc *d)
 {
-    if (doc.format != IOS_IOR_TEXT)
+    if (d->format != IOS_IOR_TEXT)
         return;
-    FILE *o = doc.out;
+    FILE *o = d->out;
     fprintf(o, "\nResults: \n\n");
     fprintf(o, "access    bw(MiB/s)  IOPS       Latency(s)  block(KiB) xfer(KiB)  open(s)    "
                "wr/rd(s)   close(s)   total(s)   iter\n");
@@ -327,26 +320,26 @@ static void json_options(struct ios_json *j, const struct ios_run *run,
     ios_json_end_object(j);
 }
 
-void ios_ior_out_header(const struct ios_run *run, const struct ios_ior_params *p, int collective,
-                        int32_t seed)
+void ios_ior_out_header(struct ios_ior_doc *d, const struct ios_run *run,
+                        const struct ios_ior_params *p, int collective, int32_t seed)
 {
-    doc.tasks = run->size;
+    d->tasks = run->size;
     struct utsname u;
     if (uname(&u) != 0)
         snprintf(u.sysname, sizeof u.sysname, "Unknown");
-    if (doc.format == IOS_IOR_TEXT) {
-        text_header(run, p, collective, seed, u.sysname);
-    } else if (doc.format == IOS_IOR_CSV) {
-        fprintf(doc.out, "access,bw(MiB/s),IOPS,Latency,block(KiB),xfer(KiB),open(s),wr/rd(s),"
-                         "close(s),total(s),numTasks,iter\n");
+    if (d->format == IOS_IOR_TEXT) {
+        text_header(d, run, p, collective, seed, u.sysname);
+    } else if (d->format == IOS_IOR_CSV) {
+        fprintf(d->out, "access,bw(MiB/s),IOPS,Latency,block(KiB),xfer(KiB),open(s),wr/rd(s),"
+                        "close(s),total(s),numTasks,iter\n");
     } else {
         char now[64], machine[IOS_HOST_MAX + 80], file[IOS_PATH_MAX + 16];
         now_text(now, sizeof now);
         snprintf(machine, sizeof machine, "%s %s", u.sysname, run->host);
         first_file(p, file, sizeof file);
-        struct ios_json *j = &doc.j;
+        struct ios_json *j = &d->j;
         ios_json_init(j);
-        doc.json_open = 1;
+        d->json_open = 1;
         ios_json_begin_object(j, NULL);
         ios_json_string(j, "Version", run->version);
         ios_json_string(j, "Began", now);
@@ -369,46 +362,46 @@ void ios_ior_out_header(const struct ios_run *run, const struct ios_ior_params *
         json_options(j, run, p, collective);
         ios_json_begin_array(j, "Results");
     }
-    fflush(doc.out);
+    fflush(d->out);
 }
 
 /* ---------------------------------------------------------------- the results table */
 
 /* One number as IOR's PPDouble prints it: width 10, left-justified, 6 decimals below 1, 2
  * below 3600, else none. */
-static void pp_double(double v, const char *append)
+static void pp_double(FILE *out, double v, const char *append)
 {
     if (v < 0) {
-        fprintf(doc.out, "   -      %s", append);
+        fprintf(out, "   -      %s", append);
         return;
     }
-    fprintf(doc.out, "%-10.*f%s", v < 1 ? 6 : v < 3600 ? 2 : 0, v, append);
+    fprintf(out, "%-10.*f%s", v < 1 ? 6 : v < 3600 ? 2 : 0, v, append);
 }
 
-void ios_ior_out_row(const char *access, const struct ios_ior_row *row,
+void ios_ior_out_row(struct ios_ior_doc *d, const char *access, const struct ios_ior_row *row,
                      const struct ios_ior_params *p, int iter)
 {
     double block_kib = (double)p->block / 1024.0, xfer_kib = (double)p->xfer / 1024.0;
-    if (doc.format == IOS_IOR_TEXT) { /* ioscore's -W check row too: IOR has no such row */
-        fprintf(doc.out, "%-10s", access);
-        pp_double(row->mib, " ");
-        pp_double(row->iops, " ");
-        pp_double(row->latency, "  ");
-        pp_double(block_kib, " ");
-        pp_double(xfer_kib, " ");
-        pp_double(row->open, " ");
-        pp_double(row->io, " ");
-        pp_double(row->close, " ");
-        pp_double(row->total, " ");
-        fprintf(doc.out, "%-4d\n", iter);
+    if (d->format == IOS_IOR_TEXT) { /* ioscore's -W check row too: IOR has no such row */
+        fprintf(d->out, "%-10s", access);
+        pp_double(d->out, row->mib, " ");
+        pp_double(d->out, row->iops, " ");
+        pp_double(d->out, row->latency, "  ");
+        pp_double(d->out, block_kib, " ");
+        pp_double(d->out, xfer_kib, " ");
+        pp_double(d->out, row->open, " ");
+        pp_double(d->out, row->io, " ");
+        pp_double(d->out, row->close, " ");
+        pp_double(d->out, row->total, " ");
+        fprintf(d->out, "%-4d\n", iter);
     } else if (strcmp(access, "write") != 0 && strcmp(access, "read") != 0) {
         return; /* the JSON and CSV documents keep IOR's rows only */
-    } else if (doc.format == IOS_IOR_CSV) {
-        fprintf(doc.out, "%s,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%d,%d\n", access,
-                row->mib, row->iops, row->latency, block_kib, xfer_kib, row->open, row->io,
-                row->close, row->total, doc.tasks, iter);
+    } else if (d->format == IOS_IOR_CSV) {
+        fprintf(d->out, "%s,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%d,%d\n", access, row->mib,
+                row->iops, row->latency, block_kib, xfer_kib, row->open, row->io, row->close,
+                row->total, d->tasks, iter);
     } else {
-        struct ios_json *j = &doc.j;
+        struct ios_json *j = &d->j;
         ios_json_begin_object(j, NULL);
         ios_json_string(j, "access", access);
         ios_json_fixed(j, "bwMiB", row->mib, IOR_DECIMALS);
@@ -422,25 +415,26 @@ void ios_ior_out_row(const char *access, const struct ios_ior_row *row,
         ios_json_fixed(j, "totalTime", row->total, IOR_DECIMALS);
         ios_json_end_object(j);
     }
-    fflush(doc.out);
+    fflush(d->out);
 }
 
-void ios_ior_out_remove(const struct ios_ior_params *p, double seconds, int iter)
+void ios_ior_out_remove(struct ios_ior_doc *d, const struct ios_ior_params *p, double seconds,
+                        int iter)
 {
     if (p->verbose < 1) /* IOR prints the remove timing from -v on */
         return;
-    if (doc.format == IOS_IOR_TEXT) {
-        fprintf(doc.out, "remove    -          -          -           -          -          "
-                         "-          -          -          ");
-        pp_double(seconds, " ");
-        fprintf(doc.out, "%-4d\n", iter);
-    } else if (doc.format == IOS_IOR_JSON) {
-        ios_json_begin_object(&doc.j, NULL);
-        ios_json_string(&doc.j, "access", "remove");
-        ios_json_fixed(&doc.j, "totalTime", seconds, IOR_DECIMALS);
-        ios_json_end_object(&doc.j);
+    if (d->format == IOS_IOR_TEXT) {
+        fprintf(d->out, "remove    -          -          -           -          -          "
+                        "-          -          -          ");
+        pp_double(d->out, seconds, " ");
+        fprintf(d->out, "%-4d\n", iter);
+    } else if (d->format == IOS_IOR_JSON) {
+        ios_json_begin_object(&d->j, NULL);
+        ios_json_string(&d->j, "access", "remove");
+        ios_json_fixed(&d->j, "totalTime", seconds, IOR_DECIMALS);
+        ios_json_end_object(&d->j);
     }
-    fflush(doc.out);
+    fflush(d->out);
 }
 
 /* IOR's best bandwidth of the repetitions: data moved over the total time, bytes/s. */
@@ -453,12 +447,12 @@ static double max_bw(const struct ios_ior_series *s)
     return best;
 }
 
-void ios_ior_out_end_results(const struct ios_ior_params *p, const struct ios_ior_series *write,
-                             const struct ios_ior_series *read)
+void ios_ior_out_end_results(struct ios_ior_doc *d, const struct ios_ior_params *p,
+                             const struct ios_ior_series *write, const struct ios_ior_series *read)
 {
     double w = max_bw(write), r = max_bw(read);
-    if (doc.format == IOS_IOR_JSON) {
-        struct ios_json *j = &doc.j;
+    if (d->format == IOS_IOR_JSON) {
+        struct ios_json *j = &d->j;
         ios_json_end_array(j); /* Results */
         if (p->verbose >= 1) {
             ios_json_begin_object(j, "max");
@@ -474,13 +468,13 @@ void ios_ior_out_end_results(const struct ios_ior_params *p, const struct ios_io
         }
         ios_json_end_object(j); /* the test */
         ios_json_end_array(j);  /* tests */
-    } else if (doc.format == IOS_IOR_TEXT && p->verbose >= 1) {
+    } else if (d->format == IOS_IOR_TEXT && p->verbose >= 1) {
         if (p->write)
-            fprintf(doc.out, "Max Write: %.2f MiB/sec (%.2f MB/sec)\n", w / MIB, w / MB);
+            fprintf(d->out, "Max Write: %.2f MiB/sec (%.2f MB/sec)\n", w / MIB, w / MB);
         if (p->read)
-            fprintf(doc.out, "Max Read:  %.2f MiB/sec (%.2f MB/sec)\n", r / MIB, r / MB);
+            fprintf(d->out, "Max Read:  %.2f MiB/sec (%.2f MB/sec)\n", r / MIB, r / MB);
     }
-    fflush(doc.out);
+    fflush(d->out);
 }
 
 /* ---------------------------------------------------------------- the summary */
@@ -512,15 +506,16 @@ static void summarise(const struct ios_run *run, const struct ios_ior_params *p,
     s->sw_mib = sw_time > 0 ? sw_bytes / sw_time / MIB : 0;
 }
 
-static void text_summary_row(const struct ios_run *run, const struct ios_ior_params *p,
-                             const struct ios_ior_series *se, const struct op_summary *s)
+static void text_summary_row(const struct ios_ior_doc *d, const struct ios_run *run,
+                             const struct ios_ior_params *p, const struct ios_ior_series *se,
+                             const struct op_summary *s)
 {
     char sw_t[32] = "NA", sw_m[32] = "NA";
     if (s->stonewall) {
         snprintf(sw_t, sizeof sw_t, "%.2f", s->sw_time);
         snprintf(sw_m, sizeof sw_m, "%.2f", s->sw_mib);
     }
-    fprintf(doc.out,
+    fprintf(d->out,
             "%-9s %10.2f %10.2f %10.2f %10.2f %10.2f %10.2f %10.2f %10.2f %10.5f %10s "
             "%13s %5d %6d %3d %4d %3d %5d %8d %9d %4d %6" PRIu64 " %8" PRIu64 " %8" PRIu64
             " %9.1f %3s %6d\n",
@@ -530,10 +525,11 @@ static void text_summary_row(const struct ios_run *run, const struct ios_ior_par
             se->rows[0].bytes / MIB, p->api, 0);
 }
 
-static void json_summary_row(const struct ios_run *run, const struct ios_ior_params *p,
-                             const struct ios_ior_series *se, const struct op_summary *s)
+static void json_summary_row(struct ios_ior_doc *d, const struct ios_run *run,
+                             const struct ios_ior_params *p, const struct ios_ior_series *se,
+                             const struct op_summary *s)
 {
-    struct ios_json *j = &doc.j;
+    struct ios_json *j = &d->j;
     ios_json_begin_object(j, NULL);
     ios_json_string(j, "operation", se->access);
     ios_json_string(j, "API", p->api);
@@ -567,53 +563,54 @@ static void json_summary_row(const struct ios_run *run, const struct ios_ior_par
     ios_json_end_object(j);
 }
 
-void ios_ior_out_summary(const struct ios_run *run, const struct ios_ior_params *p,
-                         const struct ios_ior_series *series, int n_series)
+void ios_ior_out_summary(struct ios_ior_doc *d, const struct ios_run *run,
+                         const struct ios_ior_params *p, const struct ios_ior_series *series,
+                         int n_series)
 {
-    if (doc.format == IOS_IOR_CSV)
+    if (d->format == IOS_IOR_CSV)
         return; /* IOR's CSV layout is the results table alone */
-    if (doc.format == IOS_IOR_TEXT) {
-        fprintf(doc.out, "\nSummary of all tests:\n");
-        fprintf(doc.out,
+    if (d->format == IOS_IOR_TEXT) {
+        fprintf(d->out, "\nSummary of all tests:\n");
+        fprintf(d->out,
                 "Operation   Max(MiB)   Min(MiB)  Mean(MiB)     StdDev   Max(OPs)   Min(OPs)  "
                 "Mean(OPs)     StdDev    Mean(s) Stonewall(s) Stonewall(MiB) Test# #Tasks tPN "
                 "reps fPP reord reordoff reordrand seed segcnt   blksiz    xsize aggs(MiB)   API "
                 "RefNum\n");
     } else {
-        ios_json_begin_array(&doc.j, "summary");
+        ios_json_begin_array(&d->j, "summary");
     }
     for (int i = 0; i < n_series; i++) {
         if (series[i].n == 0)
             continue;
         struct op_summary s;
         summarise(run, p, &series[i], &s);
-        if (doc.format == IOS_IOR_TEXT)
-            text_summary_row(run, p, &series[i], &s);
+        if (d->format == IOS_IOR_TEXT)
+            text_summary_row(d, run, p, &series[i], &s);
         else
-            json_summary_row(run, p, &series[i], &s);
+            json_summary_row(d, run, p, &series[i], &s);
     }
-    if (doc.format == IOS_IOR_JSON)
-        ios_json_end_array(&doc.j);
-    fflush(doc.out);
+    if (d->format == IOS_IOR_JSON)
+        ios_json_end_array(&d->j);
+    fflush(d->out);
 }
 
-void ios_ior_out_finish(void)
+void ios_ior_out_finish(struct ios_ior_doc *d)
 {
     char now[64];
     now_text(now, sizeof now);
-    if (doc.format == IOS_IOR_TEXT) {
-        fprintf(doc.out, "Finished            : %s\n", now);
-    } else if (doc.format == IOS_IOR_JSON && doc.json_open) {
-        ios_json_string(&doc.j, "Finished", now);
-        ios_json_end_object(&doc.j);
-        fprintf(doc.out, "%.*s\n", (int)doc.j.len, doc.j.buf);
-        ios_json_free(&doc.j);
-        doc.json_open = 0;
+    if (d->format == IOS_IOR_TEXT) {
+        fprintf(d->out, "Finished            : %s\n", now);
+    } else if (d->format == IOS_IOR_JSON && d->json_open) {
+        ios_json_string(&d->j, "Finished", now);
+        ios_json_end_object(&d->j);
+        fprintf(d->out, "%.*s\n", (int)d->j.len, d->j.buf);
+        ios_json_free(&d->j);
+        d->json_open = 0;
     }
-    fflush(doc.out);
-    if (doc.out != stdout)
-        fclose(doc.out);
-    doc.out = stdout;
+    fflush(d->out);
+    if (d->out != stdout)
+        fclose(d->out);
+    d->out = stdout;
 }
 
 void ios_ior_out_rank_times(const struct ios_ior_params *p, const char *access, const double *times,

@@ -1,8 +1,8 @@
 /*
  * The start and the end of an ior or mdtest launch, shared by both. The start makes the result
- * directory and its result_summary.txt and sets up the run state of an unscored launch; the
- * end closes the run, writes result.json and turns an aborted run into exit status 3 with its
- * reason. Every rank calls both.
+ * directory and its result_summary.txt, sets up the run state of an unscored launch and points
+ * result.json at the launch's own report; the end closes the run, writes result.json and turns
+ * an aborted run into exit status 3 with its reason. Every rank calls both.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -13,7 +13,7 @@
 #include "ioscore/report.h"
 
 int ios_acceptance_start(struct ios_run *run, const char *tool, const struct ios_backend *be,
-                         const char *stale_manifest)
+                         const char *stale_manifest, struct ios_acc_launch *acc, int stonewall_s)
 {
     int rc = 0;
     if (run->rank == 0) {
@@ -33,7 +33,8 @@ int ios_acceptance_start(struct ios_run *run, const char *tool, const struct ios
     run->backend = be;
     run->unscored = 1;
     run->quiet = 1; /* the engine's IO500 summary lines go to result_summary.txt only */
-    run->json_extra = ios_acc_json_extra;
+    acc->result = (struct ios_result_extra){stonewall_s, ios_acc_json_members, &acc->report};
+    run->extra = &acc->result;
     /* the data is about to be replaced: an earlier test's manifest no longer describes it,
      * even if this launch fails */
     if (stale_manifest && run->rank == 0)
@@ -56,6 +57,7 @@ int ios_acceptance_finish(struct ios_run *run, const char *tool)
         run->summary = NULL;
     }
     run->backend = NULL;
+    run->extra = NULL; /* the launch's state ends with the launch */
     if (run->aborted) {
         if (run->rank == 0)
             fprintf(stderr, "ioscore-suite %s: ERROR: %s\n", tool, run->abort_reason);

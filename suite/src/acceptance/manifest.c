@@ -286,8 +286,8 @@ const char *ios_acc_manifest_str(const struct ios_acc_manifest *m, const char *k
     return mem && mem->is_str ? mem->str : "";
 }
 
-void ios_acc_part_from_manifest(const struct ios_acc_manifest *m, const char *unit,
-                                struct ios_acc_part *part)
+void ios_acc_part_from_manifest(const struct ios_acc_manifest *m,
+                                const struct ios_acc_measure *measure, struct ios_acc_part *part)
 {
     memset(part, 0, sizeof *part);
     snprintf(part->role, sizeof part->role, "%.15s", ios_acc_manifest_str(m, "part.role"));
@@ -303,7 +303,7 @@ void ios_acc_part_from_manifest(const struct ios_acc_manifest *m, const char *un
             continue;
         struct ios_acc_series *s = &part->ops[part->n_ops++];
         snprintf(s->operation, sizeof s->operation, "%s", mem->key + 3);
-        s->unit = unit;
+        s->measure = measure;
         s->n = mem->n;
         memcpy(s->values, mem->num, sizeof(double) * (size_t)mem->n);
         char key[48];

@@ -23,6 +23,9 @@
 #include "ioscore/mdtest_items.h"
 #include "ioscore/report.h"
 
+/* mdtest's SUMMARY rows: rates, with mdtest's sample deviation. */
+static const struct ios_acc_measure md_measure = {"ops/s", IOS_ACC_SAMPLE};
+
 /* The phase name's parts of each operation: mdtest-<kind>-<verb>-<iteration>. */
 static const char *const phase_names[IOS_MD_OPS + 1] = {
     [IOS_MD_DIR_CREATE] = "dir-write",   [IOS_MD_DIR_STAT] = "dir-stat",
@@ -267,10 +270,10 @@ static double md_time(const struct ios_phase_result *res)
 /* mdtest's SUMMARY table from the report's series: rates, or with -P also the times. As mdtest,
  * every row of the directory and/or file operations and both tree rows, 0 for a phase that
  * did not run (scripts find the rows they parse where mdtest puts them). */
-static void print_summary(const char *what, const struct ios_mdtest_params *p, int times,
+static void print_summary(const struct ios_acc_report *rep, const char *what,
+                          const struct ios_mdtest_params *p, int times,
                           const enum ios_md_op *series_op)
 {
-    const struct ios_acc_report *rep = ios_acc_report();
     printf("\nSUMMARY %s: (of %d iterations)\n", what, p->reps);
     printf("   Operation                     Max            Min           Mean        Std Dev\n");
     printf("   ---------                     ---            ---           ----        -------\n");
@@ -457,10 +460,10 @@ static void where_note(struct ios_acc_report *rep, const char *op, int page_cach
 }
 
 /* What each rate could have measured (rank 0); series_op[i]: the operation of series i. */
-static void add_notes(const struct ios_mdtest_params *p, const enum ios_md_op *series_op,
-                      int two_part, const struct md_where *stat, const struct md_where *read)
+static void add_notes(struct ios_acc_report *rep, const struct ios_mdtest_params *p,
+                      const enum ios_md_op *series_op, int two_part, const struct md_where *stat,
+                      const struct md_where *read)
 {
-    struct ios_acc_report *rep = ios_acc_report();
     for (int i = 0; i < rep->n_series; i++) {
         const char *op = rep->series[i].operation;
         enum ios_md_op what = series_op[i];
@@ -485,10 +488,10 @@ static void add_notes(const struct ios_mdtest_params *p, const enum ios_md_op *s
  * manifest; a launch on a tree with a manifest is that test's second part; a launch that
  * removed the tree removes the manifest with it.
  */
-static void record_test(const struct ios_run *run, const struct ios_mdtest_params *p,
-                        const struct ios_acc_manifest *manifest, uint64_t created)
+static void record_test(struct ios_acc_report *rep, const struct ios_run *run,
+                        const struct ios_mdtest_params *p, const struct ios_acc_manifest *manifest,
+                        uint64_t created)
 {
-    struct ios_acc_report *rep = ios_acc_report();
     char path[IOS_PATH_MAX];
     manifest_path(p, path, sizeof path);
     if (run->aborted)
@@ -498,7 +501,7 @@ static void record_test(const struct ios_run *run, const struct ios_mdtest_param
                 strerror(errno));
     if (manifest) {
         snprintf(rep->test_id, sizeof rep->test_id, "%s", ios_acc_manifest_str(manifest, "id"));
-        ios_acc_part_from_manifest(manifest, "ops/s", &rep->parts[rep->n_parts++]);
+        ios_acc_part_from_manifest(manifest, &md_measure, &rep->parts[rep->n_parts++]);
         ios_acc_add_own_part(rep, run, "use", p->command);
         return;
     }
@@ -527,10 +530,11 @@ static void record_test(const struct ios_run *run, const struct ios_mdtest_param
                 path, strerror(-rc));
 }
 
-/* What one launch keeps until its end: the shape of its trees, its phases (the run's results
- * point at them), the operation of each summary row and the manifest of the create part it
- * continues. */
+/* What one launch keeps until its end: its report, the shape of its trees, its phases (the
+ * run's results point at them), the operation of each summary row and the manifest of the
+ * create part it continues. */
 struct md_launch {
+    struct ios_acc_launch acc;
     struct ios_md_tree tree;
     struct md_phase phases[10 * IOS_MDTEST_MAX_REPS];
     enum ios_md_op series_op[IOS_ACC_MAX_OPS];
@@ -558,9 +562,10 @@ static int run_launch(struct ios_run *run, const struct ios_mdtest_params *p,
         return 2;
     char stale[IOS_PATH_MAX]; /* a new tree: an earlier test's manifest is stale */
     manifest_path(p, stale, sizeof stale);
-    if (ios_acceptance_start(run, "mdtest", &be, p->create ? stale : NULL) != 0)
+    /* stonewall_s 0: -W bounds mdtest's file creation only and is in each phase's command */
+    if (ios_acceptance_start(run, "mdtest", &be, p->create ? stale : NULL, &launch->acc, 0) != 0)
         return 2;
-    struct ios_acc_report *rep = ios_acc_report();
+    struct ios_acc_report *rep = &launch->acc.report;
     if (run->rank == 0) {
         print_header(run, p);
         if (have_manifest)
@@ -620,7 +625,7 @@ static int run_launch(struct ios_run *run, const struct ios_mdtest_params *p,
             struct ios_phase_result *res = ios_run_one_phase(run, &ph->base);
             if (run->rank == 0) {
                 const char *label = ios_md_op_name(op);
-                struct ios_acc_series *se = ios_acc_series_of(rep, label, "ops/s");
+                struct ios_acc_series *se = ios_acc_series_of(rep, label, &md_measure);
                 if (se)
                     series_op[se - rep->series] = op;
                 if (se && se->n < IOS_ACC_MAX_ITERS) {
@@ -652,12 +657,11 @@ static int run_launch(struct ios_run *run, const struct ios_mdtest_params *p,
     stat_where.on_node = ios_shift_ranks_on_node(run, (int)stat_where.shift);
     read_where.on_node = ios_shift_ranks_on_node(run, (int)read_where.shift);
     if (run->rank == 0) {
-        add_notes(p, series_op, have_manifest, &stat_where, &read_where);
-        print_summary("rate (in ops/sec)", p, 0, series_op);
-        if (p->print_time)
-            print_summary("time (in ms/op)", p, 1,
-                          series_op); /* mdtest's header; the values are s */
-        record_test(run, p, have_manifest ? manifest : NULL, created);
+        add_notes(rep, p, series_op, have_manifest, &stat_where, &read_where);
+        print_summary(rep, "rate (in ops/sec)", p, 0, series_op);
+        if (p->print_time) /* mdtest's header; the values are s */
+            print_summary(rep, "time (in ms/op)", p, 1, series_op);
+        record_test(rep, run, p, have_manifest ? manifest : NULL, created);
         char now[64];
         ios_format_time(ios_wtime(), "%m/%d/%Y %H:%M:%S", now, sizeof now);
         printf("-- finished at %s --\n", now);

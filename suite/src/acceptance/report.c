@@ -2,9 +2,9 @@
  * What an ior or mdtest launch reports beyond the engine's phases: the per-operation summary
  * over the -i repetitions (the numbers of IOR's "Summary of all tests" and mdtest's SUMMARY
  * table), the measurement notes (what each number could have measured), and the acceptance
- * test the launch belongs to. result.json gets them as top-level members through
- * run->json_extra; the schema documents them under "summary", "measurement_notes" and
- * "acceptance_test".
+ * test the launch belongs to. The report is the launch's (struct ios_acc_launch); result.json
+ * gets it as top-level members through the launch's run->extra; the schema documents them
+ * under "summary", "measurement_notes" and "acceptance_test".
  */
 #include <limits.h>
 #include <math.h>
@@ -15,13 +15,6 @@
 #include <time.h>
 
 #include "ioscore/acceptance.h"
-
-static struct ios_acc_report current;
-
-struct ios_acc_report *ios_acc_report(void)
-{
-    return &current;
-}
 
 void ios_acc_stats(const double *v, int n, struct ios_acc_stats *out)
 {
@@ -45,12 +38,12 @@ void ios_acc_series_stats(const struct ios_acc_series *s, const double *v,
                           struct ios_acc_stats *out)
 {
     ios_acc_stats(v, s->n, out);
-    if (s->unit && strcmp(s->unit, "ops/s") == 0) /* mdtest: var / (iterations - 1) */
+    if (s->measure->deviation == IOS_ACC_SAMPLE)
         out->stddev = s->n > 1 ? out->stddev * sqrt((double)s->n / (s->n - 1)) : 0;
 }
 
 struct ios_acc_series *ios_acc_series_of(struct ios_acc_report *r, const char *operation,
-                                         const char *unit)
+                                         const struct ios_acc_measure *measure)
 {
     for (int i = 0; i < r->n_series; i++)
         if (strcmp(r->series[i].operation, operation) == 0)
@@ -60,7 +53,7 @@ struct ios_acc_series *ios_acc_series_of(struct ios_acc_report *r, const char *o
     struct ios_acc_series *s = &r->series[r->n_series++];
     memset(s, 0, sizeof *s);
     snprintf(s->operation, sizeof s->operation, "%s", operation);
-    s->unit = unit;
+    s->measure = measure;
     return s;
 }
 
@@ -178,7 +171,7 @@ static void json_series(struct ios_json *j, const struct ios_acc_series *s)
 {
     ios_json_begin_object(j, NULL);
     ios_json_string(j, "operation", s->operation);
-    ios_json_string(j, "unit", s->unit);
+    ios_json_string(j, "unit", s->measure->unit);
     ios_json_int(j, "iterations", s->n);
     json_stats(j, s, s->values);
     if (s->has_ops) {
@@ -193,10 +186,9 @@ static void json_series(struct ios_json *j, const struct ios_acc_series *s)
     ios_json_end_object(j);
 }
 
-void ios_acc_json_extra(struct ios_json *j, const struct ios_run *run)
+void ios_acc_json_members(struct ios_json *j, const void *report)
 {
-    (void)run;
-    const struct ios_acc_report *r = &current;
+    const struct ios_acc_report *r = report;
     ios_json_begin_array(j, "summary");
     for (int i = 0; i < r->n_series; i++)
         if (r->series[i].n > 0)

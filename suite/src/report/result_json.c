@@ -313,7 +313,7 @@ int ios_report_json(const struct ios_run *run)
     write_hosts(&j, run);
     ios_json_string(&j, "result_dir", run->resdir);
     ios_json_string(&j, "data_dir", run->datadir);
-    ios_json_int(&j, "stonewall_s", run->stonewall);
+    ios_json_int(&j, "stonewall_s", run->extra ? run->extra->stonewall_s : run->stonewall);
     write_rank_detail(&j, run, summary);
     ios_json_bool(&j, "valid", run->valid && run->finished);
     ios_json_begin_array(&j, "invalid_reasons");
@@ -338,8 +338,8 @@ int ios_report_json(const struct ios_run *run)
         ios_json_null(&j, "score_hash");
         ios_json_null(&j, "scores");
     }
-    if (run->json_extra)
-        run->json_extra(&j, run);
+    if (run->extra)
+        run->extra->members(&j, run->extra->ctx);
     ios_json_begin_array(&j, "phases");
     for (int i = 0; i < run->n_results; i++)
         write_phase(&j, &run->results[i]);
