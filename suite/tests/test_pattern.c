@@ -55,7 +55,7 @@ int main(void)
     const enum ios_packet types[] = {IOS_PACKET_TIMESTAMP, IOS_PACKET_OFFSET,
                                      IOS_PACKET_INCOMPRESSIBLE, IOS_PACKET_RANDOM};
     const int32_t seeds[] = {745735990, -1572543422};
-    const size_t positions[] = {0, 7, 8, 3895, 3896, 3900};
+    const size_t positions[] = {0, 7, 8, 19, 27, 35, 3895, 3896, 3900}; /* every lane, the tail */
     for (int t = 0; t < 4; t++) {
         for (int s = 0; s < 2; s++) {
             ios_pattern_fill(buf, 47008, seeds[s], 5, types[t], 94016);
