@@ -14,16 +14,17 @@ uint64_t ios_run_ops(struct ios_phase_ctx *ctx, ios_op_fn op, void *state, uint6
     uint64_t i = from;
     if (ctx->lockstep) /* a rank that cannot start must not leave the others in a collective */
         MPI_Allreduce(MPI_IN_PLACE, ok, 1, MPI_INT, MPI_MIN, ios_test_comm);
+    struct ios_loop_clock clock = ios_loop_clock_start();
     while (*ok && i < to) {
-        uint64_t t0 = ios_op_begin(&ctx->instr);
+        uint64_t t0 = ios_op_begin(&ctx->instr), end_ns;
         int rc = op(state, i);
-        uint64_t ns = ios_op_end(&ctx->instr, t0);
+        uint64_t ns = ios_op_end(&ctx->instr, t0, &end_ns);
         int stop = rc != 0 ? STOP_FAILED : 0;
         if (rc != 0 && ctx->instr.trace)
             ios_instrument_trace(&ctx->instr, -1, ns);
         if (rc == 0) {
             i++;
-            double now = ios_wtime();
+            double now = ios_loop_wtime(&clock, end_ns);
             ios_timeseries_add(&ctx->ts, now);
             if (ctx->instr.cfg && ctx->instr.cfg->enabled) {
                 int sec = (int)(now - ctx->ts.t0);

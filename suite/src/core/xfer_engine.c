@@ -112,6 +112,7 @@ static uint64_t run_queued(struct xfer_state *st, uint64_t from, uint64_t to, do
     }
     uint64_t next = from;
     int stop = 0;
+    struct ios_loop_clock clock = ios_loop_clock_start();
     while (n_free < depth || (*ok && !stop && next < to)) {
         while (*ok && !stop && next < to && n_free > 0) {
             int k = free_slots[--n_free];
@@ -148,7 +149,7 @@ static uint64_t run_queued(struct xfer_state *st, uint64_t from, uint64_t to, do
                     ios_instrument_trace(in, -1, now_ns - t0[k]);
                 continue;
             }
-            double now = ios_wtime();
+            double now = ios_loop_wtime(&clock, now_ns);
             ios_timeseries_add(&ctx->ts, now);
             if (timed) {
                 int sec = (int)(now - ctx->ts.t0);
