@@ -78,9 +78,10 @@ struct ios_md_items {
     void (*fill)(const struct ios_md_items *items, uint64_t i);
     /* file read, optional: 0 when the n bytes read of item i at `path` are right */
     int (*verify)(const struct ios_md_items *items, uint64_t i, ssize_t n, const char *path);
-    /* the directory of the last item (built once per node) */
-    uint64_t dir_node, dir_loop;
-    char dir[IOS_PATH_MAX];
+    /* the last item's path up to its number (built once per node) */
+    uint64_t prefix_node, prefix_loop;
+    size_t prefix_len;
+    char prefix[IOS_PATH_MAX];
 };
 
 /* The path of item i of the phase (a tree node for the tree operations). */
