@@ -127,8 +127,8 @@ void ios_pattern_fill(void *buf, size_t size, int32_t seed, int rank, enum ios_p
 
 /*
  * OR of the differences of words [from, to) from the counting base words (timestamp, offset):
- * the type is decided once, outside the loop, and four independent accumulators let the
- * compiler vectorise it, so checking a buffer costs a fraction of reading it.
+ * the type is decided once, outside the loop, and four independent accumulators let the CPU
+ * overlap the words, so checking a buffer costs a fraction of reading it.
  */
 static uint64_t counting_diff(const unsigned char *bytes, size_t from, size_t to, int32_t seed,
                               int rank)
@@ -161,8 +161,10 @@ int ios_pattern_matches(const void *buf, size_t size, int32_t seed, int rank, en
     int stamps = stamped(type);
     uint64_t diff = 0; /* OR of all differences: no early exit, branch-free inner loop */
     int counting = type == IOS_PACKET_TIMESTAMP || type == IOS_PACKET_OFFSET;
-    if (counting && !stamps) /* timestamp: one counting run over the whole buffer */
-        n_words = 0, diff = counting_diff(bytes, 0, size / 8, seed, rank);
+    if (counting && !stamps) { /* timestamp: one counting run over the whole buffer */
+        diff = counting_diff(bytes, 0, n_words, seed, rank);
+        n_words = 0; /* no 4 KiB blocks left to check one by one */
+    }
     for (size_t block = 0; block < n_words; block += 512) {
         size_t end = n_words - block > 512 ? block + 512 : n_words, i = block;
         uint64_t got;
