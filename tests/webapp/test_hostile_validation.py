@@ -244,9 +244,6 @@ def test_a_validation_over_its_time_limit_fails_naming_it(
     a time, ~100 MB), the limit is 0.25 s, and memory (2 GiB) is not what stops it."""
     queue = f"ioscore-slow-{os.getpid()}"
     settings.IOSCORE_VALIDATION_QUEUE = settings.IOSCORE_NOTIFICATION_QUEUE = queue
-    # Intake admits what the worker started here can validate: one process, this time limit.
-    settings.IOSCORE_VALIDATION_WORKERS = 1
-    settings.IOSCORE_VALIDATION_TIME_LIMIT_S = TIME_LIMIT_S
     worker_factory(
         queue,
         IOSCORE_VALIDATION_TIME_LIMIT_S="0.25",
@@ -315,9 +312,6 @@ def test_whole_worker_killed_mid_check_is_validated_by_the_sweep_after_restart(
 ) -> None:
     queue = f"ioscore-killed-{pool}-{os.getpid()}"
     settings.IOSCORE_VALIDATION_QUEUE = settings.IOSCORE_NOTIFICATION_QUEUE = queue
-    # Intake admits what the worker started here can validate: one process, this time limit.
-    settings.IOSCORE_VALIDATION_WORKERS = 1
-    settings.IOSCORE_VALIDATION_TIME_LIMIT_S = TIME_LIMIT_S
     # The broker would hand the message out again only after an hour: the sweep must do it.
     slow = {"IOSCORE_BROKER_VISIBILITY_TIMEOUT": "3600", **NO_MAIL}
     doomed = worker_factory(queue, pool, IOSCORE_VALIDATION_PAUSE_S="60", **slow)
