@@ -17,13 +17,12 @@ from typing import Any
 
 from django import template
 
-from ioscore.results import SIGNIFICANT as LIBRARY_SIGNIFICANT
+from ioscore.results import SIGNIFICANT
 from ioscore.results import significant as significant_number
 
 register = template.Library()
 
 DASH = "\u2013"
-SIGNIFICANT = LIBRARY_SIGNIFICANT
 _BYTE_UNITS = ("B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB")
 _RATE_UNITS = ("B/s", "kB/s", "MB/s", "GB/s", "TB/s", "PB/s")
 
