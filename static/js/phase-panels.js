@@ -49,19 +49,23 @@
     p.marks.forEach(function (m) {
       var stonewall = m.kind === "stonewall";
       // The wear-out end's label goes after its line, unless that runs off the plot: then
-      // before it, lower than the stonewall's.
+      // before it, lower than the stonewall's. The labels at the top sit above the plot, so
+      // they never hide a rate near the axis's top.
       var after = !stonewall && m.at < 0.8 * p.x.range[1];
+      var top = stonewall || after;
       shapes.push({ type: "line", xref: "x", yref: "paper", x0: m.at, x1: m.at, y0: 0, y1: 1,
                     line: { color: MARK, width: 1.5, dash: stonewall ? "dash" : "dashdot" } });
-      notes.push({ xref: "x", yref: "paper", x: m.at, y: stonewall || after ? 1 : 0.05,
-                   yanchor: stonewall || after ? "top" : "bottom", showarrow: false,
+      notes.push({ xref: "x", yref: "paper", x: m.at, y: top ? 1 : 0.05,
+                   yanchor: "bottom", showarrow: false,
                    text: plain(m.kind), font: { size: 10, color: MARK },
                    bgcolor: "rgba(255,255,255,0.8)", xanchor: after ? "left" : "right" });
     });
     var legend = !!p.y2 || (showHosts && p.hosts.length > 0);
+    // a row for the marks' labels between the legend and the plot
+    var labels = p.marks.length && legend ? 16 : 0;
     var out = {
       // room on the right for the last time tick's label, which sits on the plot's edge
-      margin: { l: 8, r: p.y2 ? 8 : 30, t: legend ? 40 : 18, b: 8 },
+      margin: { l: 8, r: p.y2 ? 8 : 30, t: (legend ? 40 : 18) + labels, b: 8 },
       font: { family: "system-ui, -apple-system, Segoe UI, Roboto, sans-serif", size: 11 },
       paper_bgcolor: "rgba(0,0,0,0)", plot_bgcolor: "rgba(0,0,0,0)",
       // the time axis's 0 would sit on the rate axis's 0 in the corner: the rate's says it

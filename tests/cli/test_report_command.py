@@ -182,6 +182,9 @@ def test_io500_archive_run_reports_a_panel_per_phase(ioscore_cli: Cli, tmp_path:
     # From the per-rank CSVs (every phase but find), with the writes' stonewall and wear-out.
     assert page.count("Estimated from each rank&#x27;s runtime and mean rate") == 11
     assert page.count("stonewall at 300 s") == 4 and page.count("wear-out end at") == 4
+    # the phase's times as the run page prints them: three significant digits, separated
+    assert "673 s; stonewall at 300 s; wear-out end at 673 s" in page
+    assert "1,160 s; stonewall at 300 s; wear-out end at 1,160 s" in page
 
 
 @pytest.mark.parametrize("case", ["missing", "empty", "corrupt"])

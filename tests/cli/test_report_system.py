@@ -78,9 +78,9 @@ def test_an_acceptance_run_faster_than_its_network_is_warned(results: Path, tmp_
     ]
     assert all("times what the client network can carry: " + arithmetic in w for w in warnings)
     # 2 ranks x 4 MiB on one node: fits in a client node's 512 GiB, read back on that node
-    assert "note: fpp write wrote at most 8 MiB per client node" in text
+    assert "note: fpp write wrote at most 8.00 MiB per client node" in text
     assert "synced write wrote" not in text  # fsync'd inside the write's time: not cached
-    assert "note: fpp read read data written on the same node: at most 8 MiB per node" in text
+    assert "note: fpp read read data written on the same node: at most 8.00 MiB per node" in text
 
     page = html_file.read_text()
     assert '<h2 id="hardware">Against the declared hardware</h2>' in page
@@ -116,8 +116,8 @@ def test_an_io500_archive_run_gets_the_same_arithmetic(corpus_dir: Path, tmp_pat
     assert done.returncode == 0, done.stderr
     assert (
         "WARNING: ior-easy-read moved 39.5 GB/s = 36.8 GiB/s, 1.58 times what the client "
-        "network can carry: 2 client nodes x (1 x 100000 Mbit/s), as declared for the run's "
-        "client nodes (200000 Mbit/s) = 25 GB/s = 23.3 GiB/s"
+        "network can carry: 2 client nodes x (1 x 100,000 Mbit/s), as declared for the run's "
+        "client nodes (200,000 Mbit/s) = 25.0 GB/s = 23.3 GiB/s"
     ) in done.stdout
     assert "ior-hard-read" not in done.stdout.split("against the declared hardware")[1]
     assert html_file.read_text().count('data-hardware="beyond-hardware"') == 2

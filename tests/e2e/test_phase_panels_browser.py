@@ -49,6 +49,9 @@ PANELS = """() => {
       ? edges(gd.querySelector('g.legend')) : null,
     shapes: (full.shapes || []).map(s => s.x0),
     notes: (full.annotations || []).map(a => a.text),
+    labels: Array.from(gd.querySelectorAll('g.annotation')).map(edges),
+    plot: (() => { const s = full._size, r = gd.getBoundingClientRect();
+                   return [r.left + s.l, r.top + s.t, r.left + s.l + s.w, r.top + s.t + s.h]; })(),
   };
  });
 }"""
@@ -67,6 +70,26 @@ def _readable(label: str) -> bool:
         return True
     number, unit = label.split("\u00a0")
     return with_unit(float(number.replace(",", "")), unit) == label
+
+
+def _apart(a: list[float], b: list[float]) -> bool:
+    """Two boxes (left, top, right, bottom) that do not overlap."""
+    return a[2] <= b[0] + 0.5 or b[2] <= a[0] + 0.5 or a[3] <= b[1] + 0.5 or b[3] <= a[1] + 0.5
+
+
+def _labels_clear(panel: dict[str, Any]) -> None:
+    """The marks' labels: inside the chart, apart from each other and from the legend; the
+    stonewall's above the plot, where it cannot hide the rate."""
+    labels, box = panel["labels"], panel["box"]
+    assert len(labels) == len(panel["notes"]), panel["phase"]
+    for label in labels:
+        assert box[0] - 0.5 <= label[0] and label[2] <= box[2] + 0.5, panel["phase"]
+        assert box[1] - 0.5 <= label[1] and label[3] <= box[3] + 0.5, panel["phase"]
+        if panel["legend"]:
+            assert _apart(label, panel["legend"]), panel["phase"]
+    assert all(_apart(a, b) for i, a in enumerate(labels) for b in labels[i + 1 :])
+    stonewall = labels[panel["notes"].index("stonewall")]
+    assert stonewall[3] <= panel["plot"][1] + 0.5, (panel["phase"], stonewall, panel["plot"])
 
 
 def _panels(page: Any) -> dict[str, dict[str, Any]]:
@@ -145,6 +168,7 @@ def test_real_archive_run_shows_a_readable_panel_per_phase(
         assert panel["shapes"] == [pytest.approx(300.0), pytest.approx(t_delta, abs=1e-3)], name
         assert panel["notes"] == ["stonewall", "wear-out end"], name
         assert "stonewall at 300" in panel["caption"], name
+        _labels_clear(panel)
     for name in ("find", "ior-easy-read", "mdtest-easy-stat", "mdtest-hard-delete"):
         assert panels[name]["shapes"] == [], name
     assert page.locator("#panel-hosts").count() == 0  # the CSVs name no host
@@ -245,6 +269,7 @@ def test_suite_run_panels_with_hosts_and_p99(
         # Its stonewall (1 s, reached: the ranks wore out after it) is marked.
         assert rnd["notes"] == ["stonewall", "wear-out end"]
         assert rnd["shapes"][0] == pytest.approx(1.0)
+        _labels_clear(rnd)
         # The write phases finished before their 1 s stonewall and say so.
         assert "stonewall at 1 s not reached" in panels["ior-easy-write"]["caption"]
         page.locator("#panel-hosts").click()

@@ -23,7 +23,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 ARITHMETIC = (
     "ior-easy-read moved 39.5 GB/s = 36.8 GiB/s, 1.58 times what the client network can "
     "carry: 2 client nodes x (1 x 100 Gbit/s), as declared for the run's client nodes "
-    "(200 Gbit/s) = 25 GB/s = 23.3 GiB/s"
+    "(200 Gbit/s) = 25.0 GB/s = 23.3 GiB/s"
 )
 
 

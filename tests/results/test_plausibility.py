@@ -25,9 +25,11 @@ from ioscore.results.plausibility import (
     cache_findings,
     ceilings,
     node_bytes,
+    rate,
     run_findings,
     run_rates,
     run_reads,
+    size,
     written_per_node,
 )
 from ioscore.system_description import EXAMPLE_PATH, validate
@@ -52,7 +54,7 @@ def with_device_speed(data: dict[str, Any], value: float, unit: str = "GB/s") ->
 def test_ceilings_of_the_schema_example_with_their_arithmetic() -> None:
     by_name = {c.name: c for c in ceilings(with_device_speed(example(), 7))}
     assert by_name["client network"].bytes_per_s == 5200e9 / 8
-    assert "5200 Gbit/s" in by_name["client network"].arithmetic
+    assert "5,200 Gbit/s" in by_name["client network"].arithmetic
     assert by_name["server network"].bytes_per_s == 3200e9 / 8
     # only the data servers' devices: 6 OSS x 24 SSD x 7 GB/s (the MDS are left out)
     assert by_name["storage devices"].bytes_per_s == 6 * 24 * 7e9
@@ -76,7 +78,7 @@ def test_a_read_beyond_the_client_network_is_named_with_the_arithmetic() -> None
     assert "700 GB/s" in messages and "1.08 times what the client network can carry" in messages
     assert (
         "13 client nodes x (1 x 400 Gbit/s), as declared for the run's client nodes "
-        "(5200 Gbit/s) = 650 GB/s = 605 GiB/s" in messages
+        "(5,200 Gbit/s) = 650 GB/s = 605 GiB/s" in messages
     )
     assert "1.75 times what the server network can carry" in messages
     # within the margin for nominal speeds: not a finding
@@ -85,6 +87,34 @@ def test_a_read_beyond_the_client_network_is_named_with_the_arithmetic() -> None
         for f in beyond_hardware(example(), {"ior-easy-read": 655e9})
         if "server network" in f.message
     ]
+
+
+def test_numbers_are_written_as_the_site_writes_them() -> None:
+    """Three significant digits, thousands separated, as on the run page's own table; the
+    declared figures as declared, separated; never 1e+06 or 2e+03."""
+    link = {"value": 100_000, "unit": "Mbit/s"}
+    data = {
+        "run": {
+            "client_nodes": 10,
+            "client_network_bandwidth": {"value": 1_000_000, "unit": "Mbit/s"},
+        },
+        "client_node_groups": [{"interconnects": [{"speed": link}]}],
+    }
+    (finding,) = beyond_hardware(data, {"ior-easy-read": 250e12})
+    assert finding.message.startswith(
+        "ior-easy-read moved 250 TB/s = 227 TiB/s, 2,000 times what the client network can "
+        "carry: 10 client nodes x (1 x 100,000 Mbit/s), as declared for the run's client nodes "
+        "(1,000,000 Mbit/s) = 125 GB/s = 116 GiB/s. "
+    )
+    client, server = beyond_hardware(example(), {"ior-easy-read": 700e9})
+    assert "1.08 times" in client.message and "= 650 GB/s = 605 GiB/s" in client.message
+    assert "declared for the storage servers: 3,200 Gbit/s = 400 GB/s" in server.message
+    data["run"]["client_network_bandwidth"] = {"value": 200, "unit": "Gbit/s"}
+    data["client_node_groups"][0]["interconnects"][0]["speed"] = {"value": 20, "unit": "Gbit/s"}
+    (finding,) = beyond_hardware(data, {"ior-easy-write": 50e9})
+    assert "2.00 times" in finding.message and "= 25.0 GB/s = 23.3 GiB/s." in finding.message
+    assert rate(999.7e9) == "1,000 GB/s = 931 GiB/s"
+    assert size(1500 * 2**40) == "1,500 TiB" and size(3 * 2**30) == "3.00 GiB"
 
 
 def test_a_real_archive_run_against_a_description_too_small_for_it(corpus_dir: Path) -> None:
@@ -112,7 +142,7 @@ def test_cache_findings_need_same_node_reads_or_small_totals() -> None:
     messages = [f.message for f in found]
     assert sum("page cache" in m for m in messages) == 1  # only the same-node small read
     assert any("fits in a client node's 512 GiB" in m for m in messages)
-    assert sum("servers' 3 TiB of memory" in m for m in messages) == 2  # 40 GiB twice, not 8000
+    assert sum("servers' 3.00 TiB of memory" in m for m in messages) == 2  # 40 GiB twice, not 8000
     assert all(f.phase == "ior-easy-read" for f in found)
 
 

@@ -16,8 +16,18 @@ def test_a_thirty_percent_drop_alerts_once_while_it_lasts() -> None:
     assert [(d.index, d.value, d.baseline) for d in found] == [(4, 70, 100.5)]
     assert found[0].fall == pytest.approx(1 - 70 / 100.5)
     assert found[0].explain("GiB/s") == (
-        "70 GiB/s is 30% below the median of the previous runs (100.5 GiB/s)"
+        "70.0 GiB/s is 30% below the median of the previous runs (100 GiB/s)"
     )
+
+
+def test_the_drop_is_written_as_the_site_writes_numbers() -> None:
+    # mdtest's operations per second: thousands separated, never 1.7e+05
+    (found,) = drops(series(251_000, 249_500, 250_300, 170_420))
+    assert found.explain("ops/s") == (
+        "170,420 ops/s is 32% below the median of the previous runs (250,300 ops/s)"
+    )
+    (found,) = drops(series(0.0123, 0.0125, 0.0124, 0.00617))
+    assert found.explain("") == "0.00617 is 50% below the median of the previous runs (0.0124)"
 
 
 def test_recovery_then_a_new_fall_alerts_again() -> None:
@@ -39,6 +49,9 @@ def test_too_little_history_judges_only_targets() -> None:
         (0, True, False, None)
     ]
     assert found[0].explain("MiB/s") == "100 MiB/s misses its target"
+    assert drops([Point(1234.5, target=2000)])[0].explain("MiB/s") == (
+        "1,234 MiB/s misses its target"
+    )
 
 
 def test_at_most_targets_and_the_threshold_per_test() -> None:

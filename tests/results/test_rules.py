@@ -288,4 +288,4 @@ def test_hardware_plausibility_warns_with_the_arithmetic(corpus_dir: Path) -> No
     assert "ior-easy-read" in {i.phase for i in found}
     assert all(i.severity == Severity.WARNING for i in found)
     read = next(i for i in found if i.phase == "ior-easy-read")
-    assert "2 times what the client network can carry" in read.message
+    assert "2.00 times what the client network can carry" in read.message

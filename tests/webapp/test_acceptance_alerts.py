@@ -6,6 +6,7 @@ lost mail message is found by the sweep."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
@@ -146,6 +147,29 @@ def test_thresholds_are_per_test_and_set_by_the_sites_submitters(
     reviewer.force_login(cast.reviewer)
     assert reviewer.post(url, form).status_code == 404
     assert AlertRule.objects.count() == 1
+
+
+@pytest.mark.django_db
+def test_the_pages_write_the_drop_as_the_alert_does(
+    cast: Any, media_root: Path, results: Path
+) -> None:
+    """The alert, the targets table and the run page print a value alike: three significant
+    digits, as the rest of the site (1.70 GiB/s, not 1.695 beside 1.70)."""
+    ids = upload_series(api_client(cast), results, [1.0, 1.0, 1.0, DROP])
+    (alert,) = write_alerts()
+    value = re.match(r"([\d.,]+) GiB/s is 30% below", alert.message)
+    assert value is not None, alert.message
+    browser = Client()
+    browser.force_login(cast.submitter)
+    history = browser.get(f"/acceptance/sites/{cast.site.pk}/").content.decode()
+    assert f"<small>{value.group(1)} GiB/s</small>" in history
+    cells = [c for c in re.findall(r"<small>([^<]*)</small>", history) if c.endswith("/s")]
+    assert cells and all(re.fullmatch(r"[\d,]+(\.\d+)? (GiB/s|ops/s)", c) for c in cells), cells
+    # a number with decimals has three significant digits (an integer keeps all of its own)
+    decimals = [c.split()[0] for c in cells if "." in c]
+    assert all(len(re.sub(r"\D", "", n).lstrip("0")) == 3 for n in decimals), cells
+    page = browser.get(f"/acceptance/runs/{ids[3]}/").content.decode()
+    assert f'<td class="num">{value.group(1)} GiB/s</td>' in page
 
 
 @pytest.mark.django_db

@@ -1,30 +1,39 @@
 """In Chromium, under the site's Content-Security-Policy: a member's history page draws one
 plotly chart per test and operation (mean, ± stddev band, target line) with no script error or
-policy violation, and the user's HTML report runs sandboxed in an opaque origin."""
+policy violation, marks the run where a 30 % drop starts, and the user's HTML report runs
+sandboxed in an opaque origin."""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.utils import timezone
 from rest_framework.test import APIClient
 
 from accounts.models import ApiToken
 from tests.e2e.conftest import REPO_ROOT, chromium_page
 
 from .acceptance_helpers import acceptance_results, pack
+from .test_acceptance_alerts import DROP, api_client, upload_series
 
 pytestmark = [pytest.mark.mpi, pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
 @pytest.fixture(scope="module")
-def archives() -> Iterator[list[bytes]]:
-    with acceptance_results("ioscore-webapp-acceptance-browser-") as results:
-        yield [pack(results), pack(results, {"notes.txt": b"second run"})]
+def results() -> Iterator[Path]:
+    with acceptance_results("ioscore-webapp-acceptance-browser-") as path:
+        yield path
+
+
+@pytest.fixture(scope="module")
+def archives(results: Path) -> list[bytes]:
+    return [pack(results), pack(results, {"notes.txt": b"second run"})]
 
 
 @pytest.fixture
@@ -87,3 +96,48 @@ def test_history_charts_and_sandboxed_report(
     assert inner.evaluate("self.origin") == "null"  # opaque origin: no cookies, no site API
     assert any("cookie" in e.lower() or "sandbox" in e.lower() for e in page.js_errors)
     page.js_errors.clear()
+
+
+def test_the_history_chart_marks_the_run_where_a_drop_starts(
+    page: Any, live_server: Any, cast: Any, media_root: Path, results: Path
+) -> None:
+    from acceptance.models import AcceptanceRun
+
+    ids = upload_series(api_client(cast), results, [1.0, 1.0, 1.0, DROP, DROP])
+    # one run a day, as a site tests its system (the five uploads ran the same suite once)
+    first = timezone.now() - timedelta(days=len(ids))
+    for day, pk in enumerate(ids):
+        AcceptanceRun.objects.filter(pk=pk).update(started=first + timedelta(days=day))
+
+    page.goto(f"{live_server.url}/accounts/login/?next=/acceptance/")
+    page.fill("input[name=username]", cast.submitter.username)
+    page.fill("input[name=password]", cast.password)
+    page.click("button[type=submit]")
+    page.wait_for_url("**/acceptance/")
+    page.console_errors.clear()  # the login page's favicon.ico (not this app's page)
+    page.goto(f"{live_server.url}/acceptance/sites/{cast.site.pk}/")
+    rows = page.locator("table.alerts tr[data-alert]")
+    drop = rows.filter(has_text="ior-fpp").filter(has_text="write")
+    assert drop.count() == 1
+    assert f"#{ids[3]}" in drop.text_content()
+    assert "30% below the median of the previous runs" in drop.text_content()
+
+    figure = page.locator('figure[data-series="ior-fpp|write"]')
+    figure.locator(".main-svg").first.wait_for()
+    assert "regression alert" in figure.locator(".legendtext").all_text_contents()
+    markers = figure.evaluate(
+        """f => { const gd = f.querySelector('.js-plotly-plot');
+                  const t = gd.data.find(d => d.name === 'regression alert');
+                  const mean = gd.data.find(d => d.name === 'mean');
+                  return { alert: t.x.length, at: mean.x.indexOf(t.x[0]),
+                           y: t.y[0], ys: mean.y }; }"""
+    )
+    assert markers["alert"] == 1 and markers["at"] == 3  # the fourth run, not the fifth
+    assert markers["y"] == pytest.approx(DROP * markers["ys"][0], rel=1e-6)
+    assert not page.js_errors and not page.console_errors, (page.js_errors, page.console_errors)
+    artifacts = Path(os.environ.get("IOSCORE_TEST_ARTIFACTS", REPO_ROOT / "test-artifacts"))
+    artifacts.mkdir(parents=True, exist_ok=True)
+    figure.scroll_into_view_if_needed()
+    figure.screenshot(path=str(artifacts / "acceptance-alert-chart.png"))
+    page.locator("#h-alerts").scroll_into_view_if_needed()
+    page.screenshot(path=str(artifacts / "acceptance-alert-history.png"))

@@ -57,7 +57,7 @@ def test_the_committee_is_warned_and_the_public_reads_a_note(
     # the ceilings, each with how it follows from the description
     assert "2 client nodes x (1 x 100 Gbit/s), as declared for the run's client nodes" in public
     assert "25.0 GB/s = 23.3 GiB/s" in public
-    assert "declared for the storage servers: 3200 Gbit/s" in public
+    assert "declared for the storage servers: 3,200 Gbit/s" in public
     assert _findings(public, "warning") == {}
     notes = _findings(public, "note")
     # both easy phases (36.8 and 35.0 GiB/s) beyond 23.3 GiB/s; the hard ones (0.6, 4.9) not
@@ -65,7 +65,7 @@ def test_the_committee_is_warned_and_the_public_reads_a_note(
     assert (
         "ior-easy-read moved 39.5 GB/s = 36.8 GiB/s, 1.58 times what the client network can "
         "carry: 2 client nodes x (1 x 100 Gbit/s), as declared for the run's client nodes "
-        "(200 Gbit/s) = 25 GB/s = 23.3 GiB/s"
+        "(200 Gbit/s) = 25.0 GB/s = 23.3 GiB/s"
     ) in notes["ior-easy-read"]
     assert "server network" not in " ".join(notes.values())  # 400 GB/s is enough
 

@@ -15,6 +15,7 @@ from accounts.models import ApiToken
 from submissions.models import Status, Submission
 
 from .helpers import QUESTIONNAIRE, corpus_archive, example_system, tar_gz, wait_for_status
+from .plausibility_runs import slow_client_network
 
 pytestmark = [pytest.mark.celery, pytest.mark.django_db(transaction=True)]
 DONE = {Status.UNDER_REVIEW, Status.VALIDATION_FAILED}
@@ -139,6 +140,33 @@ def test_dfs_api_on_a_system_declared_lustre_is_a_warning(
     assert [(i["severity"], i["expected"], i["actual"]) for i in found] == [
         ("warning", "DAOS", "Lustre")
     ]
+
+
+def test_a_read_beyond_the_declared_client_network_is_a_review_warning(
+    cast: Any, open_release: Any, corpus_dir: Path, validation_queue: Any
+) -> None:
+    """The worker compares the phases with the uploaded description's hardware (real SC25
+    run 762: 35.0 and 36.8 GiB/s through 2 x 100 Gbit/s = 23.3 GiB/s), with the arithmetic."""
+    client = _client(cast)
+    body = _upload(
+        client,
+        corpus_archive(corpus_dir, "762"),
+        system=slow_client_network(),
+        questionnaire=QUESTIONNAIRE,
+    ).json()
+    assert wait_for_status(body["id"], DONE) == Status.UNDER_REVIEW  # warnings, not failures
+    found = {
+        i["phase"]: i
+        for i in _status(client, body["id"])["issues"]
+        if i["rule"] == "hardware-plausible"
+    }
+    assert sorted(found) == ["ior-easy-read", "ior-easy-write"]
+    assert all(i["severity"] == "warning" for i in found.values())
+    assert found["ior-easy-read"]["message"].startswith(
+        "ior-easy-read moved 39.5 GB/s = 36.8 GiB/s, 1.58 times what the client network can "
+        "carry: 2 client nodes x (1 x 100 Gbit/s), as declared for the run's client nodes "
+        "(200 Gbit/s) = 25.0 GB/s = 23.3 GiB/s."
+    )
 
 
 def test_bare_upload_fails_on_missing_job_files_and_metadata(

@@ -12,6 +12,7 @@ from ioscore.report.hardware import hardware_html
 from ioscore.report.summary import HEADER, SummaryRow, has_rank_data, table_cells
 from ioscore.results.latency import QUANTILE_KEYS, QUANTILE_LABELS, format_seconds, phase_latency
 from ioscore.results.model import RunResult
+from ioscore.results.numbers import significant
 from ioscore.results.phase_panels import PhasePanel
 from ioscore.results.stragglers import LATE_FRACTION, LATE_MIN_S, RATE_FRACTION
 
@@ -114,9 +115,9 @@ def render_html(
 
 
 def _panel_caption(panel: PhasePanel) -> str:
-    marks = "".join(f"; {m.kind} at {m.at:.4g} s" for m in panel.marks)
+    marks = "".join(f"; {m.kind} at {significant(m.at)} s" for m in panel.marks)
     note = f"; {panel.stonewall_note}" if panel.stonewall_note else ""
-    return f"{panel.duration_s:.4g} s{marks}{note}. {panel.note}."
+    return f"{significant(panel.duration_s)} s{marks}{note}. {panel.note}."
 
 
 def _latency_table(run: RunResult) -> str:

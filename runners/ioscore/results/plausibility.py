@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ioscore.results.model import PhaseResult, RunResult
+from ioscore.results.numbers import significant
 from ioscore.results.quantities import DATA_ROLES, to_base
 
 GiB = 2**30
@@ -43,23 +44,24 @@ class Finding:
 
 
 def rate(bytes_per_s: float) -> str:
-    """Three significant digits in decimal units, as link and device speeds are given, then in
-    binary units, as IO500 phases are (so the figure can be found in the phase table)."""
+    """Three significant digits (``significant``) in decimal units, as link and device speeds
+    are given, then in binary units, as IO500 phases are (so the figure can be found in the
+    phase table)."""
     decimal = next(
         (
-            f"{bytes_per_s / factor:.3g} {unit}"
+            f"{significant(bytes_per_s / factor)} {unit}"
             for unit, factor in _DECIMAL_RATES
             if bytes_per_s >= factor
         ),
-        f"{bytes_per_s / 1e3:.3g} kB/s",
+        f"{significant(bytes_per_s / 1e3)} kB/s",
     )
     binary = next(
         (
-            f"{bytes_per_s / factor:.3g} {unit}"
+            f"{significant(bytes_per_s / factor)} {unit}"
             for unit, factor in _BINARY_RATES
             if bytes_per_s >= factor
         ),
-        f"{bytes_per_s / 2**10:.3g} KiB/s",
+        f"{significant(bytes_per_s / 2**10)} KiB/s",
     )
     return f"{decimal} = {binary}"
 
@@ -67,12 +69,15 @@ def rate(bytes_per_s: float) -> str:
 def size(n_bytes: float) -> str:
     for unit, factor in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20)):
         if n_bytes >= factor:
-            return f"{n_bytes / factor:.3g} {unit}"
-    return f"{n_bytes / 2**10:.3g} KiB"
+            return f"{significant(n_bytes / factor)} {unit}"
+    return f"{significant(n_bytes / 2**10)} KiB"
 
 
 def _quantity(q: Mapping[str, Any]) -> str:
-    return f"{q['value']:g} {q['unit']}"
+    """A declared figure as declared, thousands separated (5,200 Gbit/s)."""
+    value = q["value"]
+    text = f"{int(value):,}" if float(value).is_integer() else f"{value:,}"
+    return f"{text} {q['unit']}"
 
 
 def _links(group: Mapping[str, Any]) -> tuple[float, str] | None:
@@ -168,7 +173,7 @@ def beyond_hardware(description: Mapping[str, Any], rates: Mapping[str, float]) 
                     Finding(
                         phase,
                         "beyond-hardware",
-                        f"{phase} moved {rate(measured)}, {times:.3g} times "
+                        f"{phase} moved {rate(measured)}, {significant(times)} times "
                         f"what the {ceiling.name} can carry: {ceiling.arithmetic} = "
                         f"{rate(ceiling.bytes_per_s)}. The data came from memory on the way, or "
                         "the figure is wrong.",

@@ -13,6 +13,8 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ioscore.results.numbers import significant
+
 DEFAULT_FRACTION = 0.2  # a fall of more than this below the recent median is a drop
 DEFAULT_WINDOW = 5  # how many earlier points make the recent median
 MIN_HISTORY = 3  # a baseline needs at least this many earlier points
@@ -35,9 +37,11 @@ class Drop:
     missed_target: bool
 
     def explain(self, unit: str) -> str:
-        """The drop in words; ``unit`` may be empty (a score)."""
+        """The drop in words, its numbers as the site writes them; ``unit`` may be empty (a
+        score)."""
         value, baseline = (
-            f"{x:.4g}{' ' + unit if unit else ''}" for x in (self.value, self.baseline or 0)
+            f"{significant(x)}{' ' + unit if unit else ''}"
+            for x in (self.value, self.baseline or 0)
         )
         reasons = []
         if self.below_median and self.baseline is not None and self.fall is not None:
