@@ -148,12 +148,14 @@ def test_suite_run_panels_follow_the_recorded_seconds(
     phase = raw["ior-rnd4K-easy-read"]
     series = phase["timeseries"]
     assert rnd.source == "timeseries"
-    # Per bucket: items x bytes per item / the part of the bucket the phase covered.
+    # Per bucket: items x bytes per item / the part of the bucket in which items were done
+    # (until the latest rank's end).
     per_item = phase["bytes"] / phase["items"]
     divisor = {"GiB/s": GIB, "MiB/s": 1024**2}[rnd.rate_axis.unit]
     bucket = series["bucket_s"]
+    items_end = min(phase["time"], max(r["end"] for r in phase["ranks"]))
     for i, count in enumerate(series["aggregate"]):
-        covered = min(bucket, phase["time"] - i * bucket)
+        covered = min(bucket, items_end - i * bucket)
         assert rnd.rate[i] == pytest.approx(count * per_item / covered / divisor, rel=1e-9)
     assert rnd.t[-1] == pytest.approx(phase["time"]) and rnd.rate[-1] == 0
     # Hosts: one line per pretend node, summing to the aggregate.
@@ -208,6 +210,29 @@ def test_long_series_are_merged_into_wider_buckets() -> None:
     assert len(panel.t) <= MAX_POINTS + 2 and "per 3 s" in panel.note
     assert panel.rate[0] == pytest.approx(sum(counts[:3]) / 3 / 1000)
     assert panel.t[-1] == 900.0
+
+
+def test_a_last_bucket_is_divided_by_the_time_its_items_took() -> None:
+    """An mdtest phase's time also spans its tree removal, which no bucket counts: a short
+    phase in one bucket has the rate its items had (the phase's result), not a lower one from
+    the whole phase time; its peak is never below its result."""
+    ranks = [RankStat(rank=r, start=0.0, end=0.162, items=5000) for r in range(2)]
+    phase = PhaseResult(
+        name="mdtest-easy-delete",
+        value=10000 / 0.162 / 1000,
+        unit="kIOPS",
+        time=0.236,
+        ranks=ranks,
+        timeseries={"bucket_s": 1, "aggregate": [10000], "per_rank": []},
+    )
+    panel = phase_panel(phase)
+    assert panel is not None and panel.source == "timeseries"
+    assert panel.peak == pytest.approx(phase.value)
+    # without per-rank ends the phase time is all there is
+    bare = PhaseResult(
+        name=phase.name, value=phase.value, unit="kIOPS", time=0.236, timeseries=phase.timeseries
+    )
+    assert phase_panel(bare).peak == pytest.approx(10000 / 0.236 / 1000)  # type: ignore[union-attr]
 
 
 def test_nothing_measured_gives_no_panel() -> None:

@@ -27,18 +27,32 @@ def item_size(phase: PhaseResult) -> float | None:
     return float(size) / float(items)
 
 
+def items_end(phase: PhaseResult) -> float | None:
+    """Seconds from the phase start to its last counted item: the latest rank end where the
+    ranks carry one, else the phase time. The phase time can be longer (an mdtest phase's
+    tree removal, the closing barrier), and no bucket counts that tail."""
+    ends: list[float | None] = [r.end for r in phase.ranks]
+    if phase.rank_summary is not None:  # the named ranks alone may miss the latest
+        ends.append(phase.rank_summary.quantiles.get("end", {}).get("p100"))
+    latest = max((e for e in ends if e is not None and e > 0), default=None)
+    if latest is None or phase.time is None:
+        return latest if latest is not None else phase.time
+    return min(latest, phase.time)
+
+
 def bucket_rates(phase: PhaseResult, counts: Sequence[float], bucket: float) -> list[float] | None:
     """Items completed per bucket (from the phase start) as rates in the phase unit; None when
     an item's size is unknown. The last bucket is usually partial: it is divided by the part
-    of it the phase covered."""
+    of it in which items were done (up to ``items_end``)."""
     per_item = item_size(phase)
     if per_item is None:
         return None
     scale = rate_scale(phase.unit)
+    end = items_end(phase)
     rates = []
     for index, count in enumerate(counts):
         start = index * bucket
-        covered = bucket if phase.time is None else min(bucket, phase.time - start)
+        covered = bucket if end is None else min(bucket, end - start)
         rates.append(count * per_item / (covered if covered > 0 else bucket) / scale)
     return rates
 
