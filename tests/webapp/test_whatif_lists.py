@@ -323,6 +323,16 @@ def test_the_api_and_downloads_give_the_pages_numbers(whatif_list: dict[str, Any
             assert record["whatif_rank"] is None
             assert record["whatif_unranked_reason"] == "no value for find"
         assert record["rank"] == from_json["rank"]  # the official rank stays beside it
+        # the random read the edition scored, which no official column carries: measured
+        # or empty (the stand-in is 1 % of the ior-easy-read beside it)
+        rnd4k = RUNS[name][2] if name in RUNS else None
+        assert record["phases"][RND4K] == from_json[RND4K] == rnd4k, name
+        assert from_csv[RND4K] == (str(rnd4k) if rnd4k is not None else ""), name
+        if name in RUNS:
+            measured = float(from_csv[RND4K]) if from_csv[RND4K] else None
+            bw, md = float(from_csv["bw"]), float(from_csv["md"])
+            recomputed = _expected_rnd4k_score(bw, md, measured)
+            assert float(from_csv["whatif_score"]) == pytest.approx(recomputed, rel=1e-9), name
 
 
 def test_the_official_downloads_carry_no_whatif_fields(whatif_list: dict[str, Any]) -> None:
@@ -331,6 +341,7 @@ def test_the_official_downloads_carry_no_whatif_fields(whatif_list: dict[str, An
     assert "whatif" not in header
     assert "whatif" not in client.get(reverse("rankings:list-json", args=LIST)).json()
     assert "whatif_rank" not in _entries_api(client).json()["results"][0]
+    assert RND4K not in header and RND4K not in _entries_api(client).json()["results"][0]["phases"]
 
 
 def test_the_openapi_document_describes_the_whatif_parameters_and_fields(client: Any) -> None:
@@ -350,6 +361,7 @@ def test_the_openapi_document_describes_the_whatif_parameters_and_fields(client:
     entry = document["components"]["schemas"]["PublicEntry"]["properties"]
     for field in ("whatif_score", "whatif_rank", "whatif_rank_change", "whatif_unranked_reason"):
         assert field in entry, field
+    assert RND4K in entry["phases"]["description"]
 
 
 def test_every_phase_name_can_be_used_in_a_formula(whatif_list: dict[str, Any]) -> None:

@@ -19,7 +19,13 @@ from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from ioscore.results import EDITIONS, FORMULA_FUNCTIONS, MAX_FORMULA_CHARS, formula_names
+from ioscore.results import (
+    EDITIONS,
+    FORMULA_FUNCTIONS,
+    MAX_FORMULA_CHARS,
+    RND4K_READ,
+    formula_names,
+)
 from ioscore_site.api_paging import BoundedLimitOffsetPagination
 from submissions import public_counts, public_version
 from submissions.models import PhaseResult, Submission
@@ -133,7 +139,11 @@ class PublicEntrySerializer(serializers.Serializer):
     award_score = serializers.BooleanField()
     award_bw = serializers.BooleanField()
     award_md = serializers.BooleanField()
-    phases = serializers.DictField(child=serializers.FloatField(allow_null=True))
+    phases = serializers.DictField(
+        child=serializers.FloatField(allow_null=True),
+        help_text="the 12 scored phases (GiB/s, kIOPS); under a what-if view also "
+        f"{RND4K_READ}, null where the run did not measure it",
+    )
     whatif_view = serializers.CharField(
         required=False, help_text="only with edition or formula: the what-if view's name"
     )
@@ -155,6 +165,8 @@ class PublicEntrySerializer(serializers.Serializer):
     def to_representation(self, instance: Any) -> dict[str, Any]:
         record = dict(instance)
         record["phases"] = {p: record.pop(p) for p in PHASES}
+        if RND4K_READ in record:  # a what-if view's
+            record["phases"][RND4K_READ] = record.pop(RND4K_READ)
         return record
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ioscore.results import RND4K_READ
 from ioscore_site.finite_json import finite
 
 from .listview import LEVEL_LABELS
@@ -89,6 +90,7 @@ WHATIF_FIELDS: tuple[str, ...] = (
     "whatif_rank",
     "whatif_rank_change",
     "whatif_unranked_reason",
+    RND4K_READ,  # measured; an edition's stand-in comes from the ior-easy-read column
 )
 
 
@@ -101,6 +103,7 @@ def whatif_record(entry: ListEntry, scoring: Scoring) -> dict[str, Any]:
         "whatif_rank": placing.rank if placing else None,
         "whatif_rank_change": placing.change if placing else None,
         "whatif_unranked_reason": placing.reason if placing else "",
+        RND4K_READ: placing.rnd4k if placing else None,
     }
     return dict(finite(record))
 

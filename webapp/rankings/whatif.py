@@ -158,7 +158,9 @@ def _phase_order(name: str) -> int:
 class Placing:
     """One entry under a what-if view. ``official_rank`` is its place in the official order
     among the entries the view ranks (its list rank when unranked); ``change`` is that minus
-    the view's rank: positive moved up. ``rank`` None: unranked, ``reason`` says why."""
+    the view's rank: positive moved up. ``rank`` None: unranked, ``reason`` says why.
+    ``rnd4k``: the run's measured ior-rnd4K-easy-read, which no official column carries, so a
+    download of the view can recompute an edition that scores it (None: not measured)."""
 
     entry_id: int
     official_rank: int
@@ -166,6 +168,7 @@ class Placing:
     rank: int | None
     change: int | None
     reason: str = ""
+    rnd4k: float | None = None
 
 
 @dataclass
@@ -212,7 +215,7 @@ def reranked(
     reranking = _rerank(entries, scoring)
     if key is not None:
         rows = [
-            (p.entry_id, p.official_rank, p.score, p.rank, p.change, p.reason)
+            (p.entry_id, p.official_rank, p.score, p.rank, p.change, p.reason, p.rnd4k)
             for p in reranking.order
         ]
         cache.set(key, (rows, reranking.unreproduced), RERANKING_SECONDS)
@@ -225,21 +228,21 @@ def _rerank(entries: QuerySet[ListEntry], scoring: Scoring) -> Reranking:
             "pk", "submission_id", "rank", "score", "bw", "md", *PHASE_FIELDS
         )
     )
-    rnd4k: dict[int, float] = {}
-    if scoring.needs_rnd4k:
-        rnd4k = {
-            sid: value
-            for sid, value in PhaseResult.objects.filter(
-                submission_id__in=entries.values("submission_id"), name=RND4K_READ
-            ).values_list("submission_id", "value")
-            if value is not None
-        }
+    rnd4k = {
+        sid: value
+        for sid, value in PhaseResult.objects.filter(
+            submission_id__in=entries.values("submission_id"), name=RND4K_READ
+        ).values_list("submission_id", "value")
+        if value is not None
+    }
     values_of: list[tuple[int, int, float | None]] = []
     reasons: dict[object, str] = {}
+    rnd4k_of: dict[object, float | None] = {}
     unreproduced = 0
     for pk, sid, rank, total, bw, md, *values in rows:
         phases = {p: v for p, v in zip(SCORED_PHASES, values, strict=True) if v is not None}
-        if sid in rnd4k:
+        rnd4k_of[pk] = rnd4k.get(sid)
+        if scoring.needs_rnd4k and sid in rnd4k:
             phases[RND4K_READ] = rnd4k[sid]
         value, reasons[pk] = scoring.score(phases, bw, md, total)
         values_of.append((pk, rank, value))
@@ -254,7 +257,15 @@ def _rerank(entries: QuerySet[ListEntry], scoring: Scoring) -> Reranking:
     ]
     return Reranking(
         [
-            Placing(cast(int, r.key), r.official_rank, r.score, r.rank, r.change, reasons[r.key])
+            Placing(
+                cast(int, r.key),
+                r.official_rank,
+                r.score,
+                r.rank,
+                r.change,
+                reasons[r.key],
+                rnd4k_of[r.key],
+            )
             for r in rerank(scored)
         ],
         unreproduced,
