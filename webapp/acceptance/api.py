@@ -13,6 +13,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from ioscore_site.api_paging import BoundedLimitOffsetPagination
+from ioscore_site.whole_numbers import whole_number
 from submissions.api import refuse_upload, site_for
 from submissions.api_errors import error
 from submissions.intake import IntakeError
@@ -41,9 +42,10 @@ def _id_param(request: Request, name: str) -> int | Response | None:
     text = request.query_params.get(name)
     if text is None or text == "":
         return None
-    if not text.isdigit() or len(text) > 10 or int(text) > 2**31 - 1:
+    number = whole_number(text, max_digits=10)
+    if number is None or number > 2**31 - 1:
         return error(400, f"{name} must be a positive integer id", name)
-    return int(text)
+    return number
 
 
 class RunListCreate(APIView):

@@ -27,6 +27,7 @@ from ioscore.results import (
     formula_names,
 )
 from ioscore_site.api_paging import BoundedLimitOffsetPagination
+from ioscore_site.whole_numbers import whole_number
 from submissions import public_counts, public_version
 from submissions.models import PhaseResult, Submission
 
@@ -385,9 +386,10 @@ class ResultsView(_AnonymousCached, generics.ListAPIView):
         results = visible_submissions(self.request.user)
         after = self.request.query_params.get("after")
         if after is not None:
-            if not after.isdigit() or len(after) > 18:  # a bigint id, or a 400 (not a 500)
+            after_id = whole_number(after)  # a bigint id, or a 400 (not a 500)
+            if after_id is None:
                 raise ValidationError({"after": ["must be a result id"]})
-            results = results.filter(id__gt=int(after))
+            results = results.filter(id__gt=after_id)
         return result_ids(results)
 
     def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:

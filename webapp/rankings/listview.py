@@ -38,6 +38,7 @@ from django.db.models import (
 )
 from django.db.models.functions import Lower
 
+from ioscore_site.whole_numbers import whole_number
 from submissions.models import LEVEL_ORDER, Release, ReproducibilityLevel, Submission
 
 from .maintenance.list_index import search_keys
@@ -121,11 +122,11 @@ def _int(query: Any, name: str, minimum: int, maximum: int) -> int | None:
         return None
     shown = text if len(text) <= 40 else text[:40] + "..."
     # Bounded before int(): a long digit string is out of range without converting it.
-    if not text.lstrip("+-").isdigit() or len(text) > 12:
+    value = whole_number(text, signed=True, max_digits=12)
+    if value is None:
         raise ViewStateError(
             f"parameter {name!r} must be a whole number from {minimum} to {maximum}, got {shown!r}"
         )
-    value = int(text)
     if not minimum <= value <= maximum:
         raise ViewStateError(f"parameter {name!r} must be from {minimum} to {maximum}, got {value}")
     return value

@@ -14,6 +14,7 @@ from django import forms
 from django.http import HttpRequest
 
 from ioscore.system_description import merge
+from ioscore_site.whole_numbers import whole_number
 
 from . import questionnaire as questions
 from .intake import IntakeError, parse_json_field
@@ -204,8 +205,9 @@ def _resized(raw: dict[str, Any], action: str) -> dict[str, Any]:
     elif verb == "remove" and "." in path:
         parent, _, position = path.rpartition(".")
         items = _list_at(raw, parent)
-        if items is not None and position.isdigit() and int(position) < len(items):
-            del items[int(position)]
+        index = whole_number(position)
+        if items is not None and index is not None and index < len(items):
+            del items[index]
     return raw
 
 

@@ -23,6 +23,7 @@ from django import forms
 from django.core.exceptions import ValidationError
 
 from ioscore.system_description import schema, validate
+from ioscore_site.whole_numbers import whole_number
 
 PREFIX = "sys-"
 MAX_ITEMS = 32  # repeated groups per array: bounds the form whatever is posted
@@ -247,8 +248,10 @@ def lookup(tree: Any, path: str) -> Any:
     for part in path.split("."):
         if isinstance(tree, dict):
             tree = tree.get(part)
-        elif isinstance(tree, list) and part.isdigit() and int(part) < len(tree):
-            tree = tree[int(part)]
+        elif isinstance(tree, list) and (index := whole_number(part)) is not None:
+            if index >= len(tree):
+                return None
+            tree = tree[index]
         else:
             return None
     return tree

@@ -10,6 +10,7 @@ from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import render
 
 from ioscore_site.finite_json import finite
+from ioscore_site.whole_numbers import whole_number
 from submissions import public_version
 from submissions.models import PhaseResult, Submission
 
@@ -26,10 +27,11 @@ def _parse_ids(text: str) -> list[int]:
     for part in text.replace(" ", "").split(","):
         if not part:
             continue
-        if not part.isdigit():
+        number = whole_number(part)
+        if number is None:
             raise ValueError(f"parameter 'ids': {part!r} is not a submission id")
-        if int(part) not in ids:
-            ids.append(int(part))
+        if number not in ids:
+            ids.append(number)
     return ids
 
 
@@ -141,4 +143,4 @@ def _phase_of(
 
 
 def _int_or_none(text: str | None) -> int | None:
-    return int(text) if text and text.isdigit() else None
+    return whole_number(text) if text else None
