@@ -22,4 +22,13 @@ database="embedded PostgreSQL in $IOSCORE_VAR/pgdata (no DATABASE_URL)"
 broker="kombu's SQLAlchemy broker on that database (no Redis)"
 [[ -n "${CELERY_BROKER_URL:-}" ]] && broker=$(without_secrets "$CELERY_BROKER_URL")
 echo "== pytest (database: $database; broker: $broker)"
-exec .venv/bin/pytest "$@"
+# Without DATABASE_URL the tests start the embedded server; stop it afterwards unless it was
+# already running (a demo's), so a test run leaves no server behind.
+stop_embedded=false
+[[ -z "${DATABASE_URL:-}" && ! -e "$IOSCORE_VAR/pgdata/postmaster.pid" ]] && stop_embedded=true
+status=0
+.venv/bin/pytest "$@" || status=$?
+if $stop_embedded; then
+  (cd webapp && ../.venv/bin/python -m ioscore_site.embedded_db stop) || true
+fi
+exit $status
