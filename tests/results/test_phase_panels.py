@@ -14,7 +14,9 @@ from pathlib import Path
 
 import pytest
 
+from ioscore.report.html import _panel_caption
 from ioscore.results import PhaseResult, RankStat, RunResult, load_run, phase_panels
+from ioscore.results.numbers import significant
 from ioscore.results.parse_rankcsv import attach_rank_csvs
 from ioscore.results.phase_panels import MAX_POINTS, nice_ticks, phase_panel
 from tests.fixtures.tiny_suite import tiny_suite_results
@@ -173,6 +175,11 @@ def test_suite_run_panels_follow_the_recorded_seconds(
     assert stonewall["deadline_s"] == 1 and stonewall["stonewall_time_rank0"] >= 1
     assert [m.kind for m in rnd.marks] == ["stonewall", "wear-out end"]
     assert rnd.marks[0].at == 1.0 and rnd.marks[1].at == pytest.approx(phase["time"])
+    # One spelling of the configured deadline (whole seconds) in every caption, the report's
+    # included; the measured wear-out end keeps 3 significant digits.
+    assert rnd.marks[0].label == "1 s"
+    assert rnd.marks[1].label == f"{significant(phase['time'])} s"
+    assert "; stonewall at 1 s;" in _panel_caption(rnd)
     write = panels["ior-easy-write"]
     assert write.marks == [] and "stonewall at 1 s not reached" in write.stonewall_note
     # Sub-second phases get a millisecond axis.

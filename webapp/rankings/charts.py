@@ -157,7 +157,7 @@ def panel_payload(panel: PhasePanel) -> dict[str, Any]:
         "y": _axis_payload(rate_unit, panel.rate_axis.top, panel.rate_axis.ticks),
         "y2": _axis_payload(latency.unit, latency.top, latency.ticks) if latency else None,
         "marks": [
-            {"kind": m.kind, "at": m.at_shown, "text": m.text, "label": seconds(m.at)}
+            {"kind": m.kind, "at": m.at_shown, "text": m.text, "label": m.label}
             for m in panel.marks
         ],
         "stonewall_note": panel.stonewall_note,

@@ -26,6 +26,9 @@ from ioscore.results.throughput import rate_scale, throughput_series
 
 STRAGGLER_COLOUR = "#d62728"
 NORMAL_COLOUR = "#1f77b4"
+# A rank histogram spanning less than this fraction of its rate is drawn as one bar.
+EQUAL_RANKS = 1e-3
+
 # Above this many ranks a phase is drawn as a histogram of rank rates and one bar per host,
 # not one bar per rank (Aurora's IO500 run had 62,400 processes).
 MAX_RANK_BARS = 256
@@ -354,8 +357,22 @@ def rank_histogram_figure(phase: PhaseResult) -> go.Figure | None:
             name="ranks",
         )
     )
+    title = f"{phase.name}: {count} ranks by rate (stragglers: {shown or 'none'})"
+    low, high = edges[0] / scale, edges[-1] / scale
+    middle = (low + high) / 2
+    if middle > 0 and (high - low) / middle < EQUAL_RANKS:
+        # Bins narrower than 3 significant digits tell apart would be ticked "0.15762162":
+        # one bar, an axis a few percent wide around it, and the spread said in words.
+        figure = go.Figure(go.Bar(x=[middle], y=[sum(counts)], width=[middle * 0.01], name="ranks"))
+        ticks = [middle * f for f in (0.98, 0.99, 1.0, 1.01, 1.02)]
+        figure.update_xaxes(
+            range=[middle * 0.975, middle * 1.025],
+            tickvals=ticks,
+            ticktext=[significant(t) for t in ticks],
+        )
+        title += f"; all ranks within {significant(max((high - low) / middle * 100, 1e-9))} %"
     figure.update_layout(
-        title=f"{phase.name}: {count} ranks by rate (stragglers: {shown or 'none'})",
+        title=title,
         xaxis_title=f"{phase.unit} per rank",
         yaxis_title="ranks",
         height=300,

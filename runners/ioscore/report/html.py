@@ -115,7 +115,7 @@ def render_html(
 
 
 def _panel_caption(panel: PhasePanel) -> str:
-    marks = "".join(f"; {m.kind} at {significant(m.at)} s" for m in panel.marks)
+    marks = "".join(f"; {m.kind} at {m.label}" for m in panel.marks)
     note = f"; {panel.stonewall_note}" if panel.stonewall_note else ""
     return f"{significant(panel.duration_s)} s{marks}{note}. {panel.note}."
 

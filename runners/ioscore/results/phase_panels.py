@@ -25,6 +25,7 @@ from typing import Any
 
 from ioscore.results.latency import series_from_json
 from ioscore.results.model import PhaseResult
+from ioscore.results.numbers import significant
 from ioscore.results.throughput import bucket_rates, rate_scale
 
 MAX_POINTS = 300  # per line; longer series are merged into wider buckets
@@ -48,6 +49,12 @@ class Mark:
     at: float  # seconds since the phase start (in the time axis's unit: see ``at_shown``)
     at_shown: float
     text: str
+    label: str  # ``at`` in words for captions: the whole configured seconds, or 3 digits
+
+
+def deadline_label(deadline: float) -> str:
+    """A configured stonewall deadline (IOR -D, mdtest -W: whole seconds) as captions spell it."""
+    return f"{int(deadline):,} s" if float(deadline).is_integer() else f"{significant(deadline)} s"
 
 
 @dataclass(frozen=True)
@@ -202,10 +209,12 @@ def _marks(phase: PhaseResult, end: float, time_scale: float) -> tuple[list[Mark
     if deadline is None:
         return [], ""
     if not _stonewall_hit(phase, deadline, end):
-        return [], f"stonewall at {deadline:g} s not reached: the work was done first"
-    marks = [Mark("stonewall", deadline, deadline / time_scale, f"stonewall {deadline:g} s")]
+        return [], f"stonewall at {deadline_label(deadline)} not reached: the work was done first"
+    said = deadline_label(deadline)
+    marks = [Mark("stonewall", deadline, deadline / time_scale, f"stonewall {said}", said)]
     if end > deadline * 1.001:
-        marks.append(Mark("wear-out end", end, end / time_scale, "wear-out end"))
+        worn = f"{significant(end)} s"  # measured, so 3 significant digits
+        marks.append(Mark("wear-out end", end, end / time_scale, "wear-out end", worn))
     return marks, ""
 
 
