@@ -106,10 +106,22 @@
         type: "scatterpolar", name: plain(trace.name), r: r, theta: radar.phases.slice(),
         fill: "toself", opacity: 0.55, line: { color: PALETTE[i % PALETTE.length] },
         customdata: trace.values.map(function (v, k) { return [v, radar.units[k]]; }),
-        hovertemplate: "%{theta}: %{customdata[0]:.3f} %{customdata[1]}" +
-          "<br>%{r:.3f} of the best<extra>%{fullData.name}</extra>"
+        // three significant digits, thousands grouped, as the site writes numbers
+        hovertemplate: "%{theta}: %{customdata[0]:,.3r} %{customdata[1]}" +
+          "<br>%{r:.3r} of the best<extra>%{fullData.name}</extra>"
       };
     });
+  }
+
+  /* Decade ticks from 1 down to 10^lowest, written as decimals ("0.001", never plotly's
+     "1m" or "100µ"); below a millionth as 1e-7. */
+  function decadeTicks(lowest) {
+    var vals = [], text = [];
+    for (var k = 0; k >= lowest; k--) {
+      vals.push(Math.pow(10, k));
+      text.push(k === 0 ? "1" : k >= -6 ? "0." + "0".repeat(-k - 1) + "1" : "1e" + k);
+    }
+    return { tickvals: vals, ticktext: text };
   }
 
   function radarLayout(radar, refName) {
@@ -125,8 +137,10 @@
               size: narrow ? 9 : 12 },
       polar: {
         // Decade ticks only (0.001, 0.01, 0.1, 1): minor log labels overlap on a radar.
-        radialaxis: { type: "log", range: [Math.min(lower, -1), 0.05], angle: 90,
-                      dtick: 1, tickfont: { size: 10, color: "#5d6b7a" } },
+        radialaxis: Object.assign(
+          { type: "log", range: [Math.min(lower, -1), 0.05], angle: 90,
+            tickfont: { size: 10, color: "#5d6b7a" } },
+          decadeTicks(Math.ceil(Math.min(lower, -1)))),
         angularaxis: { direction: "clockwise", tickfont: { size: narrow ? 8 : 11 } },
         domain: { y: radar.traces.length > 1 ? [0, 0.9] : [0, 1] }
       },

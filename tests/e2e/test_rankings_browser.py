@@ -113,6 +113,12 @@ def test_sort_filter_pick_and_compare(
     assert [t["type"] for t in radar["data"]] == ["scatterpolar"] * 3
     assert all(t["theta"] == SCORED for t in radar["data"])
     assert radar["polarType"] == "log"
+    # decade ticks written as decimals ("0.001"), never plotly's SI prefixes ("100µ", "1m")
+    ticks = page.evaluate(
+        "() => [...document.querySelectorAll('#radar .radialaxis .xtick text, "
+        "#radar .radial-axis text, #radar g.radialaxistick text')].map(t => t.textContent)"
+    )
+    assert ticks and all(re.fullmatch(r"1|0\.0*1|1e-\d+", t) for t in ticks), ticks
     assert all(max(r for r in t["r"] if r is not None) <= 1.0 + 1e-9 for t in radar["data"])
     assert [t["name"].split()[0] for t in radar["data"]] == [f"#{i}" for i in picked]
     # One bar chart per unit (GiB/s phases, kIOPS phases); test_charts_browser checks axes.
@@ -160,6 +166,12 @@ def test_submission_page_radar_has_the_twelve_phases(
     assert len(radar["data"]) == 1
     assert radar["data"][0]["theta"] == SCORED and len(set(radar["data"][0]["theta"])) == 12
     assert radar["polarType"] == "log"
+    # decade ticks written as decimals ("0.001"), never plotly's SI prefixes ("100µ", "1m")
+    ticks = page.evaluate(
+        "() => [...document.querySelectorAll('#radar .radialaxis .xtick text, "
+        "#radar .radial-axis text, #radar g.radialaxistick text')].map(t => t.textContent)"
+    )
+    assert ticks and all(re.fullmatch(r"1|0\.0*1|1e-\d+", t) for t in ticks), ticks
     # Normalised to the list's best: each axis is the phase value over the list's maximum.
     everyone = page.request.get(
         f"{live_server.url}/api/v1/lists/SC25/research/entries/?limit=1000"

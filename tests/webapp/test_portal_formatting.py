@@ -74,7 +74,14 @@ def test_list_columns_keep_fixed_decimals() -> None:
     assert fmt.num(1234.5) == "1,234.50"
     assert fmt.num(7) == "7"
     assert fmt.num(None) == "\u2013"
+
+
+def test_ratios_keep_three_significant_digits() -> None:
+    """Compare's ratios span decades: fixed decimals would print "0.00" and "1614.02"."""
     assert fmt.ratio(1.2345) == "1.23\u00d7"
+    assert fmt.ratio(0.0012345) == "0.00123\u00d7"
+    assert fmt.ratio(1614.02) == "1,614\u00d7"
+    assert fmt.ratio(None) == "\u2013"
 
 
 def test_dates_are_iso_and_times_utc() -> None:

@@ -134,8 +134,9 @@ def num(value: Any, digits: int = 2) -> str:
 
 @register.filter
 def ratio(value: Any) -> str:
+    """A ratio to three significant digits and a times sign: 0.00123, 1.23, 1,614."""
     number = _number(value)
-    return DASH if number is None else f"{number:.2f}\u00d7"
+    return DASH if number is None else f"{significant_number(number)}\u00d7"
 
 
 def _utc(value: datetime) -> datetime:
