@@ -43,6 +43,16 @@ def page(live_server: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
         yield tab
 
 
+def _log_in(page: Any, live_server: Any, cast: Any) -> None:
+    """As the site's submitter, landing on the acceptance index."""
+    page.goto(f"{live_server.url}/accounts/login/?next=/acceptance/")
+    page.fill("input[name=username]", cast.submitter.username)
+    page.fill("input[name=password]", cast.password)
+    page.click("button[type=submit]")
+    page.wait_for_url("**/acceptance/")
+    page.console_errors.clear()  # the login page's favicon.ico (not this app's page)
+
+
 def test_history_charts_and_sandboxed_report(
     page: Any, live_server: Any, cast: Any, media_root: Path, archives: list[bytes]
 ) -> None:
@@ -59,12 +69,7 @@ def test_history_charts_and_sandboxed_report(
         assert response.status_code == 201, response.content
         ids.append(response.json()["id"])
 
-    page.goto(f"{live_server.url}/accounts/login/?next=/acceptance/")
-    page.fill("input[name=username]", cast.submitter.username)
-    page.fill("input[name=password]", cast.password)
-    page.click("button[type=submit]")
-    page.wait_for_url("**/acceptance/")
-    page.console_errors.clear()  # the login page's favicon.ico (not this app's page)
+    _log_in(page, live_server, cast)
     page.goto(f"{live_server.url}/acceptance/sites/{cast.site.pk}/")
     page.wait_for_selector("#acceptance-chart-0 .main-svg")
     charts = page.locator(".charts figure")
@@ -109,12 +114,7 @@ def test_the_history_chart_marks_the_run_where_a_drop_starts(
     for day, pk in enumerate(ids):
         AcceptanceRun.objects.filter(pk=pk).update(started=first + timedelta(days=day))
 
-    page.goto(f"{live_server.url}/accounts/login/?next=/acceptance/")
-    page.fill("input[name=username]", cast.submitter.username)
-    page.fill("input[name=password]", cast.password)
-    page.click("button[type=submit]")
-    page.wait_for_url("**/acceptance/")
-    page.console_errors.clear()  # the login page's favicon.ico (not this app's page)
+    _log_in(page, live_server, cast)
     page.goto(f"{live_server.url}/acceptance/sites/{cast.site.pk}/")
     rows = page.locator("table.alerts tr[data-alert]")
     drop = rows.filter(has_text="ior-fpp").filter(has_text="write")
