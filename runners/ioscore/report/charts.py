@@ -345,22 +345,10 @@ def rank_histogram_figure(phase: PhaseResult) -> go.Figure | None:
     scale = rate_scale(phase.unit)
     flagged = [flag.rank for flag in phase_spread(phase).rank_stragglers]
     shown = ", ".join(map(str, flagged[:16])) + (" ..." if len(flagged) > 16 else "")
-    figure = go.Figure(
-        go.Bar(
-            x=[(low + high) / 2 / scale for low, high in pairwise(edges)],
-            y=counts,
-            width=[(high - low) / scale for low, high in pairwise(edges)],
-            hovertext=[
-                f"{low / scale:.4g} to {high / scale:.4g} {phase.unit}"
-                for low, high in pairwise(edges)
-            ],
-            name="ranks",
-        )
-    )
     title = f"{phase.name}: {count} ranks by rate (stragglers: {shown or 'none'})"
-    low, high = edges[0] / scale, edges[-1] / scale
-    middle = (low + high) / 2
-    if middle > 0 and (high - low) / middle < EQUAL_RANKS:
+    lowest, highest = edges[0] / scale, edges[-1] / scale
+    middle = (lowest + highest) / 2
+    if middle > 0 and (highest - lowest) / middle < EQUAL_RANKS:
         # Bins narrower than 3 significant digits tell apart would be ticked "0.15762162":
         # one bar, an axis a few percent wide around it, and the spread said in words.
         figure = go.Figure(go.Bar(x=[middle], y=[sum(counts)], width=[middle * 0.01], name="ranks"))
@@ -370,7 +358,20 @@ def rank_histogram_figure(phase: PhaseResult) -> go.Figure | None:
             tickvals=ticks,
             ticktext=[significant(t) for t in ticks],
         )
-        title += f"; all ranks within {significant(max((high - low) / middle * 100, 1e-9))} %"
+        title += f"; all ranks within {significant(max((highest - lowest) / middle * 100, 1e-9))} %"
+    else:
+        figure = go.Figure(
+            go.Bar(
+                x=[(low + high) / 2 / scale for low, high in pairwise(edges)],
+                y=counts,
+                width=[(high - low) / scale for low, high in pairwise(edges)],
+                hovertext=[
+                    f"{low / scale:.4g} to {high / scale:.4g} {phase.unit}"
+                    for low, high in pairwise(edges)
+                ],
+                name="ranks",
+            )
+        )
     figure.update_layout(
         title=title,
         xaxis_title=f"{phase.unit} per rank",
