@@ -116,7 +116,7 @@ from ioscore.results.model import (
     Scores,
     Severity,
 )
-from ioscore.results.numbers import SIGNIFICANT, significant
+from ioscore.results.numbers import SIGNIFICANT, significant, whole_or_significant
 from ioscore.results.packing import pack_directory, sha256_of
 from ioscore.results.parse_rankcsv import (
     finite_number,
@@ -261,6 +261,7 @@ __all__ = [
     "throughput_series",
     "variable_name",
     "verify_hashes",
+    "whole_or_significant",
     "work_rates",
     "written_per_node",
 ]

@@ -20,3 +20,9 @@ def significant(number: float, digits: int = SIGNIFICANT) -> str:
     if text.lstrip("-").strip("0.,") == "":  # rounding left nothing: say how small it is
         return f"{number:.{digits}g}"
     return text
+
+
+def whole_or_significant(number: float) -> str:
+    """A whole number in full with thousands separators (1,160 ranks; a configured 300 s
+    stonewall), any other by ``significant``."""
+    return f"{round(number):,}" if float(number).is_integer() else significant(number)

@@ -25,7 +25,7 @@ from typing import Any
 
 from ioscore.results.latency import series_from_json
 from ioscore.results.model import PhaseResult
-from ioscore.results.numbers import significant
+from ioscore.results.numbers import significant, whole_or_significant
 from ioscore.results.throughput import bucket_rates, rate_scale
 
 MAX_POINTS = 300  # per line; longer series are merged into wider buckets
@@ -54,7 +54,7 @@ class Mark:
 
 def deadline_label(deadline: float) -> str:
     """A configured stonewall deadline (IOR -D, mdtest -W: whole seconds) as captions spell it."""
-    return f"{int(deadline):,} s" if float(deadline).is_integer() else f"{significant(deadline)} s"
+    return f"{whole_or_significant(deadline)} s"
 
 
 @dataclass(frozen=True)

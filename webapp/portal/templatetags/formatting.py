@@ -17,7 +17,7 @@ from typing import Any
 
 from django import template
 
-from ioscore.results import SIGNIFICANT
+from ioscore.results import SIGNIFICANT, whole_or_significant
 from ioscore.results import significant as significant_number
 
 register = template.Library()
@@ -115,7 +115,7 @@ def count(value: Any) -> str:
     number = _number(value)
     if number is None:
         return DASH
-    return f"{round(number):,}" if float(number).is_integer() else significant(number)
+    return whole_or_significant(number)
 
 
 @register.filter
